@@ -1,0 +1,3 @@
+from a2abench.cli import main
+
+main()

@@ -1,0 +1,73 @@
+"""The `a2abench` command line. Commands parse flags, call one core function, render.
+
+Nothing heavy is imported here: a2a-sdk, httpx and the benchmarks load inside the commands
+so that `a2abench --help` starts fast (tests/test_cli_startup.py checks it).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from a2abench._version import __version__
+from a2abench.cli import _discover, _report, _run, _serve
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
+    "2 usage error · 3 finished but the score is below --fail-under · 130 interrupted."
+)
+
+app = typer.Typer(
+    name="a2abench",
+    help=(
+        "Benchmark any A2A agent on tau2-bench and CRMArena with official-fidelity scores.\n\n"
+        "Example: a2abench discover http://127.0.0.1:9999"
+    ),
+    epilog=EXIT_CODES_HELP + " Every flag also reads an A2ABENCH_<FLAG> environment variable.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Markdown/markup parsing costs ~100 ms of imports on every --help; panels stay Rich.
+    rich_markup_mode=None,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"a2abench {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version_callback, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Benchmark any A2A agent on tau2-bench and CRMArena."""
+
+
+app.command("discover", epilog=EXIT_CODES_HELP)(_discover.discover)
+app.add_typer(_run.app, name="run")
+app.command("serve-green", epilog=EXIT_CODES_HELP)(_serve.serve_green)
+app.command("report", epilog=EXIT_CODES_HELP)(_report.report)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: runs the app and renders domain errors once."""
+    from a2abench.errors import A2ABenchError
+
+    try:
+        app(args=argv, prog_name="a2abench")
+    except A2ABenchError as exc:
+        from a2abench._output import Output
+
+        Output.for_command().error(exc.render())
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        # Ctrl-C outside a command body (Typer maps the in-command case to 130 itself).
+        sys.exit(130)

@@ -1,0 +1,64 @@
+"""Option types shared by several commands. Each flag also reads A2ABENCH_<FLAG>."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def env(flag: str) -> str:
+    """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL`."""
+    return "A2ABENCH_" + flag.lstrip("-").replace("-", "_").upper()
+
+
+def opt(flag: str, help: str, **kwargs: object) -> typer.models.OptionInfo:
+    return typer.Option(flag, envvar=env(flag), help=help, **kwargs)  # type: ignore[arg-type]
+
+
+JsonFlag = Annotated[bool, opt("--json", "Print machine-readable JSON on stdout; "
+                                         "everything else goes to stderr.")]
+Timeout = Annotated[float, opt("--timeout", "Seconds to wait for each A2A request.", min=0.001)]
+AuthToken = Annotated[str | None, opt("--auth-token", "Bearer token sent to the agent "
+                                                      "(prefer the environment variable).",
+                                      show_default=False)]
+
+# run flags shared by every benchmark
+WhiteAgentUrl = Annotated[str, opt("--white-agent-url", "Base URL (or card URL) of the agent "
+                                                        "under test.", show_default=False)]
+TaskIds = Annotated[list[str] | None, opt("--task-ids", "Only these task ids (repeatable).",
+                                          show_default=False)]
+MaxTasks = Annotated[int | None, opt("--max-tasks", "Run at most N tasks (after filters).",
+                                     min=1, show_default=False)]
+NumTrials = Annotated[int, opt("--num-trials", "Trials per task (pass^k uses them).", min=1)]
+Concurrency = Annotated[int, opt("--concurrency", "Task-trials in flight at once.", min=1)]
+RateLimit = Annotated[float | None, opt("--rate-limit", "Max A2A requests per second per host.",
+                                        min=0.001, show_default=False)]
+Seed = Annotated[int, opt("--seed", "Run seed; per-trial seeds derive from it.")]
+OutputPath = Annotated[Path | None, opt("--output", "metrics.jsonl file or a directory "
+                                                    "[default: runs/<time>_<bench>_<domain>/].",
+                                        show_default=False)]
+Resume = Annotated[bool, opt("--resume", "Skip task-trials already recorded in --output.")]
+RetryErrors = Annotated[bool, opt("--retry-errors", "With --resume: re-run task-trials that "
+                                                    "ended in an infrastructure error.")]
+Shard = Annotated[str | None, opt("--shard", "Run shard I of N, written I/N (1-based).",
+                                  show_default=False)]
+FailUnder = Annotated[float | None, opt("--fail-under", "Exit 3 when the score is below X.",
+                                        show_default=False)]
+MaxConsecutiveFailures = Annotated[int, opt(
+    "--max-consecutive-failures",
+    "Stop the run when the agent was unreachable for N task-trials in a row.", min=1)]
+UserLLM = Annotated[str | None, opt("--user-llm", "Model of the user simulator.",
+                                    show_default=False)]
+UserLLMBaseUrl = Annotated[str | None, opt("--user-llm-base-url", "OpenAI-compatible base URL "
+                                                                  "for the user and judge LLMs.",
+                                           show_default=False)]
+UserLLMArgs = Annotated[str | None, opt("--user-llm-args", "JSON object of extra LLM "
+                                                           "arguments, e.g. '{\"temperature\": 0}'.",
+                                        show_default=False)]
+JudgeLLM = Annotated[str | None, opt("--judge-llm", "Model of the LLM judge (unset: no judge).",
+                                     show_default=False)]
+LLMCache = Annotated[bool, opt("--llm-cache/--no-llm-cache", "Cache LLM responses on disk.")]
+DataDir = Annotated[Path | None, opt("--data-dir", "Local data directory laid out like "
+                                                   "upstream's data/.", show_default=False)]

@@ -1,0 +1,107 @@
+"""`a2abench run <benchmark>`: flags -> RunConfig -> the run engine -> rendered summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from a2abench.cli import _common as c
+
+app = typer.Typer(
+    help="Run a benchmark against an A2A agent and write metrics.jsonl.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@app.command("tau2", epilog="Example: a2abench run tau2 --white-agent-url http://127.0.0.1:9999 "
+                            "--domain airline --user-llm gpt-4.1 --max-tasks 5")
+def run_tau2(
+    white_agent_url: c.WhiteAgentUrl,
+    domain: Annotated[str, c.opt("--domain", "airline | retail | mock | telecom.")] = "airline",
+    split: Annotated[str, c.opt("--split", "Task split: base | train | test "
+                                           "(telecom also small | full).")] = "base",
+    task_ids: c.TaskIds = None,
+    max_tasks: c.MaxTasks = None,
+    num_trials: c.NumTrials = 1,
+    concurrency: c.Concurrency = 4,
+    user_llm: c.UserLLM = None,
+    user_llm_base_url: c.UserLLMBaseUrl = None,
+    user_llm_args: c.UserLLMArgs = None,
+    judge_llm: c.JudgeLLM = None,
+    llm_cache: c.LLMCache = True,
+    data_dir: c.DataDir = None,
+    max_steps: Annotated[int, c.opt("--max-steps", "Max conversation hops.", min=1)] = 200,
+    max_errors: Annotated[int, c.opt("--max-errors", "Max tool errors per task.", min=1)] = 10,
+    reward_basis: Annotated[str, c.opt("--reward-basis", "official | classic (retail scored "
+                                                         "DB+COMMUNICATE as in v0.2).")]
+    = "official",
+    policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
+    seed: c.Seed = 300,
+    output: c.OutputPath = None,
+    resume: c.Resume = False,
+    retry_errors: c.RetryErrors = False,
+    shard: c.Shard = None,
+    rate_limit: c.RateLimit = None,
+    max_consecutive_failures: c.MaxConsecutiveFailures = 5,
+    auth_token: c.AuthToken = None,
+    timeout: c.Timeout = 300.0,
+    fail_under: c.FailUnder = None,
+    json_: c.JsonFlag = False,
+) -> None:
+    """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
+    from a2abench.errors import NotAvailableYet
+
+    raise NotAvailableYet("`run tau2` is not available in this version yet",
+                          hint="Use `a2abench discover URL` to check an agent meanwhile.")
+
+
+@app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "
+                                "http://127.0.0.1:9999 --org b2b --task-category handle_time")
+def run_crmarena(
+    white_agent_url: c.WhiteAgentUrl,
+    dataset: Annotated[str, c.opt("--dataset", "crmarenapro | crmarena.")] = "crmarenapro",
+    org: Annotated[str, c.opt("--org", "b2b | b2c | original.")] = "b2b",
+    tasks_file: Annotated[Path | None, c.opt("--tasks-file", "Tasks as JSON or JSONL in the "
+                                                             "Hugging Face row format.",
+                                             show_default=False)] = None,
+    task_category: Annotated[str, c.opt("--task-category", "Comma list of categories, "
+                                                           "or all.")] = "all",
+    task_ids: c.TaskIds = None,
+    max_tasks: c.MaxTasks = None,
+    interactive: Annotated[bool, c.opt("--interactive", "Multi-turn with an LLM user.")] = False,
+    max_turns: Annotated[int, c.opt("--max-turns", "Max agent actions per task.", min=1)] = 20,
+    max_user_turns: Annotated[int, c.opt("--max-user-turns", "Max user turns (interactive).",
+                                         min=1)] = 10,
+    backend: Annotated[str, c.opt("--backend", "sandbox (local SQLite org) | salesforce.")]
+    = "sandbox",
+    crm_db: Annotated[Path | None, c.opt("--crm-db", "SQLite org dump to query.",
+                                         show_default=False)] = None,
+    privacy_aware: Annotated[bool, c.opt("--privacy-aware", "Use the privacy-aware prompt.")]
+    = False,
+    num_trials: c.NumTrials = 1,
+    concurrency: c.Concurrency = 4,
+    user_llm: c.UserLLM = None,
+    user_llm_base_url: c.UserLLMBaseUrl = None,
+    user_llm_args: c.UserLLMArgs = None,
+    judge_llm: c.JudgeLLM = None,
+    llm_cache: c.LLMCache = True,
+    seed: c.Seed = 300,
+    output: c.OutputPath = None,
+    resume: c.Resume = False,
+    retry_errors: c.RetryErrors = False,
+    shard: c.Shard = None,
+    rate_limit: c.RateLimit = None,
+    max_consecutive_failures: c.MaxConsecutiveFailures = 5,
+    auth_token: c.AuthToken = None,
+    timeout: c.Timeout = 300.0,
+    fail_under: c.FailUnder = None,
+    json_: c.JsonFlag = False,
+) -> None:
+    """Run CRMArena or CRMArena-Pro against an A2A agent."""
+    from a2abench.errors import NotAvailableYet
+
+    raise NotAvailableYet("`run crmarena` is not available in this version yet",
+                          hint="Use `a2abench discover URL` to check an agent meanwhile.")

@@ -1,0 +1,152 @@
+"""Domain errors. The core raises these; the CLI renders them once, as `Error: ...`.
+
+Every error carries a `hint` (the next step for the user), an `exit_code` (DESIGN.md §2) and
+a `kind` used by the run engine to classify failed task-trials:
+
+    A2ABenchError                      kind      exit
+    ├── ConfigError                    usage     2   bad flag values, bad environment
+    ├── NotAvailableYet                harness   1   a command of a later release
+    ├── Interrupted                    harness   130 Ctrl-C; results are kept
+    ├── ScoreBelowThreshold            -         3   --fail-under missed
+    ├── AgentError                     agent     1   the agent under test misbehaved
+    │   ├── ProtocolError                              malformed reply, wrong shape
+    │   │   └── JSONRPCError                           a JSON-RPC error object from the agent
+    │   ├── AgentHTTPError                             a deterministic HTTP 4xx from the agent
+    │   └── AgentCardInvalid                           card unusable (not JSON, missing fields)
+    ├── InfrastructureError            infra     1   nothing to blame the agent for
+    │   ├── AgentUnreachable                           connect errors, 5xx after retries
+    │   ├── AgentTimeout                               no answer within the timeout
+    │   ├── CardNotFound                               no card at any well-known path
+    │   ├── LLMError                                   user-simulator / judge provider failed
+    │   └── CircuitOpen                                agent unreachable N task-trials in a row
+    └── DataError                      data      1
+        ├── DataMissing                                a data file is absent
+        ├── DataCorrupt                                a data file fails its checksum or parse
+        ├── RecordsError                               a metrics.jsonl that cannot be read
+        └── ResumeMismatch                             --resume over an incompatible run
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness"]
+
+
+class A2ABenchError(Exception):
+    """Base class of every error a2abench raises on purpose."""
+
+    kind: ErrorKind = "harness"
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def render(self) -> str:
+        """`<what happened>. <what to do>` as one line for the terminal."""
+        text = self.message.rstrip()
+        if self.hint:
+            if not text.endswith((".", "!", "?", ":")):
+                text += "."
+            text += " " + self.hint.strip()
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": type(self).__name__, "kind": self.kind, "message": self.message,
+                "hint": self.hint}
+
+
+class ConfigError(A2ABenchError):
+    kind = "usage"
+    exit_code = 2
+
+
+class NotAvailableYet(A2ABenchError):
+    """A command whose capability belongs to a later release."""
+
+
+class Interrupted(A2ABenchError):
+    exit_code = 130
+
+
+class ScoreBelowThreshold(A2ABenchError):
+    exit_code = 3
+
+    def __init__(self, score: float, threshold: float) -> None:
+        super().__init__(f"score {score:.4f} is below --fail-under {threshold:g}")
+        self.score = score
+        self.threshold = threshold
+
+
+class AgentError(A2ABenchError):
+    kind = "agent"
+
+
+class ProtocolError(AgentError):
+    """The agent answered, but not with something A2A allows."""
+
+
+class JSONRPCError(ProtocolError):
+    def __init__(self, code: int, message: str, data: Any = None, *, hint: str | None = None):
+        super().__init__(f"the agent returned JSON-RPC error {code}: {message}", hint=hint)
+        self.code = code
+        self.rpc_message = message
+        self.data = data
+
+
+class AgentHTTPError(AgentError):
+    def __init__(self, status_code: int, url: str, body: str = "", *, hint: str | None = None):
+        detail = f": {body[:200]}" if body else ""
+        super().__init__(f"HTTP {status_code} from {url}{detail}", hint=hint)
+        self.status_code = status_code
+        self.url = url
+
+
+class AgentCardInvalid(AgentError):
+    pass
+
+
+class InfrastructureError(A2ABenchError):
+    kind = "infrastructure"
+
+
+class AgentUnreachable(InfrastructureError):
+    pass
+
+
+class AgentTimeout(InfrastructureError):
+    pass
+
+
+class CardNotFound(InfrastructureError):
+    pass
+
+
+class LLMError(InfrastructureError):
+    pass
+
+
+class CircuitOpen(InfrastructureError):
+    pass
+
+
+class DataError(A2ABenchError):
+    kind = "data"
+
+
+class DataMissing(DataError):
+    pass
+
+
+class DataCorrupt(DataError):
+    pass
+
+
+class RecordsError(DataError):
+    pass
+
+
+class ResumeMismatch(DataError):
+    pass
