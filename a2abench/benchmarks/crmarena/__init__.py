@@ -1,0 +1,1 @@
+"""CRMArena and CRMArena-Pro over A2A, with an offline Salesforce sandbox."""

@@ -1,0 +1,1 @@
+"""tau2-bench (airline, retail, mock, telecom), reimplemented natively."""
