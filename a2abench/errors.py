@@ -11,7 +11,8 @@ a `kind` used by the run engine to classify failed task-trials:
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   └── JSONRPCError                           a JSON-RPC error object from the agent
-    │   ├── AgentHTTPError                             a deterministic HTTP 4xx from the agent
+    │   ├── AgentHTTPError                             a deterministic HTTP error from the agent
+    │   ├── TooManyRedirects                           a redirect loop or chain over the limit
     │   └── AgentCardInvalid                           card unusable (not JSON, missing fields)
     ├── InfrastructureError            infra     1   nothing to blame the agent for
     │   ├── AgentUnreachable                           connect errors, 5xx after retries
@@ -102,6 +103,10 @@ class AgentHTTPError(AgentError):
         super().__init__(f"HTTP {status_code} from {url}{detail}", hint=hint)
         self.status_code = status_code
         self.url = url
+
+
+class TooManyRedirects(AgentError):
+    pass
 
 
 class AgentCardInvalid(AgentError):

@@ -14,7 +14,9 @@ def env(flag: str) -> str:
 
 
 def opt(flag: str, help: str, **kwargs: object) -> typer.models.OptionInfo:
-    return typer.Option(flag, envvar=env(flag), help=help, **kwargs)  # type: ignore[arg-type]
+    option: typer.models.OptionInfo = typer.Option(
+        flag, envvar=env(flag), help=help, **kwargs)  # type: ignore[arg-type]
+    return option
 
 
 JsonFlag = Annotated[bool, opt("--json", "Print machine-readable JSON on stdout; "
@@ -54,9 +56,9 @@ UserLLM = Annotated[str | None, opt("--user-llm", "Model of the user simulator."
 UserLLMBaseUrl = Annotated[str | None, opt("--user-llm-base-url", "OpenAI-compatible base URL "
                                                                   "for the user and judge LLMs.",
                                            show_default=False)]
-UserLLMArgs = Annotated[str | None, opt("--user-llm-args", "JSON object of extra LLM "
-                                                           "arguments, e.g. '{\"temperature\": 0}'.",
-                                        show_default=False)]
+UserLLMArgs = Annotated[str | None, opt(
+    "--user-llm-args", "JSON object of extra LLM arguments, e.g. '{\"temperature\": 0}'.",
+    show_default=False)]
 JudgeLLM = Annotated[str | None, opt("--judge-llm", "Model of the LLM judge (unset: no judge).",
                                      show_default=False)]
 LLMCache = Annotated[bool, opt("--llm-cache/--no-llm-cache", "Cache LLM responses on disk.")]

@@ -1,0 +1,142 @@
+"""Agent-card discovery: well-known paths, legacy fallback, size and content checks."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from a2abench.a2a.models import AgentCard
+from a2abench.errors import (
+    A2ABenchError,
+    AgentCardInvalid,
+    AgentHTTPError,
+    AgentTimeout,
+    AgentUnreachable,
+    CardNotFound,
+    ProtocolError,
+    TooManyRedirects,
+)
+
+CARD_PATH = "/.well-known/agent-card.json"
+LEGACY_CARD_PATH = "/.well-known/agent.json"
+WARN_CARD_BYTES = 1_000_000
+MAX_CARD_BYTES = 4_000_000
+MAX_REDIRECTS = 5
+
+
+@dataclass
+class CardFetch:
+    """A fetched card and how it was found."""
+
+    card: AgentCard
+    raw: dict[str, Any]
+    card_url: str
+    latency_ms: float
+    size_bytes: int
+    legacy_path: bool
+    tried: list[tuple[str, str]] = field(default_factory=list)  # (url, outcome)
+
+
+def is_card_url(url: str) -> bool:
+    path = urlsplit(url).path
+    return path.endswith(".json") or "/.well-known/" in path
+
+
+def candidate_urls(url: str) -> list[str]:
+    """Card URLs to try, in order: the URL itself if it is a card URL, else the well-known
+    paths under the given path and then under the host root."""
+    if is_card_url(url):
+        return [url]
+    parts = urlsplit(url.rstrip("/"))
+    bases = [parts.path.rstrip("/")]
+    if bases[0]:
+        bases.append("")
+    out = []
+    for path in (CARD_PATH, LEGACY_CARD_PATH):
+        for base in bases:
+            out.append(urlunsplit((parts.scheme, parts.netloc, base + path, "", "")))
+    return out
+
+
+async def _get_capped(http: httpx.AsyncClient, url: str,
+                      headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
+    async with http.stream("GET", url, headers=headers) as response:
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_CARD_BYTES:
+                raise AgentCardInvalid(
+                    f"the card at {url} is larger than {MAX_CARD_BYTES // 1_000_000} MB",
+                    hint="An agent card should be a few kilobytes; check the URL.")
+            chunks.append(chunk)
+        return response, b"".join(chunks)
+
+
+def _decode(url: str, response: httpx.Response, body: bytes) -> dict[str, Any]:
+    ctype = response.headers.get("content-type", "")
+    text = body.decode("utf-8", errors="replace")
+    if "html" in ctype or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
+        raise AgentCardInvalid(f"{url} returned HTML, not a JSON agent card",
+                               hint="Is this the agent's URL? Try its base URL or card URL.")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AgentCardInvalid(f"the card at {url} is not valid JSON ({exc.msg} at line "
+                               f"{exc.lineno} column {exc.colno})") from None
+    if not isinstance(raw, dict):
+        raise AgentCardInvalid(f"the card at {url} is JSON but not an object")
+    return raw
+
+
+async def fetch_card(http: httpx.AsyncClient, url: str, *,
+                     headers: dict[str, str] | None = None) -> CardFetch:
+    """Find and parse the agent card for a base URL or card URL.
+
+    Raises CardNotFound (every candidate 404/410), AgentUnreachable, AgentTimeout,
+    TooManyRedirects, AgentHTTPError or AgentCardInvalid.
+    """
+    from a2abench.a2a.dialects import parse_card
+
+    tried: list[tuple[str, str]] = []
+    started = time.perf_counter()
+    last_error: A2ABenchError | None = None
+    for candidate in candidate_urls(url):
+        try:
+            response, body = await _get_capped(http, candidate, headers or {})
+        except httpx.TooManyRedirects:
+            raise TooManyRedirects(f"{candidate} redirects more than {MAX_REDIRECTS} times",
+                                   hint="The server redirects in a loop; check the URL.") from None
+        except httpx.TimeoutException:
+            raise AgentTimeout(f"no answer from {candidate} within the timeout",
+                               hint="Check the agent, or raise --timeout.") from None
+        except httpx.HTTPError as exc:
+            raise AgentUnreachable(f"cannot connect to {candidate}: {exc or type(exc).__name__}",
+                                   hint="Check that the agent is running and the URL is right."
+                                   ) from None
+        tried.append((candidate, f"HTTP {response.status_code}"))
+        if response.status_code in (404, 410):
+            continue
+        if response.status_code >= 400:
+            last_error = AgentHTTPError(response.status_code, candidate,
+                                        body[:200].decode(errors="replace"))
+            continue
+        raw = _decode(candidate, response, body)
+        try:
+            card = parse_card(raw)
+        except ProtocolError as exc:
+            raise AgentCardInvalid(f"the card at {candidate} cannot be read: {exc.message}"
+                                   ) from None
+        return CardFetch(card=card, raw=raw, card_url=str(response.url),
+                         latency_ms=(time.perf_counter() - started) * 1000,
+                         size_bytes=len(body), legacy_path=candidate.endswith(LEGACY_CARD_PATH),
+                         tried=tried)
+    if last_error is not None:
+        raise last_error
+    listing = ", ".join(u for u, _ in tried)
+    raise CardNotFound(f"no agent card found (tried {listing})",
+                       hint="Check the URL; pass the card URL itself if it lives elsewhere.")

@@ -1,0 +1,317 @@
+"""The A2A client benchmarks use: one agent, many conversations, every dialect.
+
+    async with A2AClient(A2AConfig.create("http://127.0.0.1:9999")) as client:
+        chat = client.conversation()
+        reply = await chat.send("hello")        # AgentReply: text, data, state, artifacts
+        reply = await chat.send("and then?")    # same contextId as the agent returned
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from a2abench.a2a import dialects
+from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
+from a2abench.a2a.config import A2AConfig
+from a2abench.a2a.metrics import MetricsHook
+from a2abench.a2a.models import (
+    AgentCard,
+    AgentInterface,
+    Artifact,
+    ArtifactUpdate,
+    DataPart,
+    Dialect,
+    FilePart,
+    Message,
+    Part,
+    StatusUpdate,
+    Task,
+    TaskState,
+    TextPart,
+)
+from a2abench.a2a.transport import JsonRpcTransport
+from a2abench.errors import AgentCardInvalid, AgentTimeout, ProtocolError
+
+_DIALECT_RANK: dict[Dialect, int] = {"1.0": 0, "0.3": 1, "0.2": 2}
+
+
+def select_interface(card: AgentCard, card_url: str) -> tuple[str, Dialect]:
+    """The JSON-RPC interface we speak best: 1.0 over 0.3 over 0.2, card order breaking ties.
+
+    Relative URLs resolve against the card URL.
+    """
+    options: list[tuple[int, int, str, Dialect]] = []
+    for index, iface in enumerate(card.interfaces):
+        if iface.binding.upper() not in ("JSONRPC", "JSON-RPC", "JSON_RPC"):
+            continue
+        dialect = (dialects.dialect_of_version(iface.protocol_version)
+                   or ("0.3" if card.dialect == "1.0" else card.dialect))
+        options.append((_DIALECT_RANK[dialect], index, urljoin(card_url, iface.url), dialect))
+    if not options:
+        offered = ", ".join(sorted({i.binding for i in card.interfaces})) or "none"
+        raise AgentCardInvalid(f"the agent offers no JSON-RPC interface (offered: {offered})",
+                               hint="a2abench speaks A2A over JSON-RPC; enable that binding.")
+    _, _, url, dialect = min(options)
+    return url, dialect
+
+
+def interface_for(card: AgentCard, url: str) -> AgentInterface | None:
+    return next((i for i in card.interfaces if i.url == url), None)
+
+
+@dataclass
+class AgentReply:
+    """What the agent answered to one message, however it was shaped on the wire."""
+
+    message: Message | None = None
+    task: Task | None = None
+    latency_ms: float = 0.0
+    events: int = 1
+
+    @property
+    def context_id(self) -> str | None:
+        if self.task is not None:
+            return self.task.context_id
+        return self.message.context_id if self.message else None
+
+    @property
+    def state(self) -> TaskState | None:
+        return self.task.status.state if self.task else None
+
+    @property
+    def kind(self) -> str:
+        return "task" if self.task is not None else "message"
+
+    @property
+    def parts(self) -> list[Part]:
+        """The reply's content: a Message's parts, or a Task's status message then artifacts
+        (or, when both are empty, the last agent message in its history)."""
+        if self.task is None:
+            return list(self.message.parts) if self.message else []
+        out: list[Part] = []
+        if self.task.status.message is not None:
+            out.extend(self.task.status.message.parts)
+        for artifact in self.task.artifacts:
+            out.extend(p for p in artifact.parts if p not in out)
+        if not out:
+            agent_turns = [m for m in self.task.history if m.role == "agent"]
+            if agent_turns:
+                out.extend(agent_turns[-1].parts)
+        return out
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def data(self) -> list[Any]:
+        return [p.data for p in self.parts if isinstance(p, DataPart)]
+
+    def shape(self) -> dict[str, Any]:
+        """A summary for humans and probes: kind, state, part counts."""
+        parts = self.parts
+        return {"kind": self.kind, "state": self.state.value if self.state else None,
+                "text_parts": sum(isinstance(p, TextPart) for p in parts),
+                "data_parts": sum(isinstance(p, DataPart) for p in parts),
+                "file_parts": sum(isinstance(p, FilePart) for p in parts),
+                "artifacts": len(self.task.artifacts) if self.task else 0}
+
+
+def _as_parts(items: tuple[Part | str | dict[str, Any], ...]) -> list[Part]:
+    out: list[Part] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(TextPart(text=item))
+        elif isinstance(item, dict):
+            out.append(DataPart(data=item))
+        else:
+            out.append(item)
+    return out
+
+
+class A2AClient:
+    """A client for one agent. Create conversations with `conversation()`."""
+
+    def __init__(self, config: A2AConfig, *, card: CardFetch | None = None,
+                 on_request: MetricsHook | None = None, http: httpx.AsyncClient | None = None,
+                 before_request: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.config = config
+        self.on_request = on_request
+        self.before_request = before_request
+        self._fetched = card
+        self._owns_http = http is None
+        self._http = http or httpx.AsyncClient(
+            timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
+            verify=config.verify_ssl, follow_redirects=True, max_redirects=MAX_REDIRECTS,
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+            trust_env=False)
+        self._transport: JsonRpcTransport | None = None
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self) -> A2AClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def card(self) -> CardFetch:
+        """The agent's card, fetched once (legacy path included)."""
+        async with self._lock:
+            if self._fetched is None:
+                self._fetched = await fetch_card(self._http, self.config.endpoint,
+                                                 headers=self.config.headers())
+            return self._fetched
+
+    async def transport(self) -> JsonRpcTransport:
+        if self._transport is None:
+            fetched = await self.card()
+            url, dialect = select_interface(fetched.card, fetched.card_url)
+            self._transport = JsonRpcTransport(
+                self._http, url, dialect, headers=self.config.headers(),
+                timeout=self.config.timeout, retry=self.config.retry,
+                on_request=self.on_request, before_request=self.before_request)
+        return self._transport
+
+    def conversation(self) -> Conversation:
+        return Conversation(self)
+
+    async def send_message(self, message: Message, *, stream: bool | None = None) -> AgentReply:
+        """Send one message; return the settled reply (polling or streaming as needed)."""
+        transport = await self.transport()
+        fetched = await self.card()
+        use_stream = self.config.streaming if stream is None else stream
+        use_stream = use_stream and bool(fetched.card.capabilities.streaming)
+        params = dialects.send_params(message, transport.dialect)
+        iface = interface_for(fetched.card, transport.url)
+        if iface is not None and iface.tenant and transport.dialect == "1.0":
+            params["tenant"] = iface.tenant
+        started = time.perf_counter()
+        if use_stream:
+            reply = await self._send_streaming(transport, params, message.context_id)
+        else:
+            method = dialects.METHODS[transport.dialect]["send"]
+            result = await transport.call(method, params, context_id=message.context_id)
+            reply = AgentReply(**_reply_fields(dialects.parse_result(result)))
+        if reply.task is not None and not reply.task.status.state.settled:
+            reply.task = await self._poll(reply.task, started)
+        reply.latency_ms = (time.perf_counter() - started) * 1000
+        return reply
+
+    async def _send_streaming(self, transport: JsonRpcTransport, params: dict[str, Any],
+                              context_id: str | None) -> AgentReply:
+        method = dialects.METHODS[transport.dialect]["stream"]
+        assembler = _StreamAssembler()
+        async for result in transport.stream(method, params, context_id=context_id):
+            assembler.add(dialects.parse_stream_event(result))
+        return assembler.reply()
+
+    async def get_task(self, task_id: str) -> Task:
+        transport = await self.transport()
+        result = await transport.call(dialects.METHODS[transport.dialect]["get"],
+                                      {"id": task_id})
+        parsed = dialects.parse_result(result)
+        if not isinstance(parsed, Task):
+            raise ProtocolError(f"tasks/get for {task_id} did not return a Task")
+        return parsed
+
+    async def _poll(self, task: Task, started: float) -> Task:
+        delay = 0.05
+        while not task.status.state.settled:
+            if time.perf_counter() - started > self.config.timeout:
+                raise AgentTimeout(f"task {task.id} still {task.status.state.value} after "
+                                   f"{self.config.timeout:g} s",
+                                   hint="Raise --timeout if the agent is just slow.")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            task = await self.get_task(task.id)
+        return task
+
+
+def _reply_fields(result: Task | Message) -> dict[str, Any]:
+    return {"task": result} if isinstance(result, Task) else {"message": result}
+
+
+class _StreamAssembler:
+    """Builds one reply from streamed Task / Message / status / artifact events."""
+
+    def __init__(self) -> None:
+        self.task: Task | None = None
+        self.message: Message | None = None
+        self.events = 0
+
+    def add(self, event: Task | Message | StatusUpdate | ArtifactUpdate) -> None:
+        self.events += 1
+        if isinstance(event, Message):
+            self.message = event
+        elif isinstance(event, Task):
+            self.task = event
+        else:
+            task = self._ensure_task(event.task_id, event.context_id)
+            if isinstance(event, StatusUpdate):
+                task.status = event.status
+            else:
+                self._merge_artifact(task, event)
+
+    def _ensure_task(self, task_id: str | None, context_id: str | None) -> Task:
+        if self.task is None:
+            self.task = Task(id=task_id or f"stream-{uuid.uuid4()}", context_id=context_id)
+        return self.task
+
+    @staticmethod
+    def _merge_artifact(task: Task, event: ArtifactUpdate) -> None:
+        for i, existing in enumerate(task.artifacts):
+            if existing.artifact_id and existing.artifact_id == event.artifact.artifact_id:
+                if event.append:
+                    existing.parts.extend(event.artifact.parts)
+                else:
+                    task.artifacts[i] = event.artifact
+                return
+        task.artifacts.append(Artifact.model_validate(event.artifact.model_dump()))
+
+    def reply(self) -> AgentReply:
+        if self.task is None and self.message is None:
+            raise ProtocolError("the agent's stream ended without a Task or Message")
+        # A stream that answers with a Message after a Task: the Message is the reply.
+        if self.message is not None and self.task is None:
+            return AgentReply(message=self.message, events=self.events)
+        return AgentReply(task=self.task, message=self.message, events=self.events)
+
+
+class Conversation:
+    """One A2A conversation: the agent's contextId is reused, and an interrupted task
+    (input-required) is continued by sending its taskId."""
+
+    def __init__(self, client: A2AClient) -> None:
+        self.client = client
+        self.context_id: str | None = None
+        self.task_id: str | None = None
+        self.turns = 0
+
+    async def send(self, *content: Part | str | dict[str, Any],
+                   stream: bool | None = None) -> AgentReply:
+        message = Message(role="user", parts=_as_parts(content), message_id=str(uuid.uuid4()),
+                          context_id=self.context_id, task_id=self.task_id)
+        reply = await self.client.send_message(message, stream=stream)
+        self.turns += 1
+        if reply.context_id:
+            self.context_id = reply.context_id
+        state = reply.state
+        # Continue an interrupted task; a finished task cannot take more messages (a2a.md §1.5).
+        self.task_id = reply.task.id if reply.task and state and state.interrupted else None
+        return reply
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).hostname or ""

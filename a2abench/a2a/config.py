@@ -1,0 +1,95 @@
+"""A2AConfig (the seed data model) and the retry policy, as value objects."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from a2abench.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for transient failures, bounded by count and time.
+
+    Delay before retry n (1-based) is `base_delay * 2**(n-1)`, capped at `max_delay`, scaled by
+    a random factor in [1 - jitter, 1]; a server's Retry-After replaces it (still capped by the
+    remaining budget). `max_attempts` counts the first try.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    total_budget: float = 60.0
+    jitter: float = 0.5
+
+    def delay(self, retry_number: int, retry_after: float | None = None,
+              rng: random.Random | None = None) -> float:
+        if retry_after is not None:
+            return max(0.0, retry_after)
+        raw = min(self.max_delay, self.base_delay * 2 ** (retry_number - 1))
+        factor = 1.0 - self.jitter * (rng.random() if rng else random.random())
+        return float(raw * factor)
+
+    @classmethod
+    def none(cls) -> RetryPolicy:
+        return cls(max_attempts=1)
+
+
+class A2AConfig(BaseModel):
+    """How to reach one agent: endpoint, credentials, limits."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    endpoint: str = Field(description="Base URL or card URL of the agent, http(s) only.")
+    auth_token: SecretStr | None = Field(default=None, description="Bearer token, if any.")
+    timeout: float = Field(default=300.0, description="Seconds per request.")
+    verify_ssl: bool = True
+    streaming: bool = Field(default=False, description="Use message/stream when advertised.")
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https"):
+            raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
+        if not parts.netloc:
+            raise ValueError(f"has no host: {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("auth_token")
+    @classmethod
+    def _token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().strip():
+            raise ValueError("must not be empty when given (unset it instead)")
+        return value
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: float) -> float:
+        if not value > 0:
+            raise ValueError(f"must be greater than 0 seconds, got {value}")
+        return value
+
+    @classmethod
+    def create(cls, endpoint: str, **kwargs: object) -> A2AConfig:
+        """Build a config, turning validation errors into one ConfigError that names fields."""
+        try:
+            return cls(endpoint=endpoint, **kwargs)  # type: ignore[arg-type]
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'config'} "
+                f"{err['msg'].removeprefix('Value error, ')}"
+                for err in exc.errors())
+            raise ConfigError(f"invalid agent configuration: {problems}",
+                              hint="Fix the flag or its A2ABENCH_* environment variable.") from None
+
+    def headers(self) -> dict[str, str]:
+        if self.auth_token is None:
+            return {}
+        return {"Authorization": f"Bearer {self.auth_token.get_secret_value()}"}

@@ -1,0 +1,317 @@
+"""JSON-RPC over HTTP for A2A 0.2, 0.3 and 1.0: one call, retries, SSE, metrics.
+
+Why not a2a-sdk's client for the wire: it refuses 0.2 cards ("no compatible transports"),
+has no legacy `agent.json` path, defaults to a 5 s timeout, mutates a shared httpx client's
+headers, hides status codes and byte counts behind its own errors, and returns protobuf
+objects we would convert anyway. The three JSON-RPC dialects differ only in method names,
+one header and the result envelope, so this module speaks them directly over httpx, and
+the tests prove interop against real a2a-sdk 1.x servers (and a2a-sdk serves our own servers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import itertools
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from a2abench.a2a.config import RetryPolicy
+from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
+from a2abench.a2a.models import Dialect
+from a2abench.errors import (
+    A2ABenchError,
+    AgentHTTPError,
+    AgentTimeout,
+    AgentUnreachable,
+    JSONRPCError,
+    ProtocolError,
+    TooManyRedirects,
+)
+
+TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+_ids = itertools.count(1)
+
+_RPC_HINTS = {
+    -32601: "The agent does not know this method: it may speak another A2A version. "
+            "Run `a2abench discover URL` to see what its card declares.",
+    -32009: "The agent rejected the A2A version. Run `a2abench discover URL` to check its card.",
+    -32600: "The agent found the request invalid; its card may declare the wrong A2A version.",
+}
+
+
+def version_headers(dialect: Dialect) -> dict[str, str]:
+    # 1.0 servers treat a missing A2A-Version as 0.3 and reject 1.0 methods (a2a.md §1.8).
+    if dialect == "1.0":
+        return {"A2A-Version": "1.0"}
+    if dialect == "0.3":
+        return {"A2A-Version": "0.3"}
+    return {}
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+@dataclass
+class _Attempt:
+    """What one HTTP attempt produced, for metrics and the retry decision."""
+
+    status: int | None = None
+    sent: int = 0
+    received: int = 0
+    error: A2ABenchError | None = None
+    transient: bool = False
+    retry_after: float | None = None
+
+
+def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> tuple[A2ABenchError, bool]:
+    """Map an httpx exception to (our error, is it worth retrying)."""
+    if isinstance(exc, httpx.TooManyRedirects):
+        return TooManyRedirects(f"too many redirects from {url}",
+                                hint="The server redirects in a loop; check the URL."), False
+    if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+        return AgentTimeout(f"no answer from {url} within {timeout:g} s",
+                            hint="Raise --timeout if the agent is just slow."), True
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return ProtocolError(f"cannot request {url}: {exc}"), False
+    return AgentUnreachable(f"cannot connect to {url}: {exc or type(exc).__name__}",
+                            hint="Check that the agent is running and the URL is right."), True
+
+
+class JsonRpcTransport:
+    """JSON-RPC calls to one A2A endpoint in one dialect."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str, dialect: Dialect, *,
+                 headers: dict[str, str] | None = None, timeout: float = 300.0,
+                 retry: RetryPolicy | None = None, on_request: MetricsHook | None = None,
+                 before_request: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.http = http
+        self.url = url
+        self.dialect = dialect
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self.on_request = on_request
+        self.before_request = before_request
+        self.headers = {"Content-Type": "application/json", **version_headers(dialect),
+                        **(headers or {})}
+
+    async def call(self, method: str, params: dict[str, Any], *,
+                   context_id: str | None = None) -> Any:
+        """One JSON-RPC call with retries; returns `result` or raises a named error."""
+        request_id = str(next(_ids))
+        content = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
+                              "params": params}).encode()
+        in_tokens = estimate_tokens(content_chars(params))
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            t0 = time.perf_counter()
+            outcome, payload = await self._post(content)
+            latency = (time.perf_counter() - t0) * 1000
+            result, out_tokens = None, 0
+            if outcome.error is None:
+                try:
+                    result = self._unwrap(payload)
+                    out_tokens = estimate_tokens(content_chars(result))
+                except A2ABenchError as exc:
+                    outcome.error = exc
+            self._emit(request_id, method, attempt, outcome, latency, in_tokens, out_tokens,
+                       context_id)
+            if outcome.error is None:
+                return result
+            delay = self._retry_delay(outcome, attempt, started)
+            if delay is None:
+                raise outcome.error
+            await asyncio.sleep(delay)
+
+    async def _post(self, content: bytes) -> tuple[_Attempt, Any]:
+        outcome = _Attempt(sent=len(content))
+        if self.before_request is not None:
+            await self.before_request()
+        try:
+            response = await self.http.post(self.url, content=content, headers=self.headers)
+        except httpx.HTTPError as exc:
+            outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
+            return outcome, None
+        outcome.status = response.status_code
+        outcome.received = len(response.content)
+        if response.status_code in TRANSIENT_STATUS or response.status_code >= 400:
+            outcome.error = self._http_error(response)
+            outcome.transient = response.status_code in TRANSIENT_STATUS
+            outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            return outcome, None
+        try:
+            return outcome, json.loads(response.content)
+        except ValueError:
+            snippet = response.text[:120].replace("\n", " ")
+            outcome.error = ProtocolError(f"the agent's reply from {self.url} is not JSON: "
+                                          f"{snippet!r}")
+            return outcome, None
+
+    def _http_error(self, response: httpx.Response) -> A2ABenchError:
+        status, body = response.status_code, response.text[:300]
+        # A JSON-RPC error in a 4xx/5xx body is still the agent's answer: report it as such.
+        try:
+            payload = json.loads(body) if body else None
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+            return self._rpc_error(payload["error"])
+        if status in TRANSIENT_STATUS:
+            return AgentUnreachable(f"the agent at {self.url} answered HTTP {status}",
+                                    hint="It is overloaded or restarting; try again later.")
+        hint = ("Pass a valid --auth-token (or A2ABENCH_AUTH_TOKEN)." if status in (401, 403)
+                else "Check the interface URL in the agent's card.")
+        return AgentHTTPError(status, self.url, body, hint=hint)
+
+    def _rpc_error(self, err: dict[str, Any]) -> JSONRPCError:
+        code = err.get("code")
+        code = int(code) if isinstance(code, int | float) else 0
+        return JSONRPCError(code, str(err.get("message", "")), err.get("data"),
+                            hint=_RPC_HINTS.get(code))
+
+    def _unwrap(self, payload: Any) -> Any:
+        if not isinstance(payload, dict):
+            raise ProtocolError(f"the agent's reply is not a JSON-RPC object: {payload!r:.80}")
+        if isinstance(payload.get("error"), dict):
+            raise self._rpc_error(payload["error"])
+        if "result" not in payload:
+            raise ProtocolError("the agent's JSON-RPC reply has neither result nor error")
+        return payload["result"]
+
+    def _retry_delay(self, outcome: _Attempt, attempt: int, started: float) -> float | None:
+        if not outcome.transient or attempt >= self.retry.max_attempts:
+            return None
+        delay = self.retry.delay(attempt, outcome.retry_after)
+        remaining = self.retry.total_budget - (time.monotonic() - started)
+        return delay if delay <= remaining else None
+
+    def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
+              latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,
+              first_event_ms: float | None = None) -> None:
+        if self.on_request is None:
+            return
+        error = outcome.error
+        self.on_request(ProtocolMetrics(
+            request_id=request_id, endpoint=self.url, method=method, attempt=attempt,
+            status_code=outcome.status, latency_ms=round(latency_ms, 3),
+            first_event_ms=first_event_ms, input_tokens=in_tokens, output_tokens=out_tokens,
+            bytes_sent=outcome.sent, bytes_received=outcome.received, context_id=context_id,
+            error=f"{type(error).__name__}: {error.message}" if error else None,
+            timestamp=datetime.now(UTC).isoformat(timespec="milliseconds")))
+
+    async def stream(self, method: str, params: dict[str, Any], *,
+                     context_id: str | None = None) -> AsyncIterator[Any]:
+        """Server-sent events of one streaming call; yields each event's `result`.
+
+        Only failures before the first event are retried (a half-consumed stream is not).
+        """
+        request_id = str(next(_ids))
+        content = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
+                              "params": params}).encode()
+        in_tokens = estimate_tokens(content_chars(params))
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            outcome = _Attempt(sent=len(content))
+            t0 = time.perf_counter()
+            first: float | None = None
+            out_chars = 0
+            try:
+                async for result, size in self._stream_once(content, outcome):
+                    if first is None:
+                        first = (time.perf_counter() - t0) * 1000
+                    out_chars += content_chars(result)
+                    outcome.received += size
+                    yield result
+            except A2ABenchError as exc:
+                outcome.error = exc
+            latency = (time.perf_counter() - t0) * 1000
+            self._emit(request_id, method, attempt, outcome, latency, in_tokens,
+                       estimate_tokens(out_chars), context_id, first_event_ms=first)
+            if outcome.error is None:
+                return
+            delay = None if first is not None else self._retry_delay(outcome, attempt, started)
+            if delay is None:
+                raise outcome.error
+            await asyncio.sleep(delay)
+
+    async def _stream_once(self, content: bytes,
+                           outcome: _Attempt) -> AsyncIterator[tuple[Any, int]]:
+        if self.before_request is not None:
+            await self.before_request()
+        headers = {**self.headers, "Accept": "text/event-stream"}
+        try:
+            async with self.http.stream("POST", self.url, content=content,
+                                        headers=headers) as response:
+                outcome.status = response.status_code
+                if response.status_code >= 400:
+                    await response.aread()
+                    outcome.received = len(response.content)
+                    outcome.transient = response.status_code in TRANSIENT_STATUS
+                    outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                    raise self._http_error(response)
+                ctype = response.headers.get("content-type", "")
+                if "text/event-stream" not in ctype:
+                    # Some agents answer a stream request with one plain JSON-RPC response.
+                    await response.aread()
+                    try:
+                        payload = json.loads(response.content)
+                    except ValueError as exc:
+                        raise ProtocolError(f"streaming reply from {self.url} is neither SSE "
+                                            f"nor JSON ({ctype or 'no content-type'})") from exc
+                    yield self._unwrap(payload), len(response.content)
+                    return
+                async for event, data in sse_events(response.aiter_lines()):
+                    try:
+                        payload = json.loads(data)
+                    except ValueError as exc:
+                        raise ProtocolError(f"an SSE event from {self.url} is not JSON: "
+                                            f"{data[:80]!r}") from exc
+                    if event == "error" and isinstance(payload, dict) and "error" not in payload:
+                        payload = {"error": payload}
+                    yield self._unwrap(payload), len(data)
+        except httpx.HTTPError as exc:
+            error, outcome.transient = _transport_error(exc, self.url, self.timeout)
+            raise error from exc
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
+    """(event type, data) pairs from SSE lines; a last event without a blank line still counts."""
+    event, data = "message", list[str]()
+    async for line in lines:
+        if not line:
+            if data:
+                yield event, "\n".join(data)
+            event, data = "message", []
+        elif line.startswith(":"):
+            continue
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+        elif line.startswith("event:"):
+            event = line[6:].strip() or "message"
+    if data:
+        yield event, "\n".join(data)

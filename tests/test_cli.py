@@ -1,0 +1,94 @@
+"""The command tree, exit codes, output modes and fast start."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import a2abench
+from a2abench._output import Output, OutputMode, choose_mode
+from tests import agents
+from tests.clihelp import run_cli
+from tests.servers import serve
+
+HEAVY = ("a2a", "httpx", "openai", "datasets", "simple_salesforce")
+
+
+def test_public_surface_is_pinned() -> None:
+    import types
+
+    public = sorted(n for n, v in vars(a2abench).items()
+                    if (not n.startswith("_") or n == "__version__")
+                    and not isinstance(v, types.ModuleType))
+    assert sorted(a2abench.__all__) == public
+
+
+def test_version() -> None:
+    r = run_cli("--version")
+    assert r.code == 0 and r.out.strip() == f"a2abench {a2abench.__version__}"
+
+
+def test_help_lists_the_whole_tree_and_exit_codes() -> None:
+    r = run_cli("--help")
+    assert r.code == 0
+    for command in ("discover", "run", "serve-green", "report"):
+        assert command in r.out
+    assert "130 interrupted" in r.out
+    run = run_cli("run", "--help")
+    assert "tau2" in run.out and "crmarena" in run.out
+
+
+def test_usage_error_exits_2() -> None:
+    r = run_cli("run", "tau2", "--concurrency", "zero", "--white-agent-url", "http://x")
+    assert r.code == 2
+    assert run_cli("no-such-command").code == 2
+    assert run_cli("discover").code == 2
+
+
+def test_flags_read_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("A2ABENCH_TIMEOUT", "-1")
+    assert run_cli("discover", "http://127.0.0.1:1").code == 2
+
+
+@pytest.mark.parametrize("args", [["--help"], ["discover", "--help"]])
+def test_fast_start_imports_nothing_heavy(args: list[str]) -> None:
+    code = (f"import sys\nfrom a2abench.cli import main\ntry:\n    main({args!r})\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    loaded = set(json.loads(proc.stderr.strip().replace("'", '"')))
+    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
+def test_output_modes(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    assert choose_mode(json_flag=True) is OutputMode.JSON
+    assert choose_mode(stream=Tty()) is OutputMode.RICH  # type: ignore[arg-type]
+    monkeypatch.setenv("CI", "true")
+    assert choose_mode(stream=Tty()) is OutputMode.PLAIN  # type: ignore[arg-type]
+    monkeypatch.delenv("CI")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert Output(OutputMode.RICH).out.no_color
+
+
+def test_ctrl_c_exits_130_without_traceback() -> None:
+    with serve(lambda b: agents.slow_card(b, delay=30)) as base:
+        proc = subprocess.Popen([sys.executable, "-m", "a2abench", "discover", base,
+                                 "--timeout", "60"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
