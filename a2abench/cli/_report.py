@@ -13,17 +13,72 @@ from a2abench.cli import _common as c
 def report(
     paths: Annotated[list[Path], typer.Argument(help="metrics.jsonl files (shards, resumed "
                                                      "runs).", show_default=False)],
-    format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2.")]
-    = "table",
+    format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2 "
+                                             "(benchmarks may add formats).")] = "table",
     output: Annotated[Path | None, c.opt("--output", "Write the report to this file.",
                                          show_default=False)] = None,
     fail_under: c.FailUnder = None,
+    rescore: Annotated[bool, c.opt("--rescore", "Re-score recorded task-trials (changed judge "
+                                                "or scoring) without re-running the agent.")]
+    = False,
+    scoring: Annotated[list[str] | None, c.opt(
+        "--scoring", "With --rescore: benchmark option KEY=VALUE to change (repeatable), "
+                     "e.g. judge_llm=gpt-4.1.", show_default=False)] = None,
+    rescored_output: Annotated[Path | None, c.opt(
+        "--rescored-output", "With --rescore: where to write the re-scored records "
+                             "[default: <first file>.rescored.jsonl].", show_default=False)]
+    = None,
 ) -> None:
-    """Aggregate one or many metrics.jsonl files into a report.
+    """Aggregate one or many metrics.jsonl files (shards, resumes) into a report.
+
+    With GITHUB_STEP_SUMMARY set, the table and markdown formats are also appended there.
 
     Example: a2abench report runs/*/metrics.jsonl --format markdown --fail-under 0.6
     """
-    from a2abench.errors import NotAvailableYet
+    import asyncio
 
-    raise NotAvailableYet("`report` is not available in this version yet",
-                          hint="The raw records are in the metrics.jsonl file meanwhile.")
+    from a2abench._output import Output
+    from a2abench.display import render_report
+    from a2abench.errors import ScoreBelowThreshold
+    from a2abench.report import build_report, render, step_summary
+
+    if rescore:
+        from a2abench.report.rescore import rescore_files
+
+        target = rescored_output or paths[0].with_suffix(".rescored.jsonl")
+        asyncio.run(rescore_files(paths, target, _pairs(scoring or [])))
+        paths = [target]
+    rep = build_report(paths)
+    out = Output.for_command(format == "json" and output is None)
+    if format == "table" and output is None:
+        render_report(rep, out)
+    else:
+        text = render(rep, "markdown" if format == "table" else format, paths)
+        if output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text, encoding="utf-8")
+            out.err.print(f"wrote {output}", markup=False)
+        else:
+            typer.echo(text)
+    if format in ("table", "markdown"):
+        step_summary(render(rep, "markdown", paths))
+    if fail_under is not None and (rep.score is None or rep.score < fail_under):
+        raise ScoreBelowThreshold(rep.score if rep.score is not None else float("nan"),
+                                  fail_under)
+
+
+def _pairs(items: list[str]) -> dict[str, object]:
+    import json
+
+    from a2abench.errors import ConfigError
+
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--scoring {item!r} is not KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out

@@ -3,17 +3,53 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from a2abench.cli import _common as c
+from a2abench.cli._launch import common_config, launch
+from a2abench.cli._plugin import plugin_command
+
+if TYPE_CHECKING:
+    import typer._click as click
+else:
+    from typer import _click as click
+
+
+
+class _BenchmarkGroup(typer.core.TyperGroup):
+    """`run` lists tau2, crmarena and every benchmark registered by an installed package."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from a2abench.run.registry import names
+
+        return sorted(set(super().list_commands(ctx)) | set(names()))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        from a2abench.run.registry import names
+
+        return plugin_command(name) if name in names() else None
+
 
 app = typer.Typer(
     help="Run a benchmark against an A2A agent and write metrics.jsonl.",
     no_args_is_help=True,
     rich_markup_mode=None,
+    cls=_BenchmarkGroup,
 )
+
+
+def _require(benchmark: str) -> None:
+    from a2abench.errors import NotAvailableYet
+    from a2abench.run.registry import names
+
+    if benchmark not in names():
+        raise NotAvailableYet(f"`run {benchmark}` is not available in this version yet",
+                              hint="Use `a2abench discover URL` to check an agent meanwhile.")
 
 
 @app.command("tau2", epilog="Example: a2abench run tau2 --white-agent-url http://127.0.0.1:9999 "
@@ -52,10 +88,18 @@ def run_tau2(
     json_: c.JsonFlag = False,
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
-    from a2abench.errors import NotAvailableYet
-
-    raise NotAvailableYet("`run tau2` is not available in this version yet",
-                          hint="Use `a2abench discover URL` to check an agent meanwhile.")
+    _require("tau2")
+    options = {"domain": domain, "split": split, "user_llm": user_llm,
+               "user_llm_base_url": user_llm_base_url, "user_llm_args": user_llm_args,
+               "judge_llm": judge_llm, "llm_cache": llm_cache, "data_dir": data_dir,
+               "max_steps": max_steps, "max_errors": max_errors, "reward_basis": reward_basis,
+               "policy": policy}
+    launch(common_config(
+        "tau2", options, white_agent_url=white_agent_url, auth_token=auth_token,
+        timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
+        concurrency=concurrency, rate_limit=rate_limit, seed=seed, output=output, resume=resume,
+        retry_errors=retry_errors, shard=shard, fail_under=fail_under,
+        max_consecutive_failures=max_consecutive_failures), json_)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "
@@ -101,7 +145,16 @@ def run_crmarena(
     json_: c.JsonFlag = False,
 ) -> None:
     """Run CRMArena or CRMArena-Pro against an A2A agent."""
-    from a2abench.errors import NotAvailableYet
-
-    raise NotAvailableYet("`run crmarena` is not available in this version yet",
-                          hint="Use `a2abench discover URL` to check an agent meanwhile.")
+    _require("crmarena")
+    options = {"dataset": dataset, "org": org, "tasks_file": tasks_file,
+               "task_category": task_category, "interactive": interactive,
+               "max_turns": max_turns, "max_user_turns": max_user_turns, "backend": backend,
+               "crm_db": crm_db, "privacy_aware": privacy_aware, "user_llm": user_llm,
+               "user_llm_base_url": user_llm_base_url, "user_llm_args": user_llm_args,
+               "judge_llm": judge_llm, "llm_cache": llm_cache}
+    launch(common_config(
+        "crmarena", options, white_agent_url=white_agent_url, auth_token=auth_token,
+        timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
+        concurrency=concurrency, rate_limit=rate_limit, seed=seed, output=output, resume=resume,
+        retry_errors=retry_errors, shard=shard, fail_under=fail_under,
+        max_consecutive_failures=max_consecutive_failures), json_)

@@ -1,0 +1,92 @@
+"""What every `run <benchmark>` command does after parsing: build the RunConfig, run the
+engine with the display the environment asks for, print the report, map the outcome to an
+exit code."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def common_config(benchmark: str, options: dict[str, Any], *, white_agent_url: str,
+                  auth_token: str | None, timeout: float, task_ids: list[str] | None,
+                  max_tasks: int | None, num_trials: int, concurrency: int,
+                  rate_limit: float | None, seed: int, output: Path | None, resume: bool,
+                  retry_errors: bool, shard: str | None, fail_under: float | None,
+                  max_consecutive_failures: int) -> Any:
+    from pydantic import SecretStr, ValidationError
+
+    from a2abench.errors import ConfigError
+    from a2abench.run.config import RunConfig, Shard
+
+    if retry_errors and not resume:
+        raise ConfigError("--retry-errors needs --resume", hint="Add --resume.")
+    try:
+        return RunConfig(
+            benchmark=benchmark, white_agent_url=white_agent_url, options=options,
+            auth_token=SecretStr(auth_token) if auth_token else None, timeout=timeout,
+            task_ids=task_ids or None,
+            max_tasks=max_tasks, num_trials=num_trials, concurrency=concurrency,
+            rate_limit=rate_limit, seed=seed, output=output, resume=resume,
+            retry_errors=retry_errors, shard=Shard.parse(shard), fail_under=fail_under,
+            max_consecutive_failures=max_consecutive_failures)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid run configuration: {exc.errors()[0]['msg']}") from None
+
+
+def launch(config: Any, json_: bool) -> None:
+    """Run, render, exit: 0 ok, 1 failed run, 3 below --fail-under, 130 interrupted."""
+    from a2abench._output import Output
+    from a2abench.display import make_display, render_report
+    from a2abench.errors import A2ABenchError, ScoreBelowThreshold
+    from a2abench.report import build_report
+    from a2abench.run import execute
+
+    out = Output.for_command(json_)
+    display = make_display(out)
+    try:
+        summary = execute(config, display)
+    finally:
+        stop = getattr(display, "stop", None)
+        if stop is not None:
+            stop()
+    if summary.status == "interrupted":
+        out.err.print(f"Interrupted: {summary.ran} task-trials recorded in {summary.output}. "
+                      f"Resume with:\n  {resume_command(summary.output)}", markup=False)
+        raise typer.Exit(130)
+    try:
+        report = build_report([summary.output])
+    except A2ABenchError:
+        report = None
+    if report is not None:
+        if json_:
+            out.emit_json({"kind": "report", **report.model_dump(mode="json")})
+        else:
+            render_report(report, out)
+    if config.fail_under is not None:
+        score = report.score if report is not None else None
+        if score is None or score < config.fail_under:
+            raise ScoreBelowThreshold(score if score is not None else float("nan"),
+                                      config.fail_under)
+
+
+def resume_command(output: Path, argv: list[str] | None = None) -> str:
+    """The command line that continues this run: same flags, --output pinned, --resume."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    cleaned: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--output":
+            skip = True
+            continue
+        if arg.startswith("--output=") or arg == "--resume":
+            continue
+        cleaned.append(arg)
+    return shlex.join(["a2abench", *cleaned, "--output", str(output), "--resume"])

@@ -1,0 +1,190 @@
+"""Renders run events and reports for humans: Rich on a TTY, plain lines in CI, JSON events
+with --json. The core emits events (`a2abench.run.events`); only this layer imports Rich."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from a2abench._output import Output, OutputMode
+from a2abench.run.events import (
+    Event,
+    Notice,
+    Progress,
+    RunFinished,
+    RunStarted,
+    TaskFinished,
+    event_dict,
+)
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
+
+    from a2abench.report.aggregate import Report
+
+
+def _rate(p: Progress) -> str:
+    rate = p.pass_rate
+    return "-" if rate is None else f"{100 * rate:.1f}%"
+
+
+class PlainDisplay:
+    """One line per event worth a line; CI logs read well and grep well."""
+
+    def __init__(self, out: Output) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        con = self.out.out
+        if isinstance(event, RunStarted):
+            skipped = f", {event.skipped} already done" if event.skipped else ""
+            con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
+                      f"{event.agent} (A2A {event.dialect}), {event.total} task-trials"
+                      f"{skipped}, concurrency {event.concurrency}"
+                      f"{', shard ' + event.shard if event.shard else ''} -> {event.output}",
+                      markup=False, highlight=False)
+        elif isinstance(event, TaskFinished):
+            p = event.progress
+            verdict = "pass" if event.success else ("error" if event.status not in ("ok",)
+                                                    else "fail")
+            reward = "-" if event.reward is None else f"{event.reward:.2f}"
+            extra = f" {event.error}" if event.error else ""
+            con.print(f"[{p.done}/{p.total}] {event.task_id} trial {event.trial}: {verdict} "
+                      f"reward={reward} {event.termination or ''} {event.turns} turns "
+                      f"{event.latency_ms / 1000:.1f}s | pass rate {_rate(p)}{extra}",
+                      markup=False, highlight=False)
+        elif isinstance(event, Notice):
+            self.out.err.print(f"{event.level}: {event.message}", markup=False)
+        elif isinstance(event, RunFinished):
+            con.print(f"run {event.status} in {event.duration_s:.1f}s: {event.progress.done} "
+                      f"task-trials, pass rate {_rate(event.progress)} -> {event.output}",
+                      markup=False, highlight=False)
+
+
+class JsonDisplay:
+    """One JSON object per event on stdout (the --json contract)."""
+
+    def __call__(self, event: Event) -> None:
+        sys.stdout.write(json.dumps(event_dict(event), default=str) + "\n")
+        sys.stdout.flush()
+
+
+class RichDisplay:
+    """A live progress bar: done/total, running, pass rate, errors, ETA."""
+
+    def __init__(self, out: Output) -> None:
+        self.out = out
+        self._progress: RichProgress | None = None
+        self._task: TaskID | None = None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._start(event)
+        elif isinstance(event, TaskFinished | Notice) and self._progress is not None:
+            if isinstance(event, Notice):
+                self._progress.console.print(f"{event.level}: {event.message}", markup=False)
+            else:
+                self._update(event.progress)
+                if event.status != "ok":
+                    self._progress.console.print(
+                        f"[yellow]{event.task_id} trial {event.trial}: {event.status}[/] "
+                        f"{event.error or ''}", highlight=False)
+        elif isinstance(event, RunFinished):
+            self.stop()
+            PlainDisplay(self.out)(event)
+
+    def _start(self, event: RunStarted) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as RichProgress
+
+        PlainDisplay(self.out)(event)
+        self._progress = RichProgress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("running {task.fields[running]}  pass {task.fields[rate]}  "
+                       "errors {task.fields[errors]}"),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=self.out.out, transient=False)
+        self._task = self._progress.add_task(event.benchmark, total=event.total, running=0,
+                                             rate="-", errors=0)
+        self._progress.start()
+
+    def _update(self, p: Progress) -> None:
+        assert self._progress is not None and self._task is not None
+        self._progress.update(self._task, completed=p.done, running=p.running, rate=_rate(p),
+                              errors=p.agent_errors + p.infra_errors + p.harness_errors)
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def make_display(out: Output) -> PlainDisplay | JsonDisplay | RichDisplay:
+    if out.mode is OutputMode.JSON:
+        return JsonDisplay()
+    if out.mode is OutputMode.RICH:
+        return RichDisplay(out)
+    return PlainDisplay(out)
+
+
+def render_report(report: Report, out: Output) -> None:
+    """The report as Rich tables (the `table` format)."""
+    from rich.table import Table
+
+    from a2abench.report.render import headline, num, pct
+
+    con = out.out
+    con.print(f"[bold]Score {num(report.score, 4)}[/bold]  {headline(report)}", highlight=False)
+    for warning in report.warnings:
+        out.warn(warning)
+    if report.pass_k:
+        t = Table(title=f"pass^k (95% CI: {report.ci_method})", title_justify="left")
+        for col in ("k", "pass^k", "95% CI"):
+            t.add_column(col)
+        for p in report.pass_k:
+            t.add_row(str(p.k), num(p.value, 3), f"{num(p.ci_low, 3)} – {num(p.ci_high, 3)}")
+        con.print(t)
+    for title, groups in (("By domain / org", report.by_domain),
+                          ("By category", report.by_category)):
+        if not any(g.name != "-" for g in groups):
+            continue
+        t = Table(title=title, title_justify="left")
+        for col in ("name", "task-trials", "mean reward", "pass rate", "agent err",
+                    "infra err"):
+            t.add_column(col)
+        for g in groups:
+            t.add_row(g.name, str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
+                      str(g.agent_errors), str(g.infra_errors))
+        con.print(t)
+    _render_run_stats(report, out)
+
+
+def _render_run_stats(report: Report, out: Output) -> None:
+    from a2abench.report.render import num
+
+    con = out.out
+    r, t = report.request_latency_ms, report.task_latency_ms
+    rows: list[tuple[str, Any]] = [
+        ("terminations", ", ".join(f"{k} {v}" for k, v in report.terminations.items())),
+        ("errors", ", ".join(f"{k} {v}" for k, v in report.errors.items())),
+        ("request latency p50/p90/p99", f"{num(r.p50, 0)} / {num(r.p90, 0)} / "
+                                        f"{num(r.p99, 0)} ms over {report.requests} requests"),
+        ("task latency p50/p90/p99", " / ".join(
+            "n/a" if v is None else f"{v / 1000:.1f}" for v in (t.p50, t.p90, t.p99)) + " s"),
+        ("turns p50/p90", f"{num(report.turns.p50, 0)} / {num(report.turns.p90, 0)}"),
+        ("tokens a2a in/out, llm in/out", " / ".join(str(v) for v in report.tokens.values())),
+        ("cost", "n/a" if report.cost_usd is None else f"${report.cost_usd:.4f}"),
+    ]
+    for name, value in rows:
+        con.print(f"{name:32s} {value}", markup=False, highlight=False)
+    if report.failed:
+        con.print(f"failed task-trials: {len(report.failed)} (first: "
+                  + ", ".join(f"{x.task_id}#{x.trial}" for x in report.failed[:8]) + ")",
+                  markup=False, highlight=False)

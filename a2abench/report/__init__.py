@@ -1,0 +1,76 @@
+"""`report`: turn metrics.jsonl files into the report users and CI jobs read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from a2abench.errors import ConfigError, RecordsError
+from a2abench.report.aggregate import Report, build_report
+from a2abench.run.writer import iter_records
+
+BUILTIN_FORMATS = ("table", "json", "markdown", "html", "junit")
+
+__all__ = ["BUILTIN_FORMATS", "Report", "build_report", "deduped_task_records", "render",
+           "step_summary"]
+
+
+def render(report: Report, fmt: str, paths: list[Path]) -> str:
+    """Text of a report in `fmt` (`table` is rendered by the CLI with Rich)."""
+    from a2abench.report import html
+    from a2abench.report import render as text
+
+    if fmt == "json":
+        return text.to_json(report)
+    if fmt == "markdown":
+        return text.to_markdown(report)
+    if fmt == "html":
+        return html.to_html(report)
+    if fmt == "junit":
+        return text.to_junit(report)
+    return _export(report, fmt, paths)
+
+
+def _export(report: Report, fmt: str, paths: list[Path]) -> str:
+    """Formats a benchmark contributes (e.g. tau2's results.json)."""
+    from a2abench.run.registry import get_driver
+
+    if not report.benchmark:
+        raise ConfigError(f"unknown --format {fmt!r}")
+    exporters = get_driver(report.benchmark).exporters()
+    if fmt not in exporters:
+        known = ", ".join([*BUILTIN_FORMATS, *exporters])
+        raise ConfigError(f"unknown --format {fmt!r} for {report.benchmark} runs",
+                          hint=f"Choose one of: {known}.")
+    run = next(iter_records(paths, types=frozenset({"run"})), None)
+    if run is None:
+        raise RecordsError("no run record found", hint="Pass the files `a2abench run` wrote.")
+    return exporters[fmt](deduped_task_records(paths), run)
+
+
+def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
+    """Full task records (with transcripts), one per task-trial, by the report's rule."""
+    keep: dict[tuple[Any, ...], tuple[int, bool]] = {}
+    for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
+        key = (rec.get("benchmark"), rec.get("domain"), rec["task_id"], rec["trial"])
+        scored = rec.get("status") in ("ok", "agent_error")
+        old = keep.get(key)
+        if old is None or scored or not old[1]:
+            keep[key] = (index, scored)
+    wanted = {index for index, _ in keep.values()}
+    for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
+        if index in wanted:
+            yield rec
+
+
+def step_summary(markdown: str) -> Path | None:
+    """Append to $GITHUB_STEP_SUMMARY when GitHub Actions provides it."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    path = Path(target)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(markdown.rstrip() + "\n\n")
+    return path

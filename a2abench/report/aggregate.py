@@ -1,0 +1,315 @@
+"""Streaming aggregation of metrics.jsonl files into a Report.
+
+Request records are folded into constant-memory histograms as they stream by; task records
+are kept as small summaries (no transcripts) and deduplicated across shards and resumes:
+for each (benchmark, domain, task, trial) a scored result wins over an infrastructure
+failure, and the later of two equal kinds wins.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from a2abench.errors import RecordsError
+from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
+from a2abench.run.plan import diff
+from a2abench.run.writer import ReadStats, iter_records
+
+SCORED = ("ok", "agent_error")
+TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class GroupStats(BaseModel):
+    name: str
+    task_trials: int
+    scored: int
+    mean_reward: float | None
+    pass_rate: float | None
+    passed: int
+    agent_errors: int
+    infra_errors: int
+
+
+class PassK(BaseModel):
+    k: int
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    method: str
+
+
+class Latency(BaseModel):
+    count: int
+    mean: float | None
+    p50: float | None
+    p90: float | None
+    p99: float | None
+
+
+class TaskLine(BaseModel):
+    """One task-trial, without its transcript."""
+
+    benchmark: str
+    domain: str | None
+    category: str | None
+    task_id: str
+    trial: int
+    status: str
+    reward: float | None
+    success: bool
+    termination: str | None
+    latency_ms: float
+    turns: int
+    labels: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class Report(BaseModel):
+    files: list[str]
+    benchmark: str | None
+    domains: list[str]
+    runs: list[dict[str, Any]]
+    score: float | None
+    score_method: str
+    scoring_labels: dict[str, int]
+    mixed_scoring: bool
+    tasks: int
+    task_trials: int
+    scored: int
+    passed: int
+    mean_reward: float | None
+    pass_rate: float | None
+    pass_k: list[PassK]
+    ci_method: str
+    by_domain: list[GroupStats]
+    by_category: list[GroupStats]
+    terminations: dict[str, int]
+    errors: dict[str, int]
+    error_classes: dict[str, int]
+    request_latency_ms: Latency
+    task_latency_ms: Latency
+    turns: Latency
+    requests: int
+    request_errors: int
+    tokens: dict[str, int]
+    cost_usd: float | None
+    slowest: list[TaskLine]
+    failed: list[TaskLine]
+    read: dict[str, int]
+    warnings: list[str]
+    lines: list[TaskLine] = Field(default_factory=list, exclude=True)  # for junit / charts
+    latency_bins: list[tuple[float, float, int]] = Field(default_factory=list, exclude=True)
+
+
+def _task_line(rec: dict[str, Any]) -> TaskLine:
+    err = rec.get("error")
+    return TaskLine(
+        benchmark=rec.get("benchmark", ""), domain=rec.get("domain"),
+        category=rec.get("category"), task_id=str(rec["task_id"]), trial=int(rec["trial"]),
+        status=rec.get("status", "ok"), reward=rec.get("reward"),
+        success=bool(rec.get("success")), termination=rec.get("termination"),
+        latency_ms=float(rec.get("latency_ms") or 0.0), turns=int(rec.get("turns") or 0),
+        labels=list(rec.get("labels") or []),
+        error=f"{err.get('error')}: {err.get('message')}" if isinstance(err, dict) else None)
+
+
+class _Accumulator:
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+        self.run_ends: dict[str, dict[str, Any]] = {}
+        self.tasks: dict[tuple[Any, ...], TaskLine] = {}
+        self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
+        self.duplicates = 0
+        self.req_latency = LogHistogram()
+        self.requests = 0
+        self.request_errors = 0
+
+    def add_request(self, rec: dict[str, Any]) -> None:
+        self.requests += 1
+        latency = rec.get("latency_ms")
+        if isinstance(latency, int | float):
+            self.req_latency.add(latency)
+        if rec.get("error"):
+            self.request_errors += 1
+
+    def add_task(self, rec: dict[str, Any]) -> None:
+        line = _task_line(rec)
+        key = (line.benchmark, line.domain, line.task_id, line.trial)
+        old = self.tasks.get(key)
+        if old is not None:
+            self.duplicates += 1
+            if old.status in SCORED and line.status not in SCORED:
+                return  # keep the scored result over a later infrastructure failure
+        self.tasks[key] = line
+        self.task_extra[key] = (int(rec.get("input_tokens") or 0),
+                                int(rec.get("output_tokens") or 0),
+                                int(rec.get("llm_prompt_tokens") or 0),
+                                int(rec.get("llm_completion_tokens") or 0), rec.get("cost_usd"))
+
+
+def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
+             task_filter: TaskFilter | None) -> None:
+    add_request, add_task = acc.add_request, acc.add_task
+    for rec in records:
+        kind = rec["type"]
+        if kind == "request":
+            add_request(rec)
+        elif kind == "task":
+            add_task(task_filter(rec) if task_filter else rec)
+        elif kind == "run":
+            acc.runs.append(rec)
+        else:
+            acc.run_ends[rec["run_id"]] = rec
+
+
+def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
+    """Files given together must be shards or resumes of one run."""
+    warnings: list[str] = []
+    keys = []
+    for run in runs:
+        key = dict(run.get("compat_key") or {})
+        key.pop("shard", None)
+        keys.append(key)
+    for other, run in zip(keys[1:], runs[1:], strict=True):
+        problems = diff(keys[0], other)
+        if problems:
+            raise RecordsError(
+                f"run {run['run_id']} is not a shard or resume of run {runs[0]['run_id']}: "
+                + "; ".join(problems[:3]),
+                hint="Report different runs separately.")
+    shards = {tuple(r["shard"]) for r in runs if r.get("shard")}
+    counts = {s[1] for s in shards}
+    if len(counts) == 1:
+        missing = set(range(1, next(iter(counts)) + 1)) - {s[0] for s in shards}
+        if missing:
+            warnings.append(f"shard(s) {sorted(missing)} of {next(iter(counts))} are missing: "
+                            "the report covers only part of the run")
+    return warnings
+
+
+def _groups(lines: Iterable[TaskLine], attr: str) -> list[GroupStats]:
+    buckets: dict[str, list[TaskLine]] = defaultdict(list)
+    for line in lines:
+        buckets[str(getattr(line, attr) or "-")].append(line)
+    return [_group(name, items) for name, items in sorted(buckets.items())]
+
+
+def _group(name: str, items: list[TaskLine]) -> GroupStats:
+    scored = [i for i in items if i.status in SCORED]
+    rewards = [i.reward or 0.0 for i in scored]
+    return GroupStats(
+        name=name, task_trials=len(items), scored=len(scored),
+        mean_reward=sum(rewards) / len(rewards) if rewards else None,
+        pass_rate=sum(i.success for i in scored) / len(scored) if scored else None,
+        passed=sum(i.success for i in scored),
+        agent_errors=sum(i.status == "agent_error" for i in items),
+        infra_errors=sum(i.status == "infrastructure_error" for i in items))
+
+
+def _pass_k(scored: list[TaskLine]) -> tuple[list[PassK], str]:
+    per_task: dict[tuple[Any, ...], list[bool]] = defaultdict(list)
+    for line in scored:
+        per_task[(line.benchmark, line.domain, line.task_id)].append(line.success)
+    if not per_task:
+        return [], "none"
+    max_k = min(len(v) for v in per_task.values())
+    out, methods = [], set()
+    for k in range(1, max_k + 1):
+        values = [pass_hat_k(len(v), sum(v), k) for v in per_task.values()]
+        mean, low, high, method = mean_ci(values)
+        methods.add(method)
+        out.append(PassK(k=k, value=mean, ci_low=None if math.isnan(low) else low,
+                         ci_high=None if math.isnan(high) else high, method=method))
+    return out, "/".join(sorted(methods))
+
+
+def _latency(h: LogHistogram) -> Latency:
+    return Latency(count=h.n, mean=h.mean, p50=h.percentile(50), p90=h.percentile(90),
+                   p99=h.percentile(99))
+
+
+def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) -> Report:
+    """Read metrics.jsonl files (shards, resumes) into one Report."""
+    stats = ReadStats()
+    acc = _Accumulator()
+    _consume(acc, iter_records(paths, stats), task_filter)
+    if not acc.runs and not acc.tasks:
+        raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
+                           f"({stats.lines} lines read, {stats.foreign} foreign, "
+                           f"{stats.corrupt} corrupt)",
+                           hint="Pass the metrics.jsonl file that `a2abench run` wrote.")
+    warnings = _check_runs(acc.runs)
+    if stats.corrupt or stats.foreign:
+        warnings.append(f"skipped {stats.corrupt} corrupt and {stats.foreign} foreign line(s)")
+    return _finish(paths, acc, stats, warnings)
+
+
+def _score(lines: list[TaskLine], runs: list[dict[str, Any]]) -> tuple[float | None, str]:
+    scored = [i for i in lines if i.status in SCORED]
+    headline = (runs[0].get("scoring") or {}).get("headline", "mean_reward") if runs else \
+        "mean_reward"
+    if not scored:
+        return None, headline
+    if headline == "macro_category_mean":
+        groups = [g.mean_reward for g in _groups(scored, "category") if g.mean_reward is not None]
+        return sum(groups) / len(groups), headline
+    return sum(i.reward or 0.0 for i in scored) / len(scored), headline
+
+
+def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
+            warnings: list[str]) -> Report:
+    lines = list(acc.tasks.values())
+    scored = [i for i in lines if i.status in SCORED]
+    pass_k, ci_method = _pass_k(scored)
+    score, method = _score(lines, acc.runs)
+    labels = Counter(label for i in lines for label in i.labels)
+    if labels.get("nl_skipped"):
+        warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
+                        "NL assertions (no --judge-llm): those scores are not official")
+    mixed = 0 < labels.get("offline", 0) < len(scored)
+    if mixed:
+        warnings.append("offline (no-judge) and judged scores are mixed in these files")
+    task_h, turns_h = LogHistogram(), LogHistogram()
+    task_h.extend(i.latency_ms for i in lines)
+    turns_h.extend(float(i.turns) for i in lines)
+    extras = list(acc.task_extra.values())
+    costs = [e[4] for e in extras if e[4] is not None]
+    return Report(
+        files=[str(p) for p in paths],
+        benchmark=acc.runs[0]["benchmark"] if acc.runs else (lines[0].benchmark if lines
+                                                             else None),
+        domains=sorted({str(i.domain) for i in lines if i.domain}),
+        runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
+                                      "resumed", "models", "data")}
+              | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
+              for r in acc.runs],
+        score=score, score_method=method, scoring_labels=dict(labels), mixed_scoring=mixed,
+        tasks=len({(i.benchmark, i.domain, i.task_id) for i in lines}), task_trials=len(lines),
+        scored=len(scored), passed=sum(i.success for i in scored),
+        mean_reward=(sum(i.reward or 0.0 for i in scored) / len(scored)) if scored else None,
+        pass_rate=(sum(i.success for i in scored) / len(scored)) if scored else None,
+        pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
+        by_category=_groups(lines, "category"),
+        terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),
+        errors={"agent": sum(i.status == "agent_error" for i in lines),
+                "infrastructure": sum(i.status == "infrastructure_error" for i in lines),
+                "harness": sum(i.status == "harness_error" for i in lines)},
+        error_classes=dict(Counter(i.error.split(":")[0] for i in lines if i.error)),
+        request_latency_ms=_latency(acc.req_latency), task_latency_ms=_latency(task_h),
+        turns=_latency(turns_h), requests=acc.requests, request_errors=acc.request_errors,
+        tokens={"a2a_input": sum(e[0] for e in extras), "a2a_output": sum(e[1] for e in extras),
+                "llm_prompt": sum(e[2] for e in extras),
+                "llm_completion": sum(e[3] for e in extras)},
+        cost_usd=sum(costs) if costs else None,
+        slowest=sorted(lines, key=lambda i: -i.latency_ms)[:10],
+        failed=[i for i in lines if not i.success][:200],
+        read={"lines": stats.lines, "records": stats.records, "corrupt": stats.corrupt,
+              "foreign": stats.foreign, "torn_tail": stats.torn_tail,
+              "duplicates": acc.duplicates},
+        warnings=warnings, lines=lines, latency_bins=task_h.bins())

@@ -1,0 +1,121 @@
+"""Report renderers: json, markdown, junit (text) — html lives in `html.py`, the Rich table in
+the CLI layer (`a2abench.display`), since the core never imports Rich."""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape, quoteattr
+
+from a2abench.report.aggregate import GroupStats, Report, TaskLine
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def to_json(report: Report) -> str:
+    return report.model_dump_json(indent=2)
+
+
+def headline(report: Report) -> str:
+    score = "n/a" if report.score is None else f"{report.score:.4f}"
+    method = {"macro_category_mean": "macro average over categories",
+              "mean_reward": "mean reward"}.get(report.score_method, report.score_method)
+    return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} ({method}); "
+            f"{report.passed}/{report.scored} passed over {report.tasks} tasks "
+            f"× {report.task_trials} task-trials")
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    return [*out, ""]
+
+
+def _group_rows(groups: list[GroupStats]) -> list[list[str]]:
+    return [[g.name, str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
+             str(g.agent_errors), str(g.infra_errors)] for g in groups]
+
+
+def _task_rows(lines: list[TaskLine]) -> list[list[str]]:
+    return [[line.task_id, str(line.trial), line.category or line.domain or "-", line.status,
+             num(line.reward, 2), line.termination or "-", f"{line.latency_ms / 1000:.1f} s",
+             (line.error or "")[:80]] for line in lines]
+
+
+def to_markdown(report: Report) -> str:
+    out = [f"## a2abench report: {report.benchmark or '?'} {', '.join(report.domains)}", "",
+           f"**Score: {num(report.score, 4)}** — {headline(report)}", ""]
+    for warning in report.warnings:
+        out.append(f"> ⚠️ {warning}")
+    if report.warnings:
+        out.append("")
+    if report.pass_k:
+        out += ["### pass^k (95% CI: " + report.ci_method + ")", ""]
+        out += _md_table(["k", "pass^k", "95% CI"],
+                         [[str(p.k), num(p.value, 3),
+                           f"{num(p.ci_low, 3)} – {num(p.ci_high, 3)}"] for p in report.pass_k])
+    head = ["name", "task-trials", "mean reward", "pass rate", "agent errors", "infra errors"]
+    if len(report.by_domain) > 1 or (report.by_domain and report.by_domain[0].name != "-"):
+        out += ["### By domain / org", "", *_md_table(head, _group_rows(report.by_domain))]
+    if any(g.name != "-" for g in report.by_category):
+        out += ["### By category", "", *_md_table(head, _group_rows(report.by_category))]
+    out += ["### Run", ""]
+    out += _md_table(["metric", "value"], [
+        ["terminations", ", ".join(f"{k}: {v}" for k, v in report.terminations.items())],
+        ["errors", ", ".join(f"{k}: {v}" for k, v in report.errors.items())],
+        ["request latency p50 / p90 / p99",
+         " / ".join(f"{num(v, 0)} ms" for v in (report.request_latency_ms.p50,
+                                               report.request_latency_ms.p90,
+                                               report.request_latency_ms.p99))],
+        ["task latency p50 / p90 / p99",
+         " / ".join(f"{num((v or 0) / 1000)} s" if v is not None else "n/a"
+                    for v in (report.task_latency_ms.p50, report.task_latency_ms.p90,
+                              report.task_latency_ms.p99))],
+        ["turns p50 / p90", f"{num(report.turns.p50, 0)} / {num(report.turns.p90, 0)}"],
+        ["A2A requests (errors)", f"{report.requests} ({report.request_errors})"],
+        ["tokens (A2A est. in/out, LLM prompt/completion)",
+         " / ".join(str(report.tokens[k]) for k in ("a2a_input", "a2a_output", "llm_prompt",
+                                                     "llm_completion"))],
+        ["cost", "n/a" if report.cost_usd is None else f"${report.cost_usd:.4f}"],
+    ])
+    cols = ["task", "trial", "group", "status", "reward", "termination", "time", "error"]
+    if report.failed:
+        out += [f"### Failed task-trials ({len(report.failed)})", ""]
+        out += _md_table(cols, _task_rows(report.failed[:50]))
+    out += ["### Slowest task-trials", "", *_md_table(cols, _task_rows(report.slowest[:5]))]
+    return "\n".join(out)
+
+
+def to_junit(report: Report) -> str:
+    """One testcase per task-trial: failures for the agent's misses, errors for ours."""
+    lines = report.lines
+    failures = sum(1 for t in lines if t.status in ("ok", "agent_error") and not t.success)
+    errors = sum(1 for t in lines if t.status in ("infrastructure_error", "harness_error"))
+    total_s = sum(t.latency_ms for t in lines) / 1000
+    suite = f"a2abench.{report.benchmark or 'run'}"
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           f'<testsuites name="a2abench" tests="{len(lines)}" failures="{failures}" '
+           f'errors="{errors}" time="{total_s:.3f}">',
+           f'  <testsuite name={quoteattr(suite)} tests="{len(lines)}" failures="{failures}" '
+           f'errors="{errors}" time="{total_s:.3f}">']
+    for t in lines:
+        classname = ".".join(p for p in (suite, t.domain, t.category) if p)
+        name = f"{t.task_id} [trial {t.trial}]"
+        out.append(f"    <testcase classname={quoteattr(classname)} name={quoteattr(name)} "
+                   f'time="{t.latency_ms / 1000:.3f}">')
+        detail = (f"reward={t.reward} termination={t.termination} "
+                  f"labels={','.join(t.labels) or '-'}")
+        if t.status in ("infrastructure_error", "harness_error"):
+            out.append(f"      <error type={quoteattr(t.status)} "
+                       f"message={quoteattr(t.error or t.status)}>{escape(detail)}</error>")
+        elif not t.success:
+            message = t.error or f"reward {t.reward}"
+            out.append(f"      <failure type={quoteattr(t.status)} "
+                       f"message={quoteattr(message)}>{escape(detail)}</failure>")
+        out.append("    </testcase>")
+    out += ["  </testsuite>", "</testsuites>", ""]
+    return "\n".join(out)

@@ -1,0 +1,140 @@
+"""The interface between the run engine and a benchmark.
+
+A benchmark is a `Driver` subclass registered under the `a2abench.benchmarks` entry-point
+group. It loads and filters its tasks, and runs one task-trial against the agent, returning a
+`TaskOutcome`. The engine owns everything else: concurrency, retries, records, resume, shards.
+
+    class MyBench(Driver):
+        name = "mybench"
+        options_model = MyOptions          # pydantic model of benchmark-specific options
+
+        def tasks(self) -> list[TaskSpec]: ...
+        async def run_task(self, ctx: TaskContext) -> TaskOutcome: ...
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
+
+if TYPE_CHECKING:
+    from a2abench.a2a import A2AClient, Conversation
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task as the engine sees it; `data` is the benchmark's own object."""
+
+    task_id: str
+    domain: str | None = None
+    category: str | None = None
+    data: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass
+class LLMUsage:
+    """LLM tokens and cost spent inside one task-trial (user simulator, judge)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    calls: int = 0
+
+    def add(self, prompt: int, completion: int, cost: float | None) -> None:
+        self.calls += 1
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        if cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost
+
+
+@dataclass
+class TaskContext:
+    """What a driver gets to run one task-trial."""
+
+    task: TaskSpec
+    trial: int
+    seed: int
+    client: A2AClient
+    usage: LLMUsage = field(default_factory=LLMUsage)
+
+    def conversation(self) -> Conversation:
+        """A fresh A2A conversation (one contextId per task-trial)."""
+        return self.client.conversation()
+
+
+class TaskOutcome(BaseModel):
+    """A driver's verdict on one task-trial. Failures are outcomes too, never exceptions
+    swallowed: a malformed agent reply is `status="agent_error"` with reward 0."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    status: TaskStatus = "ok"
+    reward: float | None = 0.0
+    success: bool | None = None  # default: reward == 1 (tau2's rule)
+    reward_components: dict[str, Any] = Field(default_factory=dict)
+    labels: list[str] = Field(default_factory=list)
+    termination: str | None = None
+    turns: int = 0
+    tool_calls: int = 0
+    transcript: list[dict[str, Any]] | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+    error: ErrorInfo | None = None
+
+
+Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
+
+
+class Driver(ABC):
+    """Base class of benchmark drivers. Subclasses set `name` and `options_model`."""
+
+    name: ClassVar[str] = ""
+    options_model: ClassVar[type[BaseModel]] = BaseModel
+    scoring: ClassVar[Scoring] = Scoring()
+
+    def __init__(self, options: BaseModel) -> None:
+        self.options = options
+
+    @property
+    def domain(self) -> str | None:
+        """Domain (tau2) or org (CRMArena) shown in reports and the default output path."""
+        return None
+
+    async def setup(self) -> None:  # noqa: B027
+        """Load data (may download). Called once before `tasks()`."""
+
+    @abstractmethod
+    def tasks(self) -> list[TaskSpec]:
+        """The benchmark's tasks after its own filters, in a stable order."""
+
+    @abstractmethod
+    async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+        """Run one task-trial against the agent and score it."""
+
+    def manifest(self) -> dict[str, Any]:
+        """Data source and models for the `run` record: {"data": {...}, "models": {...}}."""
+        return {"data": {}, "models": {}}
+
+    def compat(self) -> dict[str, Any]:
+        """Options that must match for --resume and shard merging (default: all options)."""
+        return self.options.model_dump(mode="json")
+
+    async def aclose(self) -> None:  # noqa: B027
+        """Release resources (LLM clients, databases)."""
+
+    # -- optional hooks used by `report` ----------------------------------------------------
+
+    async def rescore(self, record: TaskRecord) -> TaskRecord | None:
+        """Re-score one recorded task-trial from its transcript; None if not supported."""
+        return None
+
+    @classmethod
+    def exporters(cls) -> dict[str, Exporter]:
+        """Extra `report --format` renderers: name -> fn(task records, run record) -> text."""
+        return {}

@@ -1,0 +1,325 @@
+"""The run engine: bounded concurrency on one event loop, classified failures, durable
+records, resume, shards, a circuit breaker and a graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+import uuid
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from a2abench._version import __version__
+from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
+from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
+from a2abench.run import plan
+from a2abench.run.config import RunConfig, resolve_output
+from a2abench.run.driver import Driver, TaskContext, TaskOutcome
+from a2abench.run.events import (
+    EventSink,
+    Notice,
+    Progress,
+    RunFinished,
+    RunStarted,
+    TaskFinished,
+    TaskStarted,
+)
+from a2abench.run.records import (
+    ErrorInfo,
+    RequestRecord,
+    RunEndRecord,
+    RunRecord,
+    TaskRecord,
+    is_success,
+)
+from a2abench.run.writer import RecordWriter
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class RateLimiter:
+    """At most `rate` requests per second to the agent's host (evenly spaced)."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            now = time.monotonic()
+            wait = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+
+@dataclass
+class _Tally:
+    """Requests made on behalf of one task-trial (filled by the metrics hook)."""
+
+    task_id: str
+    trial: int
+    requests: int = 0
+    latency_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+_current: ContextVar[_Tally | None] = ContextVar("a2abench_task", default=None)
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    output: Path
+    status: str  # completed | interrupted | aborted
+    planned: int
+    skipped: int
+    ran: int
+    passed: int
+    failed: int
+    agent_errors: int
+    infra_errors: int
+    harness_errors: int
+    duration_s: float
+    reason: str | None = None
+
+
+class Engine:
+    def __init__(self, config: RunConfig, driver: Driver, on_event: EventSink,
+                 stop: asyncio.Event | None = None) -> None:
+        self.config = config
+        self.driver = driver
+        self.emit = on_event
+        self.stop = stop or asyncio.Event()
+        self.run_id = uuid.uuid4().hex[:12]
+        self.progress = Progress()
+        self._consecutive_unreachable = 0
+        self._abort: str | None = None
+        self.writer: RecordWriter | None = None
+
+    async def run(self) -> RunSummary:
+        config, driver = self.config, self.driver
+        started = time.monotonic()
+        output = resolve_output(config.output, config.benchmark, driver.domain)
+        await driver.setup()
+        items = plan.shard_items(
+            plan.expand(plan.select(driver.tasks(), config.task_ids, config.max_tasks),
+                        config.num_trials, config.seed), config.shard)
+        key = plan.compat_key(config, driver.compat(), driver.domain)
+        previous = self._previous(output, key)
+        todo = plan.pending(items, previous, config.retry_errors)
+        async with self._client() as client:
+            card = await client.card()  # fail fast, before writing anything, if unreachable
+            transport = await client.transport()
+            self.writer = RecordWriter(output)
+            try:
+                self._write_run_record(key, len(items), len(items) - len(todo), previous)
+                self.progress.total = len(todo)
+                self.emit(RunStarted(
+                    self.run_id, config.benchmark, driver.domain, str(output),
+                    card.card.name or config.white_agent_url, transport.dialect, len(items),
+                    len(items) - len(todo), len(todo), config.concurrency,
+                    str(config.shard) if config.shard else None))
+                status = await self._execute(todo, client)
+                duration = time.monotonic() - started
+                self.writer.write(RunEndRecord(
+                    run_id=self.run_id, status=status, finished_at=now_iso(),
+                    duration_s=round(duration, 3), counts=self._counts(), reason=self._abort))
+                await self.writer.durable()
+            finally:
+                self.writer.close()
+        self.emit(RunFinished(status, str(output), self.progress, duration, self._abort))
+        if status == "aborted":
+            raise CircuitOpen(self._abort or "run aborted",
+                              hint=f"Completed results are kept in {output}; fix the agent "
+                                   "and re-run with --resume.")
+        return self._summary(output, status, len(items), len(items) - len(todo), duration)
+
+    def _previous(self, output: Path, key: dict[str, object]) -> plan.Previous | None:
+        exists = output.exists() and output.stat().st_size > 0
+        if exists and not self.config.resume:
+            raise ConfigError(f"{output} already holds a run",
+                              hint="Pass --resume to continue it, or choose another --output.")
+        if not exists:
+            return None
+        return plan.read_previous(output, key)
+
+    def _client(self) -> A2AClient:
+        config = self.config
+        a2a = A2AConfig.create(
+            config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
+            auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
+            retry=RetryPolicy(total_budget=max(60.0, config.timeout)))
+        limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
+        return A2AClient(a2a, on_request=self._on_request,
+                         before_request=limiter.acquire if limiter else None)
+
+    def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
+                          previous: plan.Previous | None) -> None:
+        assert self.writer is not None
+        manifest = self.driver.manifest()
+        self.writer.write(RunRecord(
+            run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
+            domain=self.driver.domain, config=self.config.public(), compat_key=key,
+            data=manifest.get("data", {}), models=manifest.get("models", {}),
+            scoring=self.driver.scoring, planned=planned, skipped=skipped,
+            shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
+            else None, resumed=previous is not None, started_at=now_iso()))
+
+    def _on_request(self, m: ProtocolMetrics) -> None:
+        tally = _current.get()
+        if tally is not None:
+            tally.requests += 1
+            tally.latency_ms += m.latency_ms
+            tally.input_tokens += m.input_tokens
+            tally.output_tokens += m.output_tokens
+        if self.writer is not None:
+            self.writer.write(RequestRecord(
+                run_id=self.run_id, task_id=tally.task_id if tally else None,
+                trial=tally.trial if tally else None, **m.model_dump()))
+
+    async def _execute(self, todo: list[plan.Item],
+                       client: A2AClient) -> Literal["completed", "interrupted", "aborted"]:
+        queue: asyncio.Queue[plan.Item] = asyncio.Queue()
+        for item in todo:
+            queue.put_nowait(item)
+        workers = [asyncio.create_task(self._worker(queue, client))
+                   for _ in range(min(self.config.concurrency, max(1, len(todo))))]
+        stopper: asyncio.Future[Any] = asyncio.create_task(self.stop.wait())
+        done_all: asyncio.Future[Any] = asyncio.gather(*workers)
+        await asyncio.wait([done_all, stopper], return_when=asyncio.FIRST_COMPLETED)
+        interrupted = self.stop.is_set() and not done_all.done()
+        for task in [*workers, stopper]:
+            task.cancel()
+        await asyncio.gather(*workers, stopper, return_exceptions=True)
+        if self._abort:
+            return "aborted"
+        return "interrupted" if interrupted else "completed"
+
+    async def _worker(self, queue: asyncio.Queue[plan.Item], client: A2AClient) -> None:
+        while not self.stop.is_set():
+            try:
+                item = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            self.progress.running += 1
+            self.emit(TaskStarted(item.task.task_id, item.trial, self.progress))
+            try:
+                record = await self._run_one(item, client)
+            finally:
+                self.progress.running -= 1
+            assert self.writer is not None
+            self.writer.write(record)
+            await self.writer.durable()
+            self._count(record)
+            self._watch_circuit(record)
+
+    async def _run_one(self, item: plan.Item, client: A2AClient) -> TaskRecord:
+        tally = _Tally(item.task.task_id, item.trial)
+        token = _current.set(tally)
+        ctx = TaskContext(task=item.task, trial=item.trial, seed=item.seed, client=client)
+        started_at, t0 = now_iso(), time.perf_counter()
+        try:
+            coro = self.driver.run_task(ctx)
+            outcome = await (asyncio.wait_for(coro, self.config.task_timeout)
+                             if self.config.task_timeout else coro)
+        except A2ABenchError as exc:
+            outcome = outcome_from_error(exc)
+        except TimeoutError:
+            outcome = TaskOutcome(status="infrastructure_error", reward=None,
+                                  termination="task_timeout",
+                                  error=ErrorInfo(error="TaskTimeout", kind="infrastructure",
+                                                  message=f"task-trial exceeded "
+                                                          f"{self.config.task_timeout:g} s"))
+        except Exception as exc:  # a bug in a2abench or a driver: keep it, with its traceback
+            outcome = TaskOutcome(status="harness_error", reward=None, termination="harness_error",
+                                  error=ErrorInfo(error=type(exc).__name__, kind="harness",
+                                                  message=str(exc),
+                                                  traceback=traceback.format_exc()))
+        finally:
+            _current.reset(token)
+        return self._record(item, outcome, tally, ctx, started_at, t0)
+
+    def _record(self, item: plan.Item, outcome: TaskOutcome, tally: _Tally, ctx: TaskContext,
+                started_at: str, t0: float) -> TaskRecord:
+        scored = outcome.status in ("ok", "agent_error")
+        reward = (outcome.reward or 0.0) if scored else None
+        success = outcome.success if outcome.success is not None else is_success(reward)
+        return TaskRecord(
+            run_id=self.run_id, benchmark=self.config.benchmark,
+            domain=item.task.domain or self.driver.domain, category=item.task.category,
+            task_id=item.task.task_id, trial=item.trial, seed=item.seed,
+            status=outcome.status, reward=reward, success=bool(success) and reward is not None,
+            reward_components=outcome.reward_components, labels=outcome.labels,
+            termination=outcome.termination, turns=outcome.turns, tool_calls=outcome.tool_calls,
+            latency_ms=round((time.perf_counter() - t0) * 1000, 3),
+            agent_latency_ms=round(tally.latency_ms, 3), requests=tally.requests,
+            input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+            llm_prompt_tokens=ctx.usage.prompt_tokens,
+            llm_completion_tokens=ctx.usage.completion_tokens, cost_usd=ctx.usage.cost_usd,
+            error=outcome.error, transcript=outcome.transcript, details=outcome.details,
+            started_at=started_at, finished_at=now_iso())
+
+    def _count(self, record: TaskRecord) -> None:
+        p = self.progress
+        p.done += 1
+        if record.status == "infrastructure_error":
+            p.infra_errors += 1
+        elif record.status == "harness_error":  # not the agent's fault: not scored either
+            p.harness_errors += 1
+        else:
+            p.scored += 1
+            p.reward_sum += record.reward or 0.0
+            p.passed += int(record.success)
+            p.failed += int(not record.success)
+            p.agent_errors += int(record.status == "agent_error")
+        self.emit(TaskFinished(
+            record.task_id, record.trial, record.category, record.status, record.reward,
+            record.success, record.termination, record.turns, record.latency_ms,
+            f"{record.error.error}: {record.error.message}" if record.error else None, p))
+
+    def _watch_circuit(self, record: TaskRecord) -> None:
+        unreachable = record.error is not None and record.error.error == AgentUnreachable.__name__
+        self._consecutive_unreachable = self._consecutive_unreachable + 1 if unreachable else 0
+        limit = self.config.max_consecutive_failures
+        if self._consecutive_unreachable >= limit and not self._abort:
+            self._abort = (f"the agent was unreachable for {limit} task-trials in a row "
+                           f"(last: {record.error.message if record.error else ''})")
+            self.emit(Notice("error", self._abort))
+            self.stop.set()
+
+    def _counts(self) -> dict[str, int]:
+        p = self.progress
+        return {"done": p.done, "passed": p.passed, "failed": p.failed,
+                "agent_errors": p.agent_errors, "infra_errors": p.infra_errors,
+                "harness_errors": p.harness_errors}
+
+    def _summary(self, output: Path, status: str, planned: int, skipped: int,
+                 duration: float) -> RunSummary:
+        p = self.progress
+        return RunSummary(run_id=self.run_id, output=output, status=status, planned=planned,
+                          skipped=skipped, ran=p.done, passed=p.passed, failed=p.failed,
+                          agent_errors=p.agent_errors, infra_errors=p.infra_errors,
+                          harness_errors=p.harness_errors, duration_s=round(duration, 3),
+                          reason=self._abort)
+
+
+def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:
+    """An error that escaped a driver becomes an outcome of its kind (never dropped)."""
+    status = {"agent": "agent_error", "infrastructure": "infrastructure_error",
+              "data": "harness_error", "usage": "harness_error",
+              "harness": "harness_error"}[exc.kind]
+    return TaskOutcome(status=status,  # type: ignore[arg-type]
+                       reward=0.0 if status == "agent_error" else None,
+                       termination=status,
+                       error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,
+                                       message=exc.message, hint=exc.hint))

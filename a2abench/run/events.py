@@ -1,0 +1,95 @@
+"""Events the run engine emits; `a2abench.display` renders them (Rich, plain or JSON)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Progress:
+    total: int = 0  # task-trials to run in this session
+    done: int = 0
+    running: int = 0
+    passed: int = 0
+    failed: int = 0
+    agent_errors: int = 0
+    infra_errors: int = 0
+    harness_errors: int = 0
+    reward_sum: float = 0.0
+    scored: int = 0
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.scored if self.scored else None
+
+
+@dataclass
+class RunStarted:
+    run_id: str
+    benchmark: str
+    domain: str | None
+    output: str
+    agent: str
+    dialect: str
+    planned: int
+    skipped: int
+    total: int
+    concurrency: int
+    shard: str | None
+    kind: str = "run_started"
+
+
+@dataclass
+class TaskStarted:
+    task_id: str
+    trial: int
+    progress: Progress
+    kind: str = "task_started"
+
+
+@dataclass
+class TaskFinished:
+    task_id: str
+    trial: int
+    category: str | None
+    status: str
+    reward: float | None
+    success: bool
+    termination: str | None
+    turns: int
+    latency_ms: float
+    error: str | None
+    progress: Progress
+    kind: str = "task_finished"
+
+
+@dataclass
+class Notice:
+    level: str  # info | warning | error
+    message: str
+    kind: str = "notice"
+
+
+@dataclass
+class RunFinished:
+    status: str  # completed | interrupted | aborted
+    output: str
+    progress: Progress
+    duration_s: float
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    kind: str = "run_finished"
+
+
+Event = RunStarted | TaskStarted | TaskFinished | Notice | RunFinished
+EventSink = Callable[[Event], None]
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    data = asdict(event)
+    progress = getattr(event, "progress", None)
+    if progress is not None:
+        data["progress"]["pass_rate"] = progress.pass_rate
+    return data

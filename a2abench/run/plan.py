@@ -1,0 +1,120 @@
+"""Which task-trials a run executes: selection, trials, shards, and what resume skips."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from a2abench.errors import ConfigError, ResumeMismatch
+from a2abench.run.config import RunConfig, Shard, trial_seed
+from a2abench.run.driver import TaskSpec
+from a2abench.run.writer import ReadStats, iter_records
+
+
+@dataclass(frozen=True)
+class Item:
+    task: TaskSpec
+    trial: int
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task.task_id, self.trial)
+
+
+def select(tasks: list[TaskSpec], task_ids: list[str] | None,
+           max_tasks: int | None) -> list[TaskSpec]:
+    """--task-ids then --max-tasks, keeping the benchmark's order."""
+    if task_ids:
+        wanted = list(dict.fromkeys(task_ids))
+        by_id = {t.task_id: t for t in tasks}
+        missing = [t for t in wanted if t not in by_id]
+        if missing:
+            sample = ", ".join(t.task_id for t in tasks[:5])
+            raise ConfigError(f"unknown task id(s): {', '.join(missing)}",
+                              hint=f"Task ids look like: {sample}.")
+        keep = set(wanted)
+        tasks = [t for t in tasks if t.task_id in keep]
+    if max_tasks is not None:
+        tasks = tasks[:max_tasks]
+    return tasks
+
+
+def expand(tasks: list[TaskSpec], num_trials: int, seed: int) -> list[Item]:
+    return [Item(t, trial, trial_seed(seed, t.task_id, trial))
+            for t in tasks for trial in range(num_trials)]
+
+
+def shard_items(items: list[Item], shard: Shard | None) -> list[Item]:
+    """Round-robin over the canonical (task order, trial) list: stable on every machine and
+    balanced to within one task-trial."""
+    if shard is None:
+        return items
+    return items[shard.index - 1::shard.count]
+
+
+def compat_key(config: RunConfig, driver_compat: dict[str, Any],
+               domain: str | None) -> dict[str, Any]:
+    """What must be equal between runs that share an output (resume) or form one run
+    (shards). Concurrency, timeouts and the output path may change."""
+    return {"benchmark": config.benchmark, "domain": domain, "options": driver_compat,
+            "white_agent_url": config.white_agent_url, "task_ids": config.task_ids,
+            "max_tasks": config.max_tasks, "num_trials": config.num_trials, "seed": config.seed,
+            "shard": str(config.shard) if config.shard else None}
+
+
+def diff(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for key in sorted(set(recorded) | set(current)):
+        a, b = recorded.get(key), current.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += diff(a, b, f"{prefix}{key}.")
+        elif a != b:
+            out.append(f"{prefix}{key}: recorded {a!r}, now {b!r}")
+    return out
+
+
+@dataclass
+class Previous:
+    """What an existing output file already holds."""
+
+    run_ids: list[str]
+    done: set[tuple[str, int]]
+    infra_failed: set[tuple[str, int]]
+    stats: ReadStats
+
+
+def read_previous(path: Path, key: dict[str, Any]) -> Previous:
+    """Task-trials recorded in `path`; refuses when its configuration is incompatible."""
+    stats = ReadStats()
+    run_ids: list[str] = []
+    outcome: dict[tuple[str, int], str] = {}
+    for rec in iter_records([path], stats, frozenset({"run", "task"})):
+        if rec["type"] == "run":
+            recorded = rec.get("compat_key", {})
+            problems = diff(recorded, key)
+            if problems:
+                raise ResumeMismatch(
+                    f"cannot resume {path}: its run was configured differently:\n  "
+                    + "\n  ".join(problems),
+                    hint="Use the same flags as the first run, or a new --output.")
+            run_ids.append(rec["run_id"])
+        else:
+            k = (str(rec["task_id"]), int(rec["trial"]))
+            # A later non-infrastructure result wins over an earlier infrastructure failure.
+            if rec.get("status") != "infrastructure_error" or k not in outcome:
+                outcome[k] = rec.get("status", "ok")
+    if not run_ids and outcome:
+        raise ResumeMismatch(f"{path} has task records but no run record",
+                             hint="It was not written by `a2abench run`; use a new --output.")
+    infra = {k for k, s in outcome.items() if s == "infrastructure_error"}
+    return Previous(run_ids, set(outcome) - infra, infra, stats)
+
+
+def pending(items: Iterable[Item], previous: Previous | None, retry_errors: bool) -> list[Item]:
+    if previous is None:
+        return list(items)
+    skip = previous.done if retry_errors else previous.done | previous.infra_failed
+    return [i for i in items if i.key not in skip]

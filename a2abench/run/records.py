@@ -1,0 +1,124 @@
+"""The metrics.jsonl record schema (DESIGN.md §4), written by `run`, read by `report`.
+
+One JSON object per line, `type` first. Readers skip lines they cannot use; `schema_version`
+lets a future reader refuse what it does not understand.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+TaskStatus = Literal["ok", "agent_error", "infrastructure_error", "harness_error"]
+Headline = Literal["mean_reward", "macro_category_mean"]
+SUCCESS_EPS = 1e-6  # tau2: success is reward within 1 ± 1e-6
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+
+
+class Scoring(BaseModel):
+    """How `report` turns task rewards into the headline score of a benchmark."""
+
+    headline: Headline = "mean_reward"
+    description: str = "mean reward over task-trials"
+
+
+class RunRecord(_Record):
+    type: Literal["run"] = "run"
+    a2abench_version: str
+    benchmark: str
+    domain: str | None = None
+    config: dict[str, Any]  # secrets removed
+    compat_key: dict[str, Any]  # what must match for --resume and shard merging
+    data: dict[str, Any] = Field(default_factory=dict)  # source, commit, sha256 …
+    models: dict[str, Any] = Field(default_factory=dict)  # user simulator, judge
+    scoring: Scoring = Field(default_factory=Scoring)
+    shard: tuple[int, int] | None = None  # (index, count), 1-based
+    planned: int = 0  # task-trials in this run's share (before resume skips)
+    skipped: int = 0  # already recorded when resuming
+    resumed: bool = False
+    started_at: str
+
+
+class RequestRecord(_Record):
+    type: Literal["request"] = "request"
+    task_id: str | None = None
+    trial: int | None = None
+    request_id: str
+    endpoint: str
+    method: str
+    attempt: int = 1
+    status_code: int | None = None
+    latency_ms: float
+    first_event_ms: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    context_id: str | None = None
+    error: str | None = None
+    timestamp: str
+
+
+class ErrorInfo(BaseModel):
+    error: str  # class name
+    kind: str
+    message: str
+    hint: str | None = None
+    traceback: str | None = None  # harness bugs only
+
+
+class TaskRecord(_Record):
+    type: Literal["task"] = "task"
+    benchmark: str
+    domain: str | None = None
+    category: str | None = None
+    task_id: str
+    trial: int
+    seed: int
+    status: TaskStatus
+    reward: float | None = None  # None only for infrastructure errors (not scored)
+    success: bool = False
+    reward_components: dict[str, Any] = Field(default_factory=dict)
+    labels: list[str] = Field(default_factory=list)  # e.g. "offline", "nl_skipped"
+    termination: str | None = None
+    turns: int = 0
+    tool_calls: int = 0
+    latency_ms: float = 0.0
+    agent_latency_ms: float = 0.0
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
+    cost_usd: float | None = None
+    error: ErrorInfo | None = None
+    transcript: list[dict[str, Any]] | None = None
+    details: dict[str, Any] = Field(default_factory=dict)  # benchmark-specific extras
+    started_at: str
+    finished_at: str
+
+    @property
+    def key(self) -> tuple[str, str | None, str, int]:
+        return (self.benchmark, self.domain, self.task_id, self.trial)
+
+
+class RunEndRecord(_Record):
+    type: Literal["run_end"] = "run_end"
+    status: Literal["completed", "interrupted", "aborted"]
+    finished_at: str
+    duration_s: float
+    counts: dict[str, int]
+    score: float | None = None
+    reason: str | None = None
+
+
+def is_success(reward: float | None) -> bool:
+    return reward is not None and abs(reward - 1.0) <= SUCCESS_EPS

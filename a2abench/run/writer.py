@@ -1,0 +1,176 @@
+"""Append-only JSON Lines: a durable writer and a tolerant reader.
+
+The writer appends from a background thread that flushes and fsyncs each batch of lines
+(group commit), so the event loop never waits on the disk and every record reaches the disk
+moments after it is written. `durable()` waits until everything written so far is on disk.
+The reader streams lines, skips a torn last line (kill -9 mid-write) and counts corrupt or
+foreign lines instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from a2abench.errors import RecordsError
+
+_STOP = object()
+
+
+class RecordWriter:
+    """Appends records to one file; safe to call from the event loop or any thread."""
+
+    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair_torn_tail(path)
+        self._file = open(path, "ab")  # noqa: SIM115 - closed in close()
+        self._fsync = fsync
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _repair_torn_tail(path: Path) -> None:
+        """Cut a half-written last line left by a crash, so appends start on a fresh line."""
+        if not path.exists() or path.stat().st_size == 0:
+            return
+        with open(path, "rb+") as f:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) == b"\n":
+                return
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            pos = size
+            while pos > 0:
+                step = min(65536, pos)
+                f.seek(pos - step)
+                chunk = f.read(step)
+                cut = chunk.rfind(b"\n")
+                if cut >= 0:
+                    f.truncate(pos - step + cut + 1)
+                    return
+                pos -= step
+            f.truncate(0)
+
+    def write(self, record: BaseModel | dict[str, Any]) -> None:
+        if self._error is not None:
+            raise RecordsError(f"cannot write {self.path}: {self._error}",
+                               hint="Check free disk space and permissions.")
+        if isinstance(record, BaseModel):
+            line = record.model_dump_json(exclude_none=False)
+        else:
+            line = json.dumps(record, default=str, ensure_ascii=False)
+        self._queue.put(line.encode("utf-8") + b"\n")
+
+    async def durable(self) -> None:
+        """Wait until every record written so far is flushed and fsynced."""
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+
+        def resolve() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self._queue.put(lambda: loop.call_soon_threadsafe(resolve))
+        await done
+        self._raise_if_failed()
+
+    def flush(self) -> None:
+        """Blocking variant of `durable()` for synchronous callers."""
+        event = threading.Event()
+        self._queue.put(event.set)
+        event.wait()
+        self._raise_if_failed()
+
+    def _raise_if_failed(self) -> None:
+        if self._error is not None:
+            raise RecordsError(f"cannot write {self.path}: {self._error}",
+                               hint="Check free disk space and permissions.")
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join()
+        self._file.close()
+        self._raise_if_failed()
+
+    def _loop(self) -> None:
+        while True:
+            items = [self._queue.get()]
+            while True:  # group commit: take everything queued now
+                try:
+                    items.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            lines = [i for i in items if isinstance(i, bytes)]
+            try:
+                if lines and self._error is None:
+                    self._file.write(b"".join(lines))
+                    self._file.flush()
+                    if self._fsync:
+                        os.fsync(self._file.fileno())
+            except OSError as exc:
+                self._error = exc
+            for item in items:
+                if callable(item):
+                    item()
+            if any(i is _STOP for i in items):
+                return
+
+
+@dataclass
+class ReadStats:
+    lines: int = 0
+    records: int = 0
+    corrupt: int = 0  # not JSON (a torn last line is not counted)
+    foreign: int = 0  # JSON, but not an a2abench record
+    torn_tail: int = 0
+    by_file: dict[str, int] = field(default_factory=dict)
+
+
+KNOWN_TYPES = frozenset({"run", "request", "task", "run_end"})
+
+
+def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
+                 types: frozenset[str] = KNOWN_TYPES) -> Iterator[dict[str, Any]]:
+    """Stream records of the given types from JSONL files, tolerating damage."""
+    stats = stats if stats is not None else ReadStats()
+    loads = json.loads
+    for path in paths:
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise RecordsError(f"cannot read {path}: {exc.strerror}",
+                               hint="Pass the metrics.jsonl file a run wrote.") from None
+        count = 0
+        with handle:
+            for raw in handle:
+                stats.lines += 1
+                try:
+                    obj = loads(raw)
+                except ValueError:
+                    if not raw.endswith(b"\n"):
+                        stats.torn_tail += 1  # the process died mid-write
+                    else:
+                        stats.corrupt += 1
+                    continue
+                kind = obj.get("type") if isinstance(obj, dict) else None
+                if kind not in KNOWN_TYPES or "run_id" not in obj:
+                    stats.foreign += 1
+                    continue
+                count += 1
+                stats.records += 1
+                if kind in types:
+                    yield obj
+        stats.by_file[str(path)] = count
