@@ -1,0 +1,61 @@
+"""Run any ASGI app on a real loopback socket for the length of a `with` block.
+
+    with serve_in_thread(app) as base_url:      # e.g. "http://127.0.0.1:43117"
+        httpx.get(base_url + "/health")
+
+The socket is bound on 127.0.0.1 port 0 before the server starts, so the URL is known up
+front and no two tests race for a port. uvicorn runs in a daemon thread with its own event
+loop and no signal handlers (Ctrl-C stays with pytest).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+
+
+class _ThreadServer(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield  # the main thread's handlers belong to pytest
+
+
+@contextlib.contextmanager
+def serve_in_thread(app: Any, *, startup_timeout_s: float = 10.0,
+                    **config: Any) -> Iterator[str]:
+    """Serve `app` on 127.0.0.1:<free port>; yield its base URL; shut it down on exit.
+
+    `config` goes to uvicorn.Config (e.g. `timeout_graceful_shutdown=1`).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    options: dict[str, Any] = {"log_level": "warning", "loop": "asyncio", "ws": "none",
+                               "lifespan": "auto", "timeout_graceful_shutdown": 2}
+    options.update(config)
+    server = _ThreadServer(uvicorn.Config(app, **options))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name=f"uvicorn-{port}", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + startup_timeout_s
+        while not server.started:
+            if not thread.is_alive():
+                raise RuntimeError("the test server exited during startup")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the test server did not start in {startup_timeout_s} s")
+            time.sleep(0.005)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=startup_timeout_s)
+        sock.close()
+        if thread.is_alive():
+            raise RuntimeError("the test server did not shut down")
