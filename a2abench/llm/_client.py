@@ -19,7 +19,7 @@ from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import KeyLocks, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig, check_args
 from a2abench.llm._http import Redactor, error_for_status, error_for_transport, retry_after_s
-from a2abench.llm._result import ChatResult, LLMCallMetrics, parse_completion
+from a2abench.llm._result import API_HINT, ChatResult, LLMCallMetrics, parse_completion
 
 logger = logging.getLogger("a2abench.llm")
 
@@ -162,10 +162,10 @@ class ChatLLM:
             return _Failure(LLMResponseInvalid(
                 f"the LLM endpoint at {url} answered HTTP {response.status_code} with a body "
                 f"that is not JSON: {snippet!r}",
-                hint="Check that the base URL is an OpenAI-compatible /v1 URL."))
+                hint=API_HINT))
         if not isinstance(raw, dict):
             return _Failure(LLMResponseInvalid(f"the LLM endpoint at {url} answered JSON that "
-                                               "is not an object"))
+                                               "is not an object", hint=API_HINT))
         try:
             return parse_completion(raw, model=self.config.model, cached=False,
                                     latency_ms=_ms_since(started), attempts=attempt)

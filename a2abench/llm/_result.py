@@ -9,6 +9,8 @@ from typing import Any
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._pricing import cost_usd
 
+API_HINT = "Check that the base URL serves the OpenAI Chat Completions API (usually .../v1)."
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -81,11 +83,10 @@ def parse_completion(raw: dict[str, Any], *, model: str, cached: bool, latency_m
     """Build a ChatResult from a response body; LLMResponseInvalid when it has no usable turn."""
     choices = raw.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise LLMResponseInvalid("the LLM response has no choices",
-                                 hint="Check that the base URL serves the Chat Completions API.")
+        raise LLMResponseInvalid("the LLM response has no choices", hint=API_HINT)
     message = choices[0].get("message")
     if not isinstance(message, dict):
-        raise LLMResponseInvalid("the LLM response's first choice has no message")
+        raise LLMResponseInvalid("the LLM response's first choice has no message", hint=API_HINT)
     usage, has_usage = _usage(raw.get("usage"))
     reported = raw.get("model")
     served_by = reported if isinstance(reported, str) and reported else model
@@ -113,7 +114,8 @@ def _content(value: Any) -> str | None:
     if isinstance(value, list):  # some compatible servers answer with content parts
         return "".join(part.get("text", "") for part in value
                        if isinstance(part, dict) and part.get("type") == "text")
-    raise LLMResponseInvalid(f"the LLM message content is a {type(value).__name__}, not text")
+    raise LLMResponseInvalid(f"the LLM message content is a {type(value).__name__}, not text",
+                             hint=API_HINT)
 
 
 def _usage(value: Any) -> tuple[Usage, bool]:
@@ -133,7 +135,7 @@ def _int(value: Any) -> int:
 def _tool_call(item: Any, index: int) -> ToolCall:
     function = item.get("function") if isinstance(item, dict) else None
     if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-        raise LLMResponseInvalid(f"LLM tool call #{index} has no function name")
+        raise LLMResponseInvalid(f"LLM tool call #{index} has no function name", hint=API_HINT)
     name = function["name"]
     text = function.get("arguments")
     if isinstance(text, dict):  # a few compatible servers send the object itself
@@ -152,7 +154,8 @@ def _tool_call(item: Any, index: int) -> ToolCall:
         arguments = text
     if not isinstance(arguments, dict):
         raise LLMResponseInvalid(f"the LLM called tool {name!r} with arguments that are a "
-                                 f"JSON {type(arguments).__name__}, not an object")
+                                 f"JSON {type(arguments).__name__}, not an object",
+                                 hint="Retry with another seed or a stronger model.")
     call_id = item.get("id")
     return ToolCall(id=call_id if isinstance(call_id, str) and call_id else f"call_{index}",
                     name=name, arguments=arguments)
