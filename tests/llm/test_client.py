@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -64,8 +65,9 @@ def test_reserved_keys_are_refused_in_args(llm_config: LLMConfig, key: str) -> N
 
 @pytest.mark.parametrize("key", ["stream", "model"])
 async def test_reserved_keys_are_refused_as_overrides(llm: ChatLLM, key: str) -> None:
+    overrides: dict[str, Any] = {key: True}
     with pytest.raises(ConfigError, match=key):
-        await llm.chat(HI, **{key: True})
+        await llm.chat(HI, **overrides)
 
 
 async def test_tool_calls_are_decoded(llm: ChatLLM, llm_server: FakeLLMServer) -> None:
