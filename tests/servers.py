@@ -4,7 +4,7 @@
         httpx.get(base_url + "/health")
 
 The socket is bound on 127.0.0.1 port 0 before the server starts, so the URL is known up
-front and no two tests race for a port; it has TCP_NODELAY set, as asyncio's own servers do. uvicorn runs in a daemon thread with its own event
+front and no two tests race for a port. uvicorn runs in a daemon thread with its own event
 loop and no signal handlers (Ctrl-C stays with pytest).
 """
 

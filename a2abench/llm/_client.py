@@ -115,7 +115,7 @@ class ChatLLM:
                                             latency_ms=_ms_since(started), attempts=0)
                 except LLMResponseInvalid as exc:
                     logger.warning("ignoring LLM cache file %s: %s", self._cache.path(key),
-                                   exc.message)
+                                   self._redact(exc.message))
             result = await self._fetch(body, started)
             await self._cache.put(key, result.raw, model=self.config.model)
             return result

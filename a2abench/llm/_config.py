@@ -63,7 +63,7 @@ class LLMConfig:
     model: str
     base_url: str = DEFAULT_BASE_URL
     api_key: SecretStr | None = field(default_factory=api_key_from_env, repr=False)
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict, hash=False)  # hashable config anyway
     timeout_s: float = 120.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: bool = True
