@@ -19,6 +19,11 @@ a `kind` used by the run engine to classify failed task-trials:
     │   ├── AgentTimeout                               no answer within the timeout
     │   ├── CardNotFound                               no card at any well-known path
     │   ├── LLMError                                   user-simulator / judge provider failed
+    │   │   ├── LLMAuthError                             401/403: missing or wrong API key
+    │   │   ├── LLMBadRequest                            400/404/422: not retried
+    │   │   │   └── LLMContextWindowExceeded             the prompt is too long for the model
+    │   │   ├── LLMRateLimited                           429 after retries, or quota used up
+    │   │   └── LLMResponseInvalid                       not JSON, no choices, bad tool-call JSON
     │   └── CircuitOpen                                agent unreachable N task-trials in a row
     └── DataError                      data      1
         ├── DataMissing                                a data file is absent
@@ -130,6 +135,37 @@ class CardNotFound(InfrastructureError):
 
 
 class LLMError(InfrastructureError):
+    """The LLM behind a user simulator or judge failed.
+
+    `status_code` and `code` are the provider's (None for network errors); `attempts` is how
+    many requests were made before giving up.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, status_code: int | None = None,
+                 code: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status_code = status_code
+        self.code = code
+        self.attempts = 1
+
+
+class LLMAuthError(LLMError):
+    pass
+
+
+class LLMBadRequest(LLMError):
+    pass
+
+
+class LLMContextWindowExceeded(LLMBadRequest):
+    pass
+
+
+class LLMRateLimited(LLMError):
+    pass
+
+
+class LLMResponseInvalid(LLMError):
     pass
 
 

@@ -1,0 +1,45 @@
+"""OpenAI-compatible chat client for user simulators and judges, with an on-disk cache.
+
+    from a2abench.llm import ChatLLM, LLMConfig
+
+    async with ChatLLM(LLMConfig(model="gpt-4.1", args={"temperature": 0.0})) as llm:
+        result = await llm.chat([{"role": "user", "content": "Hi"}], seed=300)
+        print(result.content, result.usage.total_tokens, result.cost_usd, result.cached)
+
+Failures raise `a2abench.errors.LLMError` or one of its subclasses (LLMAuthError,
+LLMBadRequest, LLMContextWindowExceeded, LLMRateLimited, LLMResponseInvalid).
+See docs/llm.md for configuration, environment variables and the cache.
+"""
+
+from a2abench.llm._cache import ResponseCache, cache_key, default_cache_root
+from a2abench.llm._client import ChatLLM, MetricsHook
+from a2abench.llm._config import (
+    API_KEY_ENV_VARS,
+    DEFAULT_BASE_URL,
+    LLMConfig,
+    RetryPolicy,
+    api_key_from_env,
+)
+from a2abench.llm._pricing import PRICES, Price, cost_usd, lookup_price
+from a2abench.llm._result import ChatResult, LLMCallMetrics, ToolCall, Usage
+
+__all__ = [
+    "API_KEY_ENV_VARS",
+    "DEFAULT_BASE_URL",
+    "PRICES",
+    "ChatLLM",
+    "ChatResult",
+    "LLMCallMetrics",
+    "LLMConfig",
+    "MetricsHook",
+    "Price",
+    "ResponseCache",
+    "RetryPolicy",
+    "ToolCall",
+    "Usage",
+    "api_key_from_env",
+    "cache_key",
+    "cost_usd",
+    "default_cache_root",
+    "lookup_price",
+]

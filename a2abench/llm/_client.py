@@ -1,0 +1,193 @@
+"""ChatLLM: an async client for one model behind an OpenAI-compatible Chat Completions API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from a2abench._version import __version__
+from a2abench.errors import LLMError, LLMResponseInvalid
+from a2abench.llm._cache import KeyLocks, ResponseCache, cache_key, default_cache_root
+from a2abench.llm._config import LLMConfig, check_args
+from a2abench.llm._http import Redactor, error_for_status, error_for_transport, retry_after_s
+from a2abench.llm._result import API_HINT, ChatResult, LLMCallMetrics, parse_completion
+
+logger = logging.getLogger("a2abench.llm")
+
+MetricsHook = Callable[[LLMCallMetrics], None]
+
+
+class ChatLLM:
+    """Send chat requests for `config.model`, with retries and the on-disk response cache.
+
+    One httpx.AsyncClient per instance: close it with `aclose()` or `async with ChatLLM(...)`.
+    `on_call` receives an LLMCallMetrics once per `chat()`, on success and on failure.
+    `transport` replaces the network (tests use httpx.MockTransport).
+    """
+
+    def __init__(self, config: LLMConfig, *, on_call: MetricsHook | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.config = config
+        self._on_call = on_call
+        secret = config.api_key.get_secret_value() if config.api_key is not None else None
+        self._redact = Redactor(secret)
+        headers = {"User-Agent": f"a2abench/{__version__}"}
+        if secret is not None:
+            headers["Authorization"] = f"Bearer {secret}"
+        self._http = httpx.AsyncClient(headers=headers, transport=transport,
+                                       timeout=httpx.Timeout(config.timeout_s))
+        self._cache = (ResponseCache(config.cache_dir or default_cache_root())
+                       if config.cache else None)
+        self._locks = KeyLocks()
+        self._random = random.Random()
+
+    def __repr__(self) -> str:
+        return f"ChatLLM(model={self.config.model!r}, base_url={self.config.base_url!r})"
+
+    async def __aenter__(self) -> ChatLLM:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def request_body(self, messages: list[dict[str, Any]], *,
+                     tools: list[dict[str, Any]] | None = None, seed: int | None = None,
+                     **overrides: Any) -> dict[str, Any]:
+        """The exact JSON body `chat()` would send (and hash for the cache)."""
+        check_args(overrides, source="chat() overrides")
+        body: dict[str, Any] = {"model": self.config.model, **self.config.args, **overrides}
+        if seed is not None:
+            body["seed"] = seed
+        body["messages"] = messages
+        if tools is not None:
+            body["tools"] = tools
+        return body
+
+    async def chat(self, messages: list[dict[str, Any]], *,
+                   tools: list[dict[str, Any]] | None = None, seed: int | None = None,
+                   **overrides: Any) -> ChatResult:
+        """One assistant turn for `messages`. Raises LLMError (or a subclass) on failure."""
+        body = self.request_body(messages, tools=tools, seed=seed, **overrides)
+        started = time.perf_counter()
+        try:
+            result = await self._cached_or_fetched(body, started)
+        except LLMError as exc:
+            self._report(LLMCallMetrics(
+                model=self.config.model, latency_ms=_ms_since(started), prompt_tokens=0,
+                completion_tokens=0, cost_usd=None, cached=False,
+                attempts=exc.attempts, error=exc))
+            raise
+        self._report(LLMCallMetrics(
+            model=result.model, latency_ms=result.latency_ms,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens, cost_usd=result.cost_usd,
+            cached=result.cached, attempts=result.attempts))
+        return result
+
+    def _report(self, metrics: LLMCallMetrics) -> None:
+        if self._on_call is not None:
+            self._on_call(metrics)
+
+    async def _cached_or_fetched(self, body: dict[str, Any], started: float) -> ChatResult:
+        if self._cache is None:
+            return await self._fetch(body, started)
+        key = cache_key(self.config.endpoint, body)
+        # Identical requests in flight wait for the first one and then read its cache entry,
+        # so N concurrent duplicates cost one call.
+        async with self._locks.hold(key):
+            raw = await self._cache.get(key)
+            if raw is not None:
+                try:
+                    return parse_completion(raw, model=self.config.model, cached=True,
+                                            latency_ms=_ms_since(started), attempts=0)
+                except LLMResponseInvalid as exc:
+                    logger.warning("ignoring LLM cache file %s: %s", self._cache.path(key),
+                                   self._redact(exc.message))
+            result = await self._fetch(body, started)
+            await self._cache.put(key, result.raw, model=self.config.model)
+            return result
+
+    async def _fetch(self, body: dict[str, Any], started: float) -> ChatResult:
+        policy = self.config.retry
+        deadline = started + policy.budget_s
+        attempt = 0
+        while True:
+            attempt += 1
+            outcome = await self._attempt(body, started, attempt)
+            if isinstance(outcome, ChatResult):
+                return outcome
+            error = outcome.error
+            error.attempts = attempt
+            if not outcome.transient:
+                raise error
+            delay = (outcome.retry_after if outcome.retry_after is not None
+                     else self._backoff(attempt))
+            if attempt >= policy.max_attempts or time.perf_counter() + delay > deadline:
+                error.message += f" (gave up after {attempt} attempt{'s' * (attempt != 1)})"
+                error.args = (error.message,)
+                raise error
+            logger.info("LLM call failed (%s); attempt %d in %.2f s", error.message,
+                        attempt + 1, delay)
+            await asyncio.sleep(delay)
+
+    async def _attempt(self, body: dict[str, Any], started: float,
+                       attempt: int) -> ChatResult | _Failure:
+        url = self.config.endpoint
+        try:
+            response = await self._http.post(url, json=body)
+        except httpx.TransportError as exc:
+            return _Failure(error_for_transport(exc, url=url, timeout_s=self.config.timeout_s),
+                            transient=True)
+        if response.status_code >= 300:
+            error, transient = error_for_status(response, model=self.config.model, url=url,
+                                                redact=self._redact)
+            return _Failure(error, transient, retry_after_s(response.headers))
+        try:
+            raw = response.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            snippet = self._redact(response.text[:200])
+            return _Failure(LLMResponseInvalid(
+                f"the LLM endpoint at {url} answered HTTP {response.status_code} with a body "
+                f"that is not JSON: {snippet!r}",
+                hint=API_HINT))
+        if not isinstance(raw, dict):
+            return _Failure(LLMResponseInvalid(f"the LLM endpoint at {url} answered JSON that "
+                                               "is not an object", hint=API_HINT))
+        try:
+            return parse_completion(raw, model=self.config.model, cached=False,
+                                    latency_ms=_ms_since(started), attempts=attempt)
+        except LLMResponseInvalid as exc:
+            exc.message = self._redact(exc.message)
+            exc.args = (exc.message,)
+            return _Failure(exc)
+
+    def _backoff(self, attempt: int) -> float:
+        policy = self.config.retry
+        ceiling = min(policy.max_delay_s, policy.base_delay_s * 2.0 ** (attempt - 1))
+        return ceiling * (0.5 + 0.5 * self._random.random())
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """One failed attempt: `transient` ones may be retried, after `retry_after` if given."""
+
+    error: LLMError
+    transient: bool = False
+    retry_after: float | None = None
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000

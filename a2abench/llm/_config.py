@@ -1,0 +1,105 @@
+"""LLMConfig and RetryPolicy: value objects that say which endpoint to call and how hard to try."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from a2abench.errors import ConfigError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+API_KEY_ENV_VARS = ("A2ABENCH_LLM_API_KEY", "OPENAI_API_KEY")
+
+# Keys the client owns: the model comes from the config (so prices and metrics name the model
+# actually called), messages and tools are chat() arguments, and `stream` is refused because
+# the client parses one JSON body, not server-sent events.
+RESERVED_ARGS = frozenset({"model", "messages", "tools", "stream"})
+
+
+def api_key_from_env() -> SecretStr | None:
+    """The first non-empty of A2ABENCH_LLM_API_KEY, OPENAI_API_KEY; None when neither is set."""
+    for name in API_KEY_ENV_VARS:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return SecretStr(value)
+    return None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for transient failures, bounded twice over.
+
+    Attempt n (1-based) that fails transiently waits `min(max_delay_s, base_delay_s * 2**(n-1))`
+    scaled by a random factor in [0.5, 1], or exactly the server's Retry-After. No retry starts
+    once `max_attempts` calls were made or the wait would end past `budget_s` from the first call.
+    """
+
+    max_attempts: int = 5
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    budget_s: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigError(f"LLM retry max_attempts must be at least 1, not {self.max_attempts}")
+        for name in ("base_delay_s", "max_delay_s", "budget_s"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"LLM retry {name} must not be negative")
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Which OpenAI-compatible endpoint and model to call, with which extra request arguments.
+
+    `args` (e.g. temperature, seed, max_tokens) is merged into every request body. The API key
+    defaults to the environment (see `api_key_from_env`); it is kept out of `repr`, out of
+    `to_record()`, and out of cache keys and cache files.
+    """
+
+    model: str
+    base_url: str = DEFAULT_BASE_URL
+    api_key: SecretStr | None = field(default_factory=api_key_from_env, repr=False)
+    args: dict[str, Any] = field(default_factory=dict, hash=False)  # hashable config anyway
+    timeout_s: float = 120.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    cache: bool = True
+    cache_dir: Path | None = None  # None: `<A2ABENCH cache dir>/llm`
+
+    def __post_init__(self) -> None:
+        if not self.model.strip():
+            raise ConfigError("the LLM model name is empty", hint="Pass a model such as gpt-4.1.")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"the LLM base URL {self.base_url!r} is not an http(s) URL",
+                              hint="Use e.g. https://api.openai.com/v1.")
+        if self.timeout_s <= 0:
+            raise ConfigError(f"the LLM timeout must be positive, not {self.timeout_s}")
+        check_args(self.args, source="LLM args")
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def to_record(self) -> dict[str, Any]:
+        """The effective configuration for run records: JSON-ready, without the API key."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_set": self.api_key is not None,
+            "args": dict(self.args),
+            "timeout_s": self.timeout_s,
+            "retry": asdict(self.retry),
+            "cache": self.cache,
+            "cache_dir": str(self.cache_dir) if self.cache_dir is not None else None,
+        }
+
+
+def check_args(args: dict[str, Any], *, source: str) -> None:
+    clash = sorted(RESERVED_ARGS.intersection(args))
+    if clash:
+        raise ConfigError(f"{source} may not set {', '.join(clash)}",
+                          hint="Set the model in the config, pass messages and tools to chat(); "
+                               "streaming is not supported.")

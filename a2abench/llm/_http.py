@@ -1,0 +1,127 @@
+"""Turning HTTP failures of a Chat Completions endpoint into LLMError subclasses.
+
+Which failures are worth another attempt: connection errors, timeouts, 429 (unless the quota is
+used up) and 500/502/503/504. Everything else is a mistake in the request or the credentials
+that another attempt would only repeat.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from typing import Any
+
+import httpx
+
+from a2abench.errors import (
+    LLMAuthError,
+    LLMBadRequest,
+    LLMContextWindowExceeded,
+    LLMError,
+    LLMRateLimited,
+)
+
+TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+AUTH_HINT = "Set OPENAI_API_KEY or A2ABENCH_LLM_API_KEY to a valid key for this endpoint."
+
+
+class Redactor:
+    """Removes the API key from any text that may reach a message or a log."""
+
+    def __init__(self, secret: str | None) -> None:
+        self._secret = secret if secret and len(secret) >= 4 else None
+
+    def __call__(self, text: str) -> str:
+        return text.replace(self._secret, "***") if self._secret else text
+
+
+def provider_error(response: httpx.Response) -> tuple[str, str | None]:
+    """(message, code) from an OpenAI-style `{"error": {...}}` body, or the body text."""
+    try:
+        body: Any = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return response.text.strip()[:300], None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        code = error.get("code") or error.get("type")
+        return str(error.get("message") or "")[:300], str(code) if code else None
+    if isinstance(error, str):  # some compatible servers send {"error": "text"}
+        return error[:300], None
+    return response.text.strip()[:300], None
+
+
+def is_context_overflow(code: str | None, message: str) -> bool:
+    text = message.lower()
+    # vLLM and other compatible servers say it in words without OpenAI's code.
+    return code == "context_length_exceeded" or "maximum context length" in text \
+        or "context window" in text
+
+
+def error_for_status(response: httpx.Response, *, model: str, url: str,
+                     redact: Redactor) -> tuple[LLMError, bool]:
+    """The error a non-2xx response means, and whether another attempt may succeed."""
+    status = response.status_code
+    message, code = provider_error(response)
+    detail = redact(f": {message}" if message else "")
+    where = f"{url} (model {model})"
+    if status in (401, 403):
+        return LLMAuthError(f"the LLM endpoint refused the credentials (HTTP {status}) at "
+                            f"{where}{detail}", hint=AUTH_HINT, status_code=status,
+                            code=code), False
+    if status == 429:
+        if code == "insufficient_quota":
+            return LLMRateLimited(f"the LLM account has no quota left at {where}{detail}",
+                                  hint="Check the plan and billing of the API key.",
+                                  status_code=status, code=code), False
+        return LLMRateLimited(f"the LLM endpoint is rate limiting requests at {where}{detail}",
+                              hint="Lower --concurrency or wait and resume the run.",
+                              status_code=status, code=code), True
+    if status in TRANSIENT_STATUS:
+        return LLMError(f"the LLM endpoint failed with HTTP {status} at {where}{detail}",
+                        hint="The provider may be down; resume the run later.",
+                        status_code=status, code=code), True
+    if is_context_overflow(code, message):
+        return LLMContextWindowExceeded(
+            f"the conversation no longer fits the context window of {model}{detail}",
+            hint="Use a model with a longer context or lower --max-steps.",
+            status_code=status, code=code), False
+    if 400 <= status < 500:
+        hint = ("Check the model name and the base URL." if status == 404
+                else "Check the model name and the LLM args.")
+        return LLMBadRequest(f"the LLM endpoint rejected the request (HTTP {status}) at "
+                             f"{where}{detail}", hint=hint, status_code=status,
+                             code=code), False
+    return LLMError(f"the LLM endpoint answered HTTP {status} at {where}{detail}",
+                    status_code=status, code=code), False
+
+
+def error_for_transport(exc: httpx.TransportError, *, url: str, timeout_s: float) -> LLMError:
+    if isinstance(exc, httpx.TimeoutException):
+        return LLMError(f"the LLM endpoint at {url} did not answer within {timeout_s:g} s "
+                        f"({type(exc).__name__})",
+                        hint="Raise the LLM timeout or check the endpoint's load.")
+    return LLMError(f"cannot reach the LLM endpoint at {url}: {type(exc).__name__}: {exc}",
+                    hint="Check the base URL and the network.")
+
+
+def retry_after_s(headers: httpx.Headers) -> float | None:
+    """Seconds the server asked us to wait: `retry-after-ms`, else `retry-after` (s or date)."""
+    value = headers.get("retry-after-ms")
+    if value is not None:
+        try:
+            return max(float(value) / 1000, 0.0)
+        except ValueError:
+            pass  # fall through to the standard header
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
