@@ -138,7 +138,7 @@ def render_report(report: Report, out: Output) -> None:
     """The report as Rich tables (the `table` format)."""
     from rich.table import Table
 
-    from a2abench.report.render import headline, num, pct
+    from a2abench.report.text import headline, num, pct
 
     con = out.out
     con.print(f"[bold]Score {num(report.score, 4)}[/bold]  {headline(report)}", highlight=False)
@@ -167,7 +167,7 @@ def render_report(report: Report, out: Output) -> None:
 
 
 def _render_run_stats(report: Report, out: Output) -> None:
-    from a2abench.report.render import num
+    from a2abench.report.text import num
 
     con = out.out
     r, t = report.request_latency_ms, report.task_latency_ms

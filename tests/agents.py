@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -47,9 +47,16 @@ class LegacyAgent:
 
     def __init__(self, base: str, *, version: Literal["0.2", "0.3"] = "0.3",
                  mode: Mode = "message", streaming: bool = True,
-                 broken_stream: bool = False) -> None:
+                 broken_stream: bool = False, delay: float = 0.0, fail_every: int = 0,
+                 fail_status: int = 503, wrong_for: frozenset[str] = frozenset()) -> None:
         self.base, self.version, self.mode, self.streaming = base, version, mode, streaming
         self.broken_stream = broken_stream  # advertise streaming, then fail message/stream
+        self.delay = delay  # seconds before each RPC answer
+        self.fail_every = fail_every  # answer every Nth RPC with fail_status
+        self.fail_status = fail_status
+        self.wrong_for = wrong_for  # texts starting with these get a wrong echo
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.turns: Counter[str] = Counter()
         self.tasks: dict[str, dict[str, Any]] = {}
         self.requests: list[dict[str, Any]] = []
@@ -79,6 +86,8 @@ class LegacyAgent:
     def _reply(self, params: dict[str, Any]) -> dict[str, Any]:
         msg = params["message"]
         text = " ".join(p.get("text", "") for p in msg.get("parts", []) if p.get("kind") == "text")
+        if any(text.startswith(w) for w in self.wrong_for):
+            text = "something else"
         ctx = msg.get("contextId") or f"ctx-{uuid.uuid4().hex[:8]}"
         self.turns[ctx] += 1
         answer = {"kind": "message", "role": "agent", "messageId": uuid.uuid4().hex,
@@ -97,8 +106,23 @@ class LegacyAgent:
         return task
 
     async def rpc(self, request: Request) -> Response:
-        body = await request.json()
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            return await self._rpc(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _rpc(self, request: Request) -> Response:
+        try:
+            body = await request.json()
+        except ClientDisconnect:  # the client was killed mid-request (durability tests)
+            return Response(status_code=499)
         self.requests.append({"body": body, "headers": dict(request.headers)})
+        if self.fail_every and len(self.requests) % self.fail_every == 0:
+            return PlainTextResponse("temporarily failing", status_code=self.fail_status)
         method, rid, params = body.get("method"), body.get("id"), body.get("params", {})
         if method == "message/send":
             return JSONResponse({"jsonrpc": "2.0", "id": rid, "result": self._reply(params)})

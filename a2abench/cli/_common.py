@@ -48,6 +48,10 @@ Shard = Annotated[str | None, opt("--shard", "Run shard I of N, written I/N (1-b
                                   show_default=False)]
 FailUnder = Annotated[float | None, opt("--fail-under", "Exit 3 when the score is below X.",
                                         show_default=False)]
+Retries = Annotated[int, opt("--retries", "Retries of a transient A2A failure (connect errors, "
+                                          "timeouts, 429/502/503/504).", min=0)]
+RetryDelay = Annotated[float, opt("--retry-delay", "First retry delay in seconds (doubles, "
+                                                   "with jitter; Retry-After wins).", min=0)]
 MaxConsecutiveFailures = Annotated[int, opt(
     "--max-consecutive-failures",
     "Stop the run when the agent was unreachable for N task-trials in a row.", min=1)]

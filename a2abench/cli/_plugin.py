@@ -31,6 +31,8 @@ def plugin_command(name: str) -> Any:
         shard: c.Shard = None,
         rate_limit: c.RateLimit = None,
         max_consecutive_failures: c.MaxConsecutiveFailures = 5,
+        retries: c.Retries = 3,
+        retry_delay: c.RetryDelay = 0.5,
         auth_token: c.AuthToken = None,
         timeout: c.Timeout = 300.0,
         fail_under: c.FailUnder = None,
@@ -43,7 +45,8 @@ def plugin_command(name: str) -> Any:
             auth_token=auth_token, timeout=timeout, task_ids=task_ids, max_tasks=max_tasks,
             num_trials=num_trials, concurrency=concurrency, rate_limit=rate_limit, seed=seed,
             output=output, resume=resume, retry_errors=retry_errors, shard=shard,
-            fail_under=fail_under, max_consecutive_failures=max_consecutive_failures), json_)
+            fail_under=fail_under, max_consecutive_failures=max_consecutive_failures,
+            retries=retries, retry_delay=retry_delay), json_)
 
     command = typer.main.get_command(app)
     command.name = name

@@ -53,6 +53,8 @@ def report(
     if format == "table" and output is None:
         render_report(rep, out)
     else:
+        for warning in rep.warnings:
+            out.warn(warning)
         text = render(rep, "markdown" if format == "table" else format, paths)
         if output is not None:
             output.parent.mkdir(parents=True, exist_ok=True)

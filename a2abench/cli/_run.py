@@ -82,6 +82,8 @@ def run_tau2(
     shard: c.Shard = None,
     rate_limit: c.RateLimit = None,
     max_consecutive_failures: c.MaxConsecutiveFailures = 5,
+    retries: c.Retries = 3,
+    retry_delay: c.RetryDelay = 0.5,
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
     fail_under: c.FailUnder = None,
@@ -99,7 +101,8 @@ def run_tau2(
         timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
         concurrency=concurrency, rate_limit=rate_limit, seed=seed, output=output, resume=resume,
         retry_errors=retry_errors, shard=shard, fail_under=fail_under,
-        max_consecutive_failures=max_consecutive_failures), json_)
+        max_consecutive_failures=max_consecutive_failures, retries=retries,
+        retry_delay=retry_delay), json_)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "
@@ -139,6 +142,8 @@ def run_crmarena(
     shard: c.Shard = None,
     rate_limit: c.RateLimit = None,
     max_consecutive_failures: c.MaxConsecutiveFailures = 5,
+    retries: c.Retries = 3,
+    retry_delay: c.RetryDelay = 0.5,
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
     fail_under: c.FailUnder = None,
@@ -157,4 +162,5 @@ def run_crmarena(
         timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
         concurrency=concurrency, rate_limit=rate_limit, seed=seed, output=output, resume=resume,
         retry_errors=retry_errors, shard=shard, fail_under=fail_under,
-        max_consecutive_failures=max_consecutive_failures), json_)
+        max_consecutive_failures=max_consecutive_failures, retries=retries,
+        retry_delay=retry_delay), json_)

@@ -19,8 +19,7 @@ __all__ = ["BUILTIN_FORMATS", "Report", "build_report", "deduped_task_records", 
 
 def render(report: Report, fmt: str, paths: list[Path]) -> str:
     """Text of a report in `fmt` (`table` is rendered by the CLI with Rich)."""
-    from a2abench.report import html
-    from a2abench.report import render as text
+    from a2abench.report import html, text
 
     if fmt == "json":
         return text.to_json(report)

@@ -9,6 +9,7 @@ failure, and the later of two equal kinds wins.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -105,6 +106,11 @@ class Report(BaseModel):
     warnings: list[str]
     lines: list[TaskLine] = Field(default_factory=list, exclude=True)  # for junit / charts
     latency_bins: list[tuple[float, float, int]] = Field(default_factory=list, exclude=True)
+
+
+def natural(text: str) -> tuple[Any, ...]:
+    """Sort key that orders "t2" before "t10" (task ids are often numbers as strings)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
 def _task_line(rec: dict[str, Any]) -> TaskLine:
@@ -264,7 +270,8 @@ def _score(lines: list[TaskLine], runs: list[dict[str, Any]]) -> tuple[float | N
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
-    lines = list(acc.tasks.values())
+    lines = sorted(acc.tasks.values(), key=lambda i: (i.benchmark, str(i.domain),
+                                                      natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
     score, method = _score(lines, acc.runs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from a2abench.report.aggregate import GroupStats, Report, TaskLine
-from a2abench.report.render import headline, num, pct
+from a2abench.report.text import headline, num, pct
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#1b1f24}

@@ -64,6 +64,8 @@ class RunConfig(BaseModel):
     shard: Shard | None = None
     fail_under: float | None = None
     max_consecutive_failures: int = 5
+    retries: int = 3
+    retry_delay: float = 0.5
     task_timeout: float | None = None  # wall-clock cap per task-trial
 
     @field_validator("num_trials", "concurrency", "max_consecutive_failures")

@@ -19,7 +19,7 @@ from a2abench._version import __version__
 from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
-from a2abench.run.config import RunConfig, resolve_output
+from a2abench.run.config import RunConfig, redact, resolve_output
 from a2abench.run.driver import Driver, TaskContext, TaskOutcome
 from a2abench.run.events import (
     EventSink,
@@ -114,7 +114,7 @@ class Engine:
         items = plan.shard_items(
             plan.expand(plan.select(driver.tasks(), config.task_ids, config.max_tasks),
                         config.num_trials, config.seed), config.shard)
-        key = plan.compat_key(config, driver.compat(), driver.domain)
+        key = redact(plan.compat_key(config, driver.compat(), driver.domain))
         previous = self._previous(output, key)
         todo = plan.pending(items, previous, config.retry_errors)
         async with self._client() as client:
@@ -158,7 +158,9 @@ class Engine:
         a2a = A2AConfig.create(
             config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
             auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
-            retry=RetryPolicy(total_budget=max(60.0, config.timeout)))
+            retry=RetryPolicy(max_attempts=config.retries + 1, base_delay=config.retry_delay,
+                              max_delay=max(8.0, config.retry_delay),
+                              total_budget=max(60.0, config.timeout)))
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
                          before_request=limiter.acquire if limiter else None)
@@ -195,12 +197,15 @@ class Engine:
         workers = [asyncio.create_task(self._worker(queue, client))
                    for _ in range(min(self.config.concurrency, max(1, len(todo))))]
         stopper: asyncio.Future[Any] = asyncio.create_task(self.stop.wait())
-        done_all: asyncio.Future[Any] = asyncio.gather(*workers)
-        await asyncio.wait([done_all, stopper], return_when=asyncio.FIRST_COMPLETED)
-        interrupted = self.stop.is_set() and not done_all.done()
-        for task in [*workers, stopper]:
+        all_done: asyncio.Future[Any] = asyncio.ensure_future(asyncio.wait(workers))
+        await asyncio.wait([all_done, stopper], return_when=asyncio.FIRST_COMPLETED)
+        interrupted = self.stop.is_set() and not all(w.done() for w in workers)
+        for task in [*workers, stopper, all_done]:
             task.cancel()
-        await asyncio.gather(*workers, stopper, return_exceptions=True)
+        results = await asyncio.gather(*workers, stopper, all_done, return_exceptions=True)
+        for result in results:  # a worker that died of something else must not pass unseen
+            if isinstance(result, Exception) and not isinstance(result, asyncio.CancelledError):
+                raise result
         if self._abort:
             return "aborted"
         return "interrupted" if interrupted else "completed"

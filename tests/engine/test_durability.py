@@ -1,0 +1,116 @@
+"""Kill -9 and resume, Ctrl-C and resume, shards merged: the final report is the same."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from a2abench.report import build_report
+from a2abench.report.aggregate import Report
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent
+
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = frozenset({"t002", "t005", "t011"})
+OPTS = ["--option", "tasks=12", "--option", "turns=2", "--num-trials", "2", "--seed", "5"]
+
+
+def comparable(rep: Report) -> dict[str, Any]:
+    """Everything in a report that does not depend on timing."""
+    return {"score": rep.score, "tasks": rep.tasks, "task_trials": rep.task_trials,
+            "passed": rep.passed, "pass_k": [(p.k, p.value) for p in rep.pass_k],
+            "by_category": [(g.name, g.task_trials, g.mean_reward) for g in rep.by_category],
+            "terminations": rep.terminations, "errors": rep.errors,
+            "outcomes": sorted((t.task_id, t.trial, t.reward) for t in rep.lines)}
+
+
+def spawn(base: str, out: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.engine.cli_entry", "run", "scripted", "--white-agent-url",
+         base, "--output", str(out), *OPTS, *extra], cwd=ROOT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def task_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(1 for line in path.read_bytes().splitlines() if b'"type":"task"' in line)
+
+
+def wait_for_tasks(path: Path, n: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while task_count(path) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run made no progress"
+        time.sleep(0.05)
+
+
+def reference(tmp_path: Path, base: str) -> dict[str, Any]:
+    ref = tmp_path / "reference.jsonl"
+    r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(ref), *OPTS)
+    assert r.code == 0, r.err
+    return comparable(build_report([ref]))
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> None:
+    with agent(wrong_for=WRONG, delay=0.05) as (_, base):
+        expected = reference(tmp_path, base)
+        out = tmp_path / "killed.jsonl"
+        proc = spawn(base, out, "--concurrency", "2")
+        wait_for_tasks(out, 6, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        with out.open("ab") as f:
+            f.write(b'{"type":"task","run_id":"x","task_id":"t0')  # a torn last line
+        done_before = task_count(out)
+        assert 6 <= done_before < 24
+        resumed = spawn(base, out, "--resume", "--concurrency", "2")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+    rep = build_report([out])
+    assert comparable(rep) == expected
+    assert rep.read["duplicates"] == 0 and rep.task_trials == 24
+
+
+def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path) -> None:
+    with agent(wrong_for=WRONG, delay=0.05) as (_, base):
+        expected = reference(tmp_path, base)
+        out = tmp_path / "int.jsonl"
+        proc = spawn(base, out, "--concurrency", "2")
+        wait_for_tasks(out, 4, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and "Resume with:" in err
+        command = err.split("Resume with:")[1].strip().splitlines()[0]
+        assert command.endswith(f"--output {out} --resume")
+        last = json.loads(out.read_text().splitlines()[-1])
+        assert last["type"] == "run_end" and last["status"] == "interrupted"
+        resumed = spawn(base, out, "--resume")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+    assert comparable(build_report([out])) == expected
+
+
+def test_shards_merge_into_the_unsharded_report(tmp_path: Path) -> None:
+    with agent(wrong_for=WRONG) as (_, base):
+        expected = reference(tmp_path, base)
+        shards = []
+        for i in (1, 2, 3):
+            path = tmp_path / f"shard{i}.jsonl"
+            r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(path),
+                        *OPTS, "--shard", f"{i}/3")
+            assert r.code == 0, r.err
+            shards.append(path)
+    sizes = [task_count(p) for p in shards]
+    assert sizes == [8, 8, 8]
+    assert comparable(build_report(shards)) == expected
+    partial = build_report(shards[:2])
+    assert any("shard(s) [3] of 3 are missing" in w for w in partial.warnings)

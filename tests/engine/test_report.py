@@ -1,0 +1,123 @@
+"""`a2abench report`: formats, CI integration, damaged input, rescoring."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent
+
+WRONG = frozenset({"t001"})
+
+
+@pytest.fixture(scope="module")
+def metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    from a2abench.run.registry import unregister
+    from tests.engine.scripted import install
+
+    install()
+    out = tmp_path_factory.mktemp("report") / "metrics.jsonl"
+    with agent(wrong_for=WRONG) as (_, base):
+        r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(out),
+                    "--option", "tasks=6", "--num-trials", "2")
+    assert r.code == 0, r.err
+    yield out
+    unregister("scripted")
+
+
+def test_table_is_the_default(metrics: Path) -> None:
+    r = run_cli("report", str(metrics))
+    assert r.code == 0
+    assert "Score 0.8333" in r.out and "pass^k" in r.out and "cat1" in r.out
+
+
+def test_json_format(metrics: Path) -> None:
+    data = json.loads(run_cli("report", str(metrics), "--format", "json").out)
+    assert data["score"] == pytest.approx(10 / 12) and data["task_trials"] == 12
+    assert [p["k"] for p in data["pass_k"]] == [1, 2]
+    assert data["pass_k"][0]["ci_low"] < data["pass_k"][0]["value"] < data["pass_k"][0]["ci_high"]
+    assert data["requests"] == 36 and data["request_latency_ms"]["p50"] > 0
+    assert {f["task_id"] for f in data["failed"]} == {"t001"}
+
+
+def test_markdown_goes_to_the_github_step_summary(metrics: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    r = run_cli("report", str(metrics), "--format", "markdown")
+    assert r.code == 0 and "## a2abench report" in r.out
+    assert summary.read_text().startswith("## a2abench report")
+    assert "| cat1 |" in summary.read_text()
+
+
+def test_junit_has_one_testcase_per_task_trial(metrics: Path, tmp_path: Path) -> None:
+    target = tmp_path / "junit.xml"
+    assert run_cli("report", str(metrics), "--format", "junit", "--output", str(target)).code == 0
+    root = ET.parse(target).getroot()
+    cases = root.findall(".//testcase")
+    assert len(cases) == 12 and root.get("failures") == "2"
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert failed == ["t001 [trial 0]", "t001 [trial 1]"]
+
+
+def test_html_is_self_contained_with_svg_charts(metrics: Path, tmp_path: Path) -> None:
+    target = tmp_path / "r.html"
+    assert run_cli("report", str(metrics), "--format", "html", "--output", str(target)).code == 0
+    html = target.read_text()
+    assert html.count("<svg") == 2 and "pass rate by category" in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "<script" not in html
+
+
+def test_fail_under_exits_3(metrics: Path) -> None:
+    assert run_cli("report", str(metrics), "--fail-under", "0.9").code == 3
+    assert run_cli("report", str(metrics), "--fail-under", "0.8").code == 0
+
+
+def test_corrupt_and_foreign_lines_are_counted_not_fatal(metrics: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged.jsonl"
+    lines = metrics.read_text().splitlines()
+    lines.insert(3, "this is not json")
+    lines.insert(5, json.dumps({"hello": "world"}))
+    damaged.write_text("\n".join(lines) + "\n" + '{"type": "task", "run_id"')
+    r = run_cli("report", str(damaged), "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 0 and data["read"] == {**data["read"], "corrupt": 1, "foreign": 1,
+                                             "torn_tail": 1}
+    assert data["task_trials"] == 12 and "skipped 1 corrupt and 1 foreign" in r.err
+
+
+@pytest.mark.parametrize("content", ["", '{"unrelated": true}\n', "plain text\n"])
+def test_empty_or_unrelated_file_exits_1(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(content)
+    r = run_cli("report", str(path))
+    assert r.code == 1 and "no a2abench records" in r.err
+
+
+def test_missing_file_exits_1(tmp_path: Path) -> None:
+    r = run_cli("report", str(tmp_path / "nope.jsonl"))
+    assert r.code == 1 and "cannot read" in r.err
+
+
+def test_unknown_format_is_a_usage_error(metrics: Path) -> None:
+    assert run_cli("report", str(metrics), "--format", "pdf").code == 2
+
+
+def test_rescore_uses_recorded_transcripts_without_the_agent(metrics: Path,
+                                                             tmp_path: Path) -> None:
+    target = tmp_path / "rescored.jsonl"
+    r = run_cli("report", str(metrics), "--rescore", "--scoring", "strict=true",
+                "--rescored-output", str(target), "--format", "json")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["scoring_labels"] == {"strict": 12}
+    assert data["score"] == pytest.approx(10 / 12)  # the echo agent also passes strictly
+    assert json.loads(target.read_text().splitlines()[0])["rescored"]["overrides"] == ["strict"]
+    assert run_cli("report", str(metrics), "--rescore", "--scoring", "strict",
+                   "--rescored-output", str(tmp_path / "x.jsonl")).code == 2

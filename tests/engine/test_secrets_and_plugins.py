@@ -1,0 +1,100 @@
+"""Secrets never reach any output; third-party benchmarks plug in through entry points."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent
+
+CANARY = "canary-7f3a9c1e-secret"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_planted_secret_appears_in_no_output(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("A2ABENCH_LLM_API_KEY", "OPENAI_API_KEY", "SALESFORCE_PASSWORD",
+                 "SALESFORCE_SECURITY_TOKEN", "SALESFORCE_B2B_PASSWORD"):
+        monkeypatch.setenv(name, CANARY)
+    out = tmp_path / "run" / "metrics.jsonl"
+    with agent() as (_, base):
+        url = base.replace("http://", f"http://user:{CANARY}@")
+        r = run_cli("run", "scripted", "--white-agent-url", url, "--auth-token", CANARY,
+                    "--output", str(out), "--option", "tasks=2", "--option",
+                    f"api_key={CANARY}", "--option", f"password={CANARY}")
+        assert r.code == 0, r.err
+        monkeypatch.setenv("A2ABENCH_AUTH_TOKEN", CANARY)
+        resumed = run_cli("run", "scripted", "--white-agent-url", url, "--output", str(out),
+                          "--resume", "--option", "tasks=2", "--option", f"api_key={CANARY}",
+                          "--option", f"password={CANARY}", "--json")
+    assert resumed.code == 0, resumed.err
+    outputs = [r.out, r.err, resumed.out, resumed.err]
+    for fmt in ("json", "markdown", "html", "junit"):
+        report = run_cli("report", str(out), "--format", fmt,
+                         "--output", str(tmp_path / f"report.{fmt}"))
+        outputs += [report.out, report.err]
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    files += [p for p in Path(os.environ["A2ABENCH_CACHE_DIR"]).rglob("*") if p.is_file()]
+    assert len(files) >= 5
+    for path in files:
+        assert CANARY not in path.read_text(errors="replace"), path
+    for text in outputs:
+        assert CANARY not in text
+    assert "***" in out.read_text()
+
+
+def test_a_third_party_benchmark_registers_by_entry_point(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    pkg = site / "fakebench"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent('''
+        from pydantic import BaseModel
+        from a2abench.run import Driver, TaskOutcome, TaskSpec
+
+        class Options(BaseModel):
+            tasks: int = 2
+
+        class FakeBench(Driver):
+            name = "fakebench"
+            options_model = Options
+
+            def tasks(self):
+                return [TaskSpec(task_id=f"f{i}") for i in range(self.options.tasks)]
+
+            async def run_task(self, ctx):
+                reply = await ctx.conversation().send("ping " + ctx.task.task_id)
+                return TaskOutcome(reward=1.0 if ctx.task.task_id in reply.text else 0.0)
+    '''))
+    dist = site / "fakebench-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fakebench\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[a2abench.benchmarks]\nfakebench = fakebench:FakeBench\n")
+    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
+    listing = subprocess.run([sys.executable, "-m", "a2abench", "run", "--help"], env=env,
+                             capture_output=True, text=True, check=True)
+    assert "fakebench" in listing.stdout
+    with agent() as (_, base):
+        proc = subprocess.run([sys.executable, "-m", "a2abench", "run", "fakebench",
+                               "--white-agent-url", base, "--output",
+                               str(tmp_path / "m.jsonl"), "--option", "tasks=3",
+                               "--fail-under", "1.0"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "Score 1.0000" in proc.stdout and "3/3 passed" in proc.stdout
+
+
+def test_ci_mode_prints_one_plain_line_per_task_trial(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with agent() as (_, base):
+        r = run_cli("run", "scripted", "--white-agent-url", base, "--output",
+                    str(tmp_path / "m.jsonl"), "--option", "tasks=3")
+    lines = [line for line in r.out.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in lines] == ["[1/3", "[2/3", "[3/3"]
+    assert all(" pass reward=1.00 " in line for line in lines)
+    assert "\x1b[" not in r.out
