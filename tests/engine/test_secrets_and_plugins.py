@@ -74,7 +74,8 @@ def test_a_third_party_benchmark_registers_by_entry_point(tmp_path: Path) -> Non
     dist = site / "fakebench-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fakebench\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[a2abench.benchmarks]\nfakebench = fakebench:FakeBench\n")
+    (dist / "entry_points.txt").write_text(
+        "[a2abench.benchmarks]\nfakebench = fakebench:FakeBench\n")
     env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
     listing = subprocess.run([sys.executable, "-m", "a2abench", "run", "--help"], env=env,
                              capture_output=True, text=True, check=True)
