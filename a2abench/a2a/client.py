@@ -142,19 +142,29 @@ class A2AClient:
 
     def __init__(self, config: A2AConfig, *, card: CardFetch | None = None,
                  on_request: MetricsHook | None = None, http: httpx.AsyncClient | None = None,
-                 before_request: Callable[[], Awaitable[None]] | None = None) -> None:
+                 before_request: Callable[[], Awaitable[None]] | None = None,
+                 pool_size: int = 1) -> None:
+        """`pool_size` httpx clients serve the conversations round-robin: httpcore scans
+        its whole connection pool on every request, so a few small pools beat one big pool
+        when many conversations run at once (benchmarks/engine_overhead.py)."""
         self.config = config
         self.on_request = on_request
         self.before_request = before_request
         self._fetched = card
         self._owns_http = http is None
-        self._http = http or httpx.AsyncClient(
-            timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
-            verify=config.verify_ssl, follow_redirects=True, max_redirects=MAX_REDIRECTS,
-            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
-            trust_env=False)
-        self._transport: JsonRpcTransport | None = None
+        self._pool = [http] if http is not None else [self._new_http()
+                                                      for _ in range(max(1, pool_size))]
+        self._http = self._pool[0]
+        self._transports: list[JsonRpcTransport] = []
+        self._next = 0
         self._lock = asyncio.Lock()
+
+    def _new_http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(self.config.timeout, connect=min(self.config.timeout, 10.0)),
+            verify=self.config.verify_ssl, follow_redirects=True, max_redirects=MAX_REDIRECTS,
+            limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
+            trust_env=False)
 
     async def __aenter__(self) -> A2AClient:
         return self
@@ -164,7 +174,8 @@ class A2AClient:
 
     async def aclose(self) -> None:
         if self._owns_http:
-            await self._http.aclose()
+            for http in self._pool:
+                await http.aclose()
 
     async def card(self) -> CardFetch:
         """The agent's card, fetched once (legacy path included)."""
@@ -174,22 +185,26 @@ class A2AClient:
                                                  headers=self.config.headers())
             return self._fetched
 
-    async def transport(self) -> JsonRpcTransport:
-        if self._transport is None:
+    async def transport(self, lane: int = 0) -> JsonRpcTransport:
+        """The transport of pool lane `lane` (one per httpx client)."""
+        if not self._transports:
             fetched = await self.card()
             url, dialect = select_interface(fetched.card, fetched.card_url)
-            self._transport = JsonRpcTransport(
-                self._http, url, dialect, headers=self.config.headers(),
+            self._transports = [JsonRpcTransport(
+                http, url, dialect, headers=self.config.headers(),
                 timeout=self.config.timeout, retry=self.config.retry,
                 on_request=self.on_request, before_request=self.before_request)
-        return self._transport
+                for http in self._pool]
+        return self._transports[lane % len(self._transports)]
 
     def conversation(self) -> Conversation:
-        return Conversation(self)
+        self._next += 1
+        return Conversation(self, lane=self._next)
 
-    async def send_message(self, message: Message, *, stream: bool | None = None) -> AgentReply:
+    async def send_message(self, message: Message, *, stream: bool | None = None,
+                           lane: int = 0) -> AgentReply:
         """Send one message; return the settled reply (polling or streaming as needed)."""
-        transport = await self.transport()
+        transport = await self.transport(lane)
         fetched = await self.card()
         use_stream = self.config.streaming if stream is None else stream
         use_stream = use_stream and bool(fetched.card.capabilities.streaming)
@@ -205,7 +220,7 @@ class A2AClient:
             result = await transport.call(method, params, context_id=message.context_id)
             reply = AgentReply(**_reply_fields(dialects.parse_result(result)))
         if reply.task is not None and not reply.task.status.state.settled:
-            reply.task = await self._poll(reply.task, started)
+            reply.task = await self._poll(reply.task, started, lane)
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
 
@@ -217,8 +232,8 @@ class A2AClient:
             assembler.add(dialects.parse_stream_event(result))
         return assembler.reply()
 
-    async def get_task(self, task_id: str) -> Task:
-        transport = await self.transport()
+    async def get_task(self, task_id: str, lane: int = 0) -> Task:
+        transport = await self.transport(lane)
         result = await transport.call(dialects.METHODS[transport.dialect]["get"],
                                       {"id": task_id})
         parsed = dialects.parse_result(result)
@@ -226,7 +241,7 @@ class A2AClient:
             raise ProtocolError(f"tasks/get for {task_id} did not return a Task")
         return parsed
 
-    async def _poll(self, task: Task, started: float) -> Task:
+    async def _poll(self, task: Task, started: float, lane: int) -> Task:
         delay = 0.05
         while not task.status.state.settled:
             if time.perf_counter() - started > self.config.timeout:
@@ -235,7 +250,7 @@ class A2AClient:
                                    hint="Raise --timeout if the agent is just slow.")
             await asyncio.sleep(delay)
             delay = min(delay * 2, 2.0)
-            task = await self.get_task(task.id)
+            task = await self.get_task(task.id, lane)
         return task
 
 
@@ -293,8 +308,9 @@ class Conversation:
     """One A2A conversation: the agent's contextId is reused, and an interrupted task
     (input-required) is continued by sending its taskId."""
 
-    def __init__(self, client: A2AClient) -> None:
+    def __init__(self, client: A2AClient, lane: int = 0) -> None:
         self.client = client
+        self.lane = lane
         self.context_id: str | None = None
         self.task_id: str | None = None
         self.turns = 0
@@ -303,7 +319,7 @@ class Conversation:
                    stream: bool | None = None) -> AgentReply:
         message = Message(role="user", parts=_as_parts(content), message_id=str(uuid.uuid4()),
                           context_id=self.context_id, task_id=self.task_id)
-        reply = await self.client.send_message(message, stream=stream)
+        reply = await self.client.send_message(message, stream=stream, lane=self.lane)
         self.turns += 1
         if reply.context_id:
             self.context_id = reply.context_id

@@ -74,10 +74,13 @@ class LogHistogram:
     def add(self, value: float) -> None:
         self.n += 1
         self.total += value
-        self.low = min(self.low, value)
-        self.high = max(self.high, value)
+        if value < self.low:
+            self.low = value
+        if value > self.high:
+            self.high = value
         bucket = int(math.log(value) / self._log_ratio) if value > 0 else -10**9
-        self.counts[bucket] = self.counts.get(bucket, 0) + 1
+        counts = self.counts
+        counts[bucket] = counts.get(bucket, 0) + 1
 
     def extend(self, values: Iterable[float]) -> None:
         for v in values:

@@ -163,7 +163,8 @@ class Engine:
                               total_budget=max(60.0, config.timeout)))
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
-                         before_request=limiter.acquire if limiter else None)
+                         before_request=limiter.acquire if limiter else None,
+                         pool_size=-(-config.concurrency // 4))
 
     def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
                           previous: plan.Previous | None) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 from a2abench.errors import RecordsError
@@ -146,7 +147,8 @@ def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
                  types: frozenset[str] = KNOWN_TYPES) -> Iterator[dict[str, Any]]:
     """Stream records of the given types from JSONL files, tolerating damage."""
     stats = stats if stats is not None else ReadStats()
-    loads = json.loads
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
     for path in paths:
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed below
@@ -159,7 +161,7 @@ def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
                 stats.lines += 1
                 try:
                     obj = loads(raw)
-                except ValueError:
+                except decode_error:
                     if not raw.endswith(b"\n"):
                         stats.torn_tail += 1  # the process died mid-write
                     else:
