@@ -1,0 +1,123 @@
+"""Small pieces of the engine: shards, seeds, output paths, the rate limiter, the displays."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from a2abench._output import Output, OutputMode
+from a2abench.display import RichDisplay
+from a2abench.errors import ConfigError
+from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k, wilson
+from a2abench.run import engine
+from a2abench.run.config import RunConfig, Shard, redact, resolve_output, trial_seed
+from a2abench.run.driver import TaskSpec
+from a2abench.run.events import Progress, RunFinished, RunStarted, TaskFinished
+from a2abench.run.plan import expand, select, shard_items
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent
+
+
+def test_shards_partition_the_plan_stably_and_evenly() -> None:
+    items = expand([TaskSpec(task_id=str(i)) for i in range(10)], num_trials=3, seed=1)
+    parts = [shard_items(items, Shard(index=i, count=4)) for i in (1, 2, 3, 4)]
+    assert sorted(len(p) for p in parts) == [7, 7, 8, 8]
+    keys = [i.key for p in parts for i in p]
+    assert sorted(keys) == sorted(i.key for i in items) and len(set(keys)) == 30
+    assert shard_items(items, Shard(index=2, count=4)) == parts[1]
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "a/b", "3", "1/0"])
+def test_bad_shards_are_usage_errors(text: str) -> None:
+    with pytest.raises(ConfigError):
+        Shard.parse(text)
+
+
+def test_trial_seeds_are_stable_and_distinct() -> None:
+    assert trial_seed(300, "7", 0) == trial_seed(300, "7", 0)
+    assert len({trial_seed(300, "7", t) for t in range(50)}) == 50
+    assert trial_seed(300, "7", 0) != trial_seed(301, "7", 0)
+
+
+def test_task_selection_keeps_order_and_names_unknown_ids() -> None:
+    tasks = [TaskSpec(task_id=str(i)) for i in range(5)]
+    assert [t.task_id for t in select(tasks, ["3", "1"], None)] == ["1", "3"]
+    assert [t.task_id for t in select(tasks, None, 2)] == ["0", "1"]
+    with pytest.raises(ConfigError, match="unknown task id"):
+        select(tasks, ["9"], None)
+
+
+def test_output_is_a_file_unless_a_directory(tmp_path: Path) -> None:
+    assert resolve_output(tmp_path / "x.jsonl", "b", None) == tmp_path / "x.jsonl"
+    assert resolve_output(tmp_path, "b", None) == tmp_path / "metrics.jsonl"
+    assert resolve_output(tmp_path / "new", "b", None) == tmp_path / "new"  # a file, as given
+    default = resolve_output(None, "tau2", "airline")
+    assert default.parts[0] == "runs" and default.parent.name.endswith("_tau2_airline")
+
+
+def test_default_output_under_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with agent() as (_, base):
+        assert run_cli("run", "scripted", "--white-agent-url", base,
+                       "--option", "tasks=1").code == 0
+    written = list((tmp_path / "runs").glob("*_scripted_scripted/metrics.jsonl"))
+    assert len(written) == 1
+
+
+def test_redaction_of_secret_keys_and_urls() -> None:
+    data = redact({"api_key": "s", "nested": {"password": "p", "fine": 1},
+                   "url": "http://u:p@host:8080/x", "token": None})
+    assert data == {"api_key": "***", "nested": {"password": "***", "fine": 1},
+                    "url": "http://***@host:8080/x", "token": None}
+    public = RunConfig(benchmark="b", white_agent_url="http://a:b@h/", auth_token="t").public()
+    assert public["auth_token"] == "***" and "a:b" not in str(public)
+
+
+async def test_rate_limiter_spaces_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(engine.time, "monotonic", lambda: 100.0)
+    monkeypatch.setattr(engine.asyncio, "sleep", fake_sleep)
+    limiter = engine.RateLimiter(rate=4)
+    for _ in range(3):
+        await limiter.acquire()
+    assert waits == pytest.approx([0.25, 0.5])
+
+
+def test_pass_hat_k_and_intervals() -> None:
+    assert pass_hat_k(4, 2, 1) == 0.5 and pass_hat_k(4, 2, 2) == pytest.approx(1 / 6)
+    assert pass_hat_k(4, 4, 4) == 1.0 and pass_hat_k(4, 3, 4) == 0.0
+    low, high = wilson(10, 10)
+    assert 0.69 < low < 0.73 and high == pytest.approx(1.0)
+    mean, lo, hi, method = mean_ci([0.5, 1.0, 0.25, 0.75])
+    assert method == "t" and lo < mean < hi and mean == 0.625
+
+
+def test_log_histogram_percentiles_are_close() -> None:
+    h = LogHistogram()
+    h.extend(float(v) for v in range(1, 10001))
+    for q, exact in ((50, 5000), (90, 9000), (99, 9900)):
+        assert abs((h.percentile(q) or 0) - exact) / exact < 0.01
+
+
+def test_rich_display_shows_progress_and_errors() -> None:
+    out = Output(OutputMode.RICH)
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    out._out = Console(file=buffer, force_terminal=True, width=120)
+    display = RichDisplay(out)
+    p = Progress(total=2)
+    display(RunStarted("r", "bench", "dom", "o.jsonl", "agent", "1.0", 2, 0, 2, 2, None))
+    p.done, p.scored, p.passed, p.agent_errors = 1, 1, 0, 1
+    display(TaskFinished("t1", 0, None, "agent_error", 0.0, False, "agent_error", 1, 10.0,
+                         "ProtocolError: bad", p))
+    display(RunFinished("completed", "o.jsonl", p, 1.0))
+    text = buffer.getvalue()
+    assert "bench" in text and "t1 trial 0" in text and "ProtocolError: bad" in text
+    assert "run completed" in text
