@@ -64,11 +64,21 @@ class BaseDB:
         self.tables = frozenset(k for k, v in self.data.items() if isinstance(v, dict)
                                 and k in _dict_fields(model))
         self._hash: str | None = None
+        self._texts: dict[str, dict[str, str]] | None = None
 
     def db_hash(self) -> str:
         if self._hash is None:
             self._hash = dict_hash(self.data)
         return self._hash
+
+    def record_text(self, table: str, key: str) -> str:
+        """Canonical JSON of one base record, computed once (speeds up views' `db_hash`)."""
+        if self._texts is None:
+            self._texts = {name: {} for name in self.tables}
+        texts = self._texts[table]
+        if key not in texts:
+            texts[key] = canonical(self.data[table][key])
+        return texts[key]
 
 
 def _dict_fields(model: type[BaseModel]) -> set[str]:
@@ -178,10 +188,27 @@ class DBView:
         return out
 
     def db_hash(self) -> str:
-        """Upstream's `get_db_hash()` for this state (hashes the whole DB)."""
+        """Upstream's `get_db_hash()` for this state: SHA-256 of the whole DB's canonical JSON.
+
+        Assembled from cached per-record texts of the base plus the touched records; the text
+        is byte-identical to `json.dumps(dump(), sort_keys=True, default=str)`.
+        """
         if not self._fields and not any(t.touched() for t in self._tables.values()):
             return self.base.db_hash()
-        return dict_hash(self.dump())
+        parts = []
+        for name in sorted(self.base.data):
+            if name in self._tables:
+                table = self._tables[name]
+                touched = table.touched()
+                items = ", ".join(
+                    f"{json.dumps(key)}: "
+                    + (canonical(table.get(key)) if key in touched
+                       else self.base.record_text(name, key))
+                    for key in sorted(table.keys()))
+                parts.append(f"{json.dumps(name)}: {{{items}}}")
+            else:
+                parts.append(f"{json.dumps(name)}: {canonical(self.field(name))}")
+        return hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest()
 
     def patch(self, update: dict[str, Any]) -> None:
         """Apply `initialization_data` like upstream: deep merge, then re-validate the DB.

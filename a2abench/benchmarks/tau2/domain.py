@@ -218,7 +218,7 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(SPECS)}")
-    key = (domain, str(Path(data_dir).resolve()) if data_dir else "", split, policy)
+    key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy)
     with _LOCK:
         if key not in _DOMAINS:
             _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy)

@@ -79,7 +79,8 @@ def _airline(root: Path) -> list[tuple[str, list[Call]]]:
                   if f["dates"].get("2024-05-01", {}).get("status") == "landed")
     plus = next(f for f in flights.values() if "+1" in f["scheduled_arrival_time_est"])
     res = next(r for r in reservations if r.get("status") is None and any(
-        p["source"] == "credit_card" for p in db["users"][r["user_id"]]["payment_methods"].values()))
+        p["source"] == "credit_card"
+        for p in db["users"][r["user_id"]]["payment_methods"].values()))
     res_user = db["users"][res["user_id"]]
     res_card = next((k for k, p in res_user["payment_methods"].items()
                      if p["source"] == "credit_card"), None)
@@ -345,7 +346,8 @@ def _retail(root: Path) -> list[tuple[str, list[Call]]]:
 
 
 def _mock(root: Path) -> list[tuple[str, list[Call]]]:
-    return _common() + [
+    return [
+        *_common(),
         ("tasks", [_c("get_users"),
                    _c("create_task", user_id="user_1", title="A"),
                    _c("create_task", user_id="user_1", title="B", description="d"),

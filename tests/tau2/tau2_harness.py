@@ -1,4 +1,4 @@
-"""Run the golden corpus (corpus.py) through a2abench's tau2 environment and evaluator."""
+"""Run the golden corpus (tau2_corpus.py) through a2abench's tau2 environment and evaluator."""
 
 from __future__ import annotations
 
