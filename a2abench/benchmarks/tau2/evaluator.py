@@ -69,7 +69,7 @@ async def evaluate(task: Task, messages: Sequence[Any], termination_reason: str,
     breakdown[RewardType.NL_ASSERTION] = nl_reward
     return info.model_copy(update={
         "reward": info.reward * nl_reward, "nl_assertions": checks, "nl_skipped": False,
-        "reward_breakdown": _ordered(breakdown)})
+        "reward_breakdown": _ordered(breakdown), "info": {"env": (info.info or {}).get("env")}})
 
 
 def evaluate_offline(task: Task, messages: Sequence[Any], termination_reason: str, *,
@@ -111,7 +111,12 @@ def evaluate_offline(task: Task, messages: Sequence[Any], termination_reason: st
         db_check=db_check, env_assertions=env_checks, action_checks=action_checks,
         communicate_checks=comm_checks,
         nl_assertions=[] if RewardType.NL_ASSERTION in basis and not needs_nl else None,
-        info={"env": env_info}, nl_skipped=needs_nl, reward_basis_mode=reward_basis_mode)
+        info={"env": env_info, **({"nl": {"note": _NL_SKIPPED}} if needs_nl else {})},
+        nl_skipped=needs_nl, reward_basis_mode=reward_basis_mode)
+
+
+_NL_SKIPPED = ("NL_ASSERTION not scored: no judge, or no upstream judge prompt; the reward "
+               "leaves it out")
 
 
 _ORDER = [RewardType.DB, RewardType.ENV_ASSERTION, RewardType.ACTION, RewardType.NL_ASSERTION,
