@@ -1,0 +1,196 @@
+"""Where tau2 data comes from: pinned download, cache, or a local `--data-dir`; splits.
+
+The package ships `manifest.json`: the pinned upstream commit and the sha256 of every file we
+use, data (`data/tau2/...`) and upstream sources read for prose (`src/tau2/...`, see
+`upstream.py`). Without `--data-dir`, files are downloaded from the repository's raw files at
+that commit into the user cache and verified (`a2abench._download`). With `--data-dir DIR`,
+DIR is laid out like upstream's `data/` (it holds `tau2/domains/...`); its files are used as
+they are, and whether each matches the pinned checksum is recorded. Upstream sources are looked
+for beside DIR (`DIR/../src/tau2/...`, an upstream checkout) and in the cache, never fetched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from a2abench import _download
+from a2abench._paths import cache_dir
+from a2abench.errors import ConfigError, DataCorrupt, DataError, DataMissing
+
+RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/"
+URL_ENV = "A2ABENCH_TAU2_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
+
+DATA_FILES: dict[str, tuple[str, ...]] = {
+    "airline": ("db.json", "tasks.json", "split_tasks.json", "policy.md"),
+    "retail": ("db.json", "tasks.json", "split_tasks.json", "policy.md"),
+    "mock": ("db.json", "user_db.json", "tasks.json", "split_tasks.json", "policy.md"),
+    "telecom": ("db.toml", "user_db.toml", "tasks.json", "split_tasks.json", "main_policy.md",
+                "tech_support_manual.md", "tech_support_workflow.md"),
+}
+SOURCE_FILES: dict[str, tuple[str, ...]] = {
+    "airline": ("tools.py", "data_model.py"),
+    "retail": ("tools.py", "data_model.py"),
+    "mock": ("tools.py", "user_tools.py", "data_model.py", "user_data_model.py"),
+    "telecom": ("tools.py", "user_tools.py", "data_model.py", "user_data_model.py"),
+}
+GUIDELINES = ("data/tau2/user_simulator/simulation_guidelines.md",
+              "data/tau2/user_simulator/simulation_guidelines_tools.md")
+COMMON_SOURCES = ("src/tau2/evaluator/evaluator_nl_assertions.py", "src/tau2/agent/llm_agent.py")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    repository: str
+    commit: str
+    files: dict[str, str]  # repo path -> sha256
+
+
+@cache
+def manifest() -> Manifest:
+    raw = json.loads(resources.files(__package__).joinpath("manifest.json").read_text())
+    return Manifest(raw["repository"], raw["commit"],
+                    {path: meta["sha256"] for path, meta in raw["files"].items()})
+
+
+@dataclass
+class DomainFiles:
+    """Resolved local paths for one domain, and where they came from."""
+
+    data: dict[str, Path]  # file name (e.g. "db.json") or guideline repo path -> path
+    sources: dict[str, Path] | None  # repo path -> path; None when unavailable
+    origin: str  # "download" | "local"
+    commit: str
+    unverified: list[str] = field(default_factory=list)  # local files not matching the pin
+    source_note: str = ""
+
+    def describe(self) -> dict[str, Any]:
+        """The data provenance recorded in the run record."""
+        return {"origin": self.origin, "commit": self.commit,
+                "matches_pinned": not self.unverified, "unverified": self.unverified,
+                "upstream_text": "upstream" if self.sources else "fallback",
+                "upstream_text_note": self.source_note}
+
+
+def data_paths(domain: str) -> list[str]:
+    if domain not in DATA_FILES:
+        raise ConfigError(f"unknown tau2 domain {domain!r}",
+                          hint=f"Choose one of: {', '.join(DATA_FILES)}")
+    return [f"data/tau2/domains/{domain}/{name}" for name in DATA_FILES[domain]] + list(GUIDELINES)
+
+
+def source_paths(domain: str) -> list[str]:
+    return ([f"src/tau2/domains/{domain}/{name}" for name in SOURCE_FILES[domain]]
+            + list(COMMON_SOURCES))
+
+
+def _key(path: str) -> str:
+    prefix = "data/tau2/domains/"
+    return path.rsplit("/", 1)[1] if path.startswith(prefix) else path
+
+
+def _remote(paths: list[str], base_url: str | None) -> list[_download.RemoteFile]:
+    m = manifest()
+    base = base_url or os.environ.get(URL_ENV) or RAW_URL.format(repository=m.repository,
+                                                                 commit=m.commit)
+    base = base if base.endswith("/") else base + "/"
+    return [_download.RemoteFile(p, base + p, m.files[p]) for p in paths]
+
+
+def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None = None
+            ) -> DomainFiles:
+    """Local paths of a domain's data and upstream sources (downloading when needed)."""
+    m = manifest()
+    paths = data_paths(domain)
+    if data_dir is not None:
+        return _resolve_local(domain, Path(data_dir), paths)
+    folder = f"tau2/{m.commit}"
+    got = _download.ensure(_remote(paths, base_url), folder=folder)
+    files = DomainFiles({_key(p): got[p] for p in paths}, None, "download", m.commit)
+    try:
+        srcs = _download.ensure(_remote(source_paths(domain), base_url), folder=folder)
+        files.sources = srcs
+    except DataError as exc:
+        files.source_note = f"upstream sources unavailable ({exc.message}); fallback text used"
+    return files
+
+
+def _resolve_local(domain: str, data_dir: Path, paths: list[str]) -> DomainFiles:
+    m = manifest()
+    data: dict[str, Path] = {}
+    unverified = []
+    for rel in paths:
+        path = data_dir / rel.removeprefix("data/")
+        if not path.is_file():
+            raise DataMissing(
+                f"tau2 data file {path} is missing",
+                hint=f"--data-dir must be laid out like upstream's data/ folder (holding "
+                     f"tau2/domains/{domain}/...); drop --data-dir to download the pinned copy")
+        data[_key(rel)] = path
+        if _download.sha256_file(path) != m.files[rel]:
+            unverified.append(rel)
+    files = DomainFiles(data, None, "local", m.commit, unverified)
+    files.sources, files.source_note = _local_sources(domain, data_dir)
+    return files
+
+
+def _local_sources(domain: str, data_dir: Path) -> tuple[dict[str, Path] | None, str]:
+    m = manifest()
+    out: dict[str, Path] = {}
+    for rel in source_paths(domain):
+        candidates = [data_dir.parent / rel,
+                      cache_dir() / f"tau2/{m.commit}" / rel]
+        found = next((c for c in candidates
+                      if c.is_file() and _download.sha256_file(c) == m.files[rel]), None)
+        if found is None:
+            return None, (f"{rel} at the pinned commit not found beside --data-dir or in the "
+                          "cache; fallback text used")
+        out[rel] = found
+    return out, ""
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise DataCorrupt(f"tau2 data file {path} cannot be read as JSON: {exc}",
+                          hint="Replace it with the file from the pinned upstream commit, or "
+                               "drop --data-dir to download it") from exc
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataCorrupt(f"tau2 data file {path} cannot be read: {exc}",
+                          hint="Replace it with the file from the pinned upstream commit") from exc
+
+
+def split_ids(path: Path, split: str) -> list[str]:
+    """Task ids of `split` from a `split_tasks.json`; ConfigError naming the valid splits."""
+    splits = read_json(path)
+    if not isinstance(splits, dict) or not all(isinstance(v, list) for v in splits.values()):
+        raise DataCorrupt(f"tau2 split file {path} is not an object of id lists",
+                          hint="Replace it with the file from the pinned upstream commit")
+    if split not in splits:
+        raise ConfigError(f"unknown split {split!r} in {path}",
+                          hint=f"Valid splits: {', '.join(sorted(splits))}")
+    return [str(i) for i in splits[split]]
+
+
+def read_toml(path: Path) -> Any:
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataCorrupt(f"tau2 data file {path} cannot be read as TOML: {exc}",
+                          hint="Replace it with the file from the pinned upstream commit") from exc

@@ -1,0 +1,259 @@
+"""Domain databases: one shared, parsed base per process and a copy-on-write view per task-trial.
+
+Upstream keeps each DB as a pydantic model and re-validates the whole 7 MB airline DB for every
+environment. Here a domain DB is validated once through a model of the same shape and kept as
+the plain data of `model_dump()` (`BaseDB`), which is exactly what upstream hashes and
+serializes (field order, `int` vs `float`, defaults filled in). A task-trial works on a `DBView`:
+reads go to the base, and the first write to a record copies just that record into the view.
+
+Tables are the top-level fields whose value is a dict of records (`users`, `reservations`);
+any other top-level field (telecom's lists, the phone object) is copied whole on first write.
+Nothing may mutate data obtained from a read accessor: writes go through `mut`/`put`.
+
+`db_hash()` equals upstream's `get_db_hash()` (SHA-256 of the sorted-key JSON with
+`default=str`); `same_state()` gives the same verdict by comparing only touched records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+_MISSING = object()
+
+
+def clone(value: Any) -> Any:
+    """Deep copy of JSON-like data (dicts, lists, scalars); much faster than `copy.deepcopy`."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+def canonical(value: Any) -> str:
+    """Upstream's hashing text: `json.dumps(..., sort_keys=True, default=str)`."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def dict_hash(value: Any) -> str:
+    return hashlib.sha256(canonical(value).encode()).hexdigest()
+
+
+def deep_update(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """Recursive dict merge as upstream's addict `Dict.update`: dicts merge, the rest replaces."""
+    for key, value in patch.items():
+        current = target.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            deep_update(current, value)
+        else:
+            target[key] = clone(value)
+
+
+class BaseDB:
+    """A validated domain DB shared by every task-trial of the process. Never mutated."""
+
+    def __init__(self, model: type[BaseModel], raw: dict[str, Any]) -> None:
+        self.model = model
+        self.name = model.__name__
+        self.data: dict[str, Any] = model.model_validate(raw).model_dump()
+        self.tables = frozenset(k for k, v in self.data.items() if isinstance(v, dict)
+                                and k in _dict_fields(model))
+        self._hash: str | None = None
+        self._texts: dict[str, dict[str, str]] | None = None
+
+    def db_hash(self) -> str:
+        if self._hash is None:
+            self._hash = dict_hash(self.data)
+        return self._hash
+
+    def record_text(self, table: str, key: str) -> str:
+        """Canonical JSON of one base record, computed once (speeds up views' `db_hash`)."""
+        if self._texts is None:
+            self._texts = {name: {} for name in self.tables}
+        texts = self._texts[table]
+        if key not in texts:
+            texts[key] = canonical(self.data[table][key])
+        return texts[key]
+
+
+def _dict_fields(model: type[BaseModel]) -> set[str]:
+    """Top-level fields typed as `Dict[str, Model]` (record tables)."""
+    out = set()
+    for name, info in model.model_fields.items():
+        origin = getattr(info.annotation, "__origin__", None)
+        if origin is dict:
+            out.add(name)
+    return out
+
+
+class Table:
+    """One record table of a `DBView`: dict-like reads, explicit copy-on-write writes."""
+
+    __slots__ = ("_base", "_new", "_over")
+
+    def __init__(self, base: dict[str, Any]) -> None:
+        self._base = base
+        self._over: dict[str, Any] = {}
+        self._new: list[str] = []
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._over or key in self._base
+
+    def get(self, key: str) -> Any:
+        """The record (read-only by convention); KeyError when absent."""
+        if key in self._over:
+            return self._over[key]
+        return self._base[key]
+
+    def mut(self, key: str) -> Any:
+        """The record, copied into this view on first write access; KeyError when absent."""
+        if key not in self._over:
+            self._over[key] = clone(self._base[key])
+        return self._over[key]
+
+    def put(self, key: str, record: Any) -> None:
+        if key not in self._over and key not in self._base:
+            self._new.append(key)
+        self._over[key] = record
+
+    def keys(self) -> Iterator[str]:
+        """Keys in upstream dict order: base order, then records added in this view."""
+        yield from self._base
+        yield from self._new
+
+    def values(self) -> Iterator[Any]:
+        for key in self.keys():
+            yield self.get(key)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        for key in self.keys():
+            yield key, self.get(key)
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._new)
+
+    def touched(self) -> set[str]:
+        return set(self._over)
+
+    def merged(self) -> dict[str, Any]:
+        return {key: self.get(key) for key in self.keys()}
+
+
+class DBView:
+    """A task-trial's view of a `BaseDB`: tables by attribute-like `table(name)` access."""
+
+    def __init__(self, base: BaseDB) -> None:
+        self.base = base
+        self.name = base.name
+        self._tables = {name: Table(base.data[name]) for name in base.tables}
+        self._fields: dict[str, Any] = {}
+
+    def table(self, name: str) -> Table:
+        try:
+            return self._tables[name]
+        except KeyError:
+            # Upstream: attribute access on the pydantic DB model.
+            raise AttributeError(f"'{self.name}' object has no attribute '{name}'") from None
+
+    def field(self, name: str) -> Any:
+        """A non-table top-level field, read-only by convention."""
+        if name in self._fields:
+            return self._fields[name]
+        if name not in self.base.data or name in self._tables:
+            raise AttributeError(f"'{self.name}' object has no attribute '{name}'")
+        return self.base.data[name]
+
+    def mut_field(self, name: str) -> Any:
+        if name not in self._fields:
+            self._fields[name] = clone(self.field(name))
+        return self._fields[name]
+
+    def set_field(self, name: str, value: Any) -> None:
+        self.field(name)
+        self._fields[name] = value
+
+    def dump(self) -> dict[str, Any]:
+        """The whole DB as upstream's `model_dump()` would give it."""
+        out: dict[str, Any] = {}
+        for name, value in self.base.data.items():
+            if name in self._tables:
+                out[name] = self._tables[name].merged()
+            else:
+                out[name] = self._fields.get(name, value)
+        return out
+
+    def db_hash(self) -> str:
+        """Upstream's `get_db_hash()` for this state: SHA-256 of the whole DB's canonical JSON.
+
+        Assembled from cached per-record texts of the base plus the touched records; the text
+        is byte-identical to `json.dumps(dump(), sort_keys=True, default=str)`.
+        """
+        if not self._fields and not any(t.touched() for t in self._tables.values()):
+            return self.base.db_hash()
+        parts = []
+        for name in sorted(self.base.data):
+            if name in self._tables:
+                table = self._tables[name]
+                touched = table.touched()
+                items = ", ".join(
+                    f"{json.dumps(key)}: "
+                    + (canonical(table.get(key)) if key in touched
+                       else self.base.record_text(name, key))
+                    for key in sorted(table.keys()))
+                parts.append(f"{json.dumps(name)}: {{{items}}}")
+            else:
+                parts.append(f"{json.dumps(name)}: {canonical(self.field(name))}")
+        return hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest()
+
+    def patch(self, update: dict[str, Any]) -> None:
+        """Apply `initialization_data` like upstream: deep merge, then re-validate the DB.
+
+        Only the patched top-level fields are rebuilt; re-validation goes through the DB model so
+        defaults, coercions and errors match upstream's `model_validate`.
+        """
+        merged = self.dump()
+        for name in update:  # deep_update writes into nested dicts: never into the base
+            if name in merged:
+                merged[name] = clone(merged[name])
+        deep_update(merged, update)
+        validated = self.base.model.model_validate(merged).model_dump()
+        for name in update:
+            if name in self._tables:
+                table = self._tables[name]
+                for key, record in validated[name].items():
+                    if key not in table or canonical(table.get(key)) != canonical(record):
+                        table.put(key, record)
+            else:
+                self._fields[name] = validated[name]
+
+    def touched(self) -> dict[str, set[str]]:
+        return {name: t.touched() for name, t in self._tables.items() if t.touched()}
+
+
+def same_state(left: DBView, right: DBView) -> bool:
+    """Whether upstream's whole-DB hashes of `left` and `right` would be equal.
+
+    Views over the same base only differ in records that either touched, so only those are
+    compared (as canonical JSON, where `1` and `1.0` differ just as in the upstream hash).
+    """
+    if left.base is not right.base:
+        return left.db_hash() == right.db_hash()
+    for name in left.base.tables:
+        lt, rt = left.table(name), right.table(name)
+        for key in lt.touched() | rt.touched():
+            lv = lt.get(key) if key in lt else _MISSING
+            rv = rt.get(key) if key in rt else _MISSING
+            if lv is _MISSING or rv is _MISSING:
+                if lv is not rv:
+                    return False
+            elif lv is not rv and canonical(lv) != canonical(rv):
+                return False
+    for name in set(left._fields) | set(right._fields):
+        if canonical(left.field(name)) != canonical(right.field(name)):
+            return False
+    return True

@@ -1,0 +1,259 @@
+"""`load_domain`: one tau2 domain's tasks, policy, tool schemas and shared base DBs.
+
+    domain = load_domain("airline", data_dir=Path("../shared/data"))
+    task = domain.tasks(max_tasks=1)[0]
+    env = domain.new_environment(task)          # cheap: copy-on-write views of the base DB
+    env.execute(ToolCall(id="1", name="get_user_details", arguments={"user_id": "x"}))
+
+Domains are cached per process (by domain, data location, split and policy); base DBs are
+parsed once per process and shared by every environment.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from a2abench.benchmarks.tau2 import data, upstream
+from a2abench.benchmarks.tau2.db import BaseDB, DBView
+from a2abench.benchmarks.tau2.domains import airline, mock, retail
+from a2abench.benchmarks.tau2.environment import Tau2Environment
+from a2abench.benchmarks.tau2.models import Task
+from a2abench.benchmarks.tau2.toolkit import Toolkit, ToolTexts
+from a2abench.errors import ConfigError, DataCorrupt
+
+
+@dataclass(frozen=True)
+class DomainSpec:
+    name: str
+    tools: type[Toolkit]
+    db_model: type[BaseModel]
+    db_file: str
+    summaries: dict[str, str]
+    user_tools: type[Toolkit] | None = None
+    user_db_model: type[BaseModel] | None = None
+    user_db_file: str | None = None
+    sync: Callable[[Tau2Environment], None] | None = None
+    policies: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"manual": ("policy.md",)})
+
+
+_COMMON = {
+    "calculate": "Evaluate an arithmetic expression (digits, + - * / and parentheses).",
+    "transfer_to_human_agents": "Hand the conversation over to a human agent, with a summary.",
+}
+_AIRLINE = {
+    "book_reservation": "Create a new flight reservation for a user.",
+    "cancel_reservation": "Cancel an entire reservation.",
+    "get_reservation_details": "Look up a reservation by its id.",
+    "get_user_details": "Look up a user's profile and reservations.",
+    "list_all_airports": "List the airports served.",
+    "search_direct_flight": "Find direct flights between two airports on a date.",
+    "search_onestop_flight": "Find one-stop connections between two airports on a date.",
+    "send_certificate": "Issue a travel certificate to a user.",
+    "update_reservation_baggages": "Change the baggage counts of a reservation.",
+    "update_reservation_flights": "Replace the flights (whole itinerary) of a reservation.",
+    "update_reservation_passengers": "Replace the passenger details of a reservation.",
+    "get_flight_status": "Get the status of a flight on a date.",
+}
+_RETAIL = {
+    "cancel_pending_order": "Cancel an order that is still pending.",
+    "exchange_delivered_order_items": "Request an exchange of items of a delivered order.",
+    "find_user_id_by_name_zip": "Find a user id from first name, last name and zip code.",
+    "find_user_id_by_email": "Find a user id from an email address.",
+    "get_order_details": "Look up an order by its id.",
+    "get_product_details": "Look up a product and its variants.",
+    "get_item_details": "Look up one product variant by item id.",
+    "get_user_details": "Look up a user's profile and orders.",
+    "list_all_product_types": "List product names with their product ids.",
+    "modify_pending_order_address": "Change the shipping address of a pending order.",
+    "modify_pending_order_items": "Swap items of a pending order for other variants.",
+    "modify_pending_order_payment": "Change the payment method of a pending order.",
+    "modify_user_address": "Change a user's default address.",
+    "return_delivered_order_items": "Request a return of items of a delivered order.",
+}
+_MOCK = {
+    "create_task": "Create a task for a user.",
+    "get_users": "List all users.",
+    "update_task_status": "Set the status of a task.",
+    "check_notifications": "List the notifications in the inbox.",
+    "dismiss_notification": "Mark a notification as read.",
+}
+
+SPECS: dict[str, DomainSpec] = {
+    "airline": DomainSpec("airline", airline.AirlineTools, airline.FlightDB, "db.json",
+                          _COMMON | _AIRLINE),
+    "retail": DomainSpec("retail", retail.RetailTools, retail.RetailDB, "db.json",
+                         _COMMON | _RETAIL),
+    "mock": DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
+                       mock.MockUserTools, mock.MockUserDB, "user_db.json"),
+}
+
+
+class Tau2Domain:
+    """A loaded domain. Attributes: `name`, `split`, `policy` (agent policy text),
+    `user_guidelines` (user-simulator guidelines text), `tool_text_source`
+    ("upstream" | "fallback"), `judge_prompt` (None without upstream text),
+    `agent_instruction` (upstream's, or None), `files` (provenance)."""
+
+    def __init__(self, spec: DomainSpec, files: data.DomainFiles, split: str, policy: str,
+                 tasks: list[Task], base: BaseDB, user_base: BaseDB | None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.files = files
+        self.split = split
+        self.policy_kind = policy
+        self.policy = _policy_text(spec, files, policy)
+        self._tasks = tasks
+        self.base_db = base
+        self.user_base_db = user_base
+        guideline = data.GUIDELINES[1 if spec.user_tools is not None else 0]
+        self.user_guidelines = data.read_text(files.data[guideline])
+        self.texts, self.judge_prompt, self.agent_instruction = _load_texts(spec, files)
+        self.tool_text_source = self.texts.source
+        self._agent_schemas = spec.tools.openai_schemas(self.texts)
+        self._user_schemas = (spec.user_tools.openai_schemas(self.texts)
+                              if spec.user_tools is not None else [])
+
+    def tasks(self, task_ids: list[str] | None = None, max_tasks: int | None = None
+              ) -> list[Task]:
+        """The split's tasks in file order, optionally only `task_ids`, then the first N."""
+        selected = self._tasks
+        if task_ids:
+            known = {t.id for t in selected}
+            unknown = [i for i in task_ids if i not in known]
+            if unknown:
+                raise ConfigError(f"task ids not in the {self.name} {self.split} split: "
+                                  f"{', '.join(unknown)}",
+                                  hint="Check --task-ids against the split (see --split)")
+            wanted = set(task_ids)
+            selected = [t for t in selected if t.id in wanted]
+        if max_tasks is not None:
+            selected = selected[:max_tasks]
+        return list(selected)
+
+    def agent_tool_schemas(self) -> list[dict[str, Any]]:
+        return [_copy(s) for s in self._agent_schemas]
+
+    def user_tool_schemas(self) -> list[dict[str, Any]]:
+        return [_copy(s) for s in self._user_schemas]
+
+    def tool_types(self) -> dict[str, str]:
+        kits = [self.spec.tools] + ([self.spec.user_tools] if self.spec.user_tools else [])
+        return {name: d.tool_type.value for kit in kits for name, d in kit.tool_defs().items()}
+
+    def fresh_environment(self) -> Tau2Environment:
+        """An environment on the untouched base DBs (no task state applied)."""
+        tools = self.spec.tools(DBView(self.base_db))
+        user_tools = None
+        if self.spec.user_tools is not None and self.user_base_db is not None:
+            user_tools = self.spec.user_tools(DBView(self.user_base_db))
+        return Tau2Environment(self, tools, user_tools, self.spec.sync)
+
+    def new_environment(self, task: Task) -> Tau2Environment:
+        """An environment with the task's initial state applied: data patch, initialization
+        actions, then replay of its message history (as upstream's orchestrator does)."""
+        env = self.fresh_environment()
+        state = task.initial_state
+        if state is not None:
+            env.apply_initialization(state.initialization_data, state.initialization_actions)
+            env.replay(state.message_history or [])
+        return env
+
+
+def _copy(value: Any) -> Any:
+    from a2abench.benchmarks.tau2.db import clone
+
+    return clone(value)
+
+
+def _policy_text(spec: DomainSpec, files: data.DomainFiles, policy: str) -> str:
+    if policy not in spec.policies:
+        raise ConfigError(f"unknown policy {policy!r} for tau2 {spec.name}",
+                          hint=f"Valid policies: {', '.join(spec.policies)}")
+    names = spec.policies[policy]
+    if len(names) == 1:
+        return data.read_text(files.data[names[0]])
+    # Upstream (telecom): main policy and tech-support text, each in its own tag.
+    main, tech = (data.read_text(files.data[n]) for n in names)
+    return (f"<main_policy>\n{main}\n</main_policy>\n"
+            f"<tech_support_policy>\n{tech}\n</tech_support_policy>")
+
+
+def _load_texts(spec: DomainSpec, files: data.DomainFiles
+                ) -> tuple[ToolTexts, upstream.JudgePrompt | None, str | None]:
+    kits = [k for k in (spec.tools, spec.user_tools) if k is not None]
+    if files.sources is None:
+        return upstream.fallback_texts(*kits, summaries=spec.summaries), None, None
+    base = f"src/tau2/domains/{spec.name}/"
+    src = files.sources
+    tools = [src[base + n] for n in data.SOURCE_FILES[spec.name] if "tools" in n]
+    models = [src[base + n] for n in data.SOURCE_FILES[spec.name] if "data_model" in n]
+    texts = upstream.load_tool_texts(tools, models)
+    judge = upstream.extract_judge_prompt(src[data.COMMON_SOURCES[0]])
+    instruction = upstream.extract_string_constant(src[data.COMMON_SOURCES[1]],
+                                                   "AGENT_INSTRUCTION")
+    return texts, judge, instruction
+
+
+# --------------------------------------------------------------------------- loading
+
+_LOCK = threading.Lock()
+_DOMAINS: dict[tuple[str, str, str, str], Tau2Domain] = {}
+_BASES: dict[tuple[str, str], BaseDB] = {}
+
+
+def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
+                policy: str = "manual") -> Tau2Domain:
+    """Load (once per process) a domain: `airline`, `retail`, `mock` (`telecom`: see docs).
+
+    `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
+    downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
+    `DataMissing` / `DataCorrupt` (naming the file and the fix).
+    """
+    if domain not in SPECS:
+        raise ConfigError(f"unknown tau2 domain {domain!r}",
+                          hint=f"Choose one of: {', '.join(SPECS)}")
+    key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy)
+    with _LOCK:
+        if key not in _DOMAINS:
+            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy)
+        return _DOMAINS[key]
+
+
+def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str) -> Tau2Domain:
+    files = data.resolve(spec.name, data_dir)
+    ids = set(data.split_ids(files.data["split_tasks.json"], split))
+    raw_tasks = data.read_json(files.data["tasks.json"])
+    # Validate only the split's tasks: telecom's file holds 2,285 of them.
+    tasks = [_task(raw, files.data["tasks.json"]) for raw in raw_tasks
+             if isinstance(raw, dict) and str(raw.get("id")) in ids]
+    base = _base(spec.db_model, files.data[spec.db_file])
+    user_base = None
+    if spec.user_db_model is not None and spec.user_db_file is not None:
+        user_base = _base(spec.user_db_model, files.data[spec.user_db_file])
+    return Tau2Domain(spec, files, split, policy, tasks, base, user_base)
+
+
+def _task(raw: dict[str, Any], path: Path) -> Task:
+    try:
+        return Task.model_validate(raw)
+    except ValidationError as exc:
+        raise DataCorrupt(f"task {raw.get('id')!r} in {path} does not validate: {exc}",
+                          hint="Replace the file with the one from the pinned commit") from exc
+
+
+def _base(model: type[BaseModel], path: Path) -> BaseDB:
+    cache_key = (model.__module__ + "." + model.__name__, str(path.resolve()))
+    if cache_key not in _BASES:
+        raw = data.read_toml(path) if path.suffix == ".toml" else data.read_json(path)
+        try:
+            _BASES[cache_key] = BaseDB(model, raw)
+        except ValidationError as exc:
+            raise DataCorrupt(f"tau2 DB {path} does not validate: {exc}",
+                              hint="Replace it with the file from the pinned commit") from exc
+    return _BASES[cache_key]

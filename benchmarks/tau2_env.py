@@ -1,0 +1,93 @@
+"""tau2 environment cost: per-task build + gold replay + scoring, and memory in flight.
+
+    python benchmarks/tau2_env.py [--data-dir ../shared/data] [--in-flight 64]
+
+Prints, for the airline domain:
+* one-time load (parse + validate the 7 MB DB, tasks, schemas);
+* median / p90 ms per task to build the environment, replay the task's gold actions and
+  score the trajectory (DB check included), over every airline task (3 rounds);
+* baseline in the same run: one `copy.deepcopy` of the airline DB, i.e. what a per-task
+  private copy of the DB alone would cost, and the ratio to our whole per-task time;
+* peak RSS with N task-trials in flight (environments alive at once, each with its gold
+  actions applied and scored), and the RSS growth attributable to them.
+Targets (issue): <= 20 ms per task, <= 600 MB peak with 64 in flight.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.evaluator import evaluate_offline
+from a2abench.benchmarks.tau2.models import AssistantMessage, Task, ToolCall
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def trial(domain: Tau2Domain, task: Task) -> tuple[Any, float]:
+    """Build, replay gold actions as an agent would, score. Returns (env, reward)."""
+    env = domain.new_environment(task)
+    messages: list[Any] = []
+    for i, action in enumerate(task.evaluation_criteria.actions or []):  # type: ignore[union-attr]
+        call = ToolCall(id=f"c{i}", name=action.name, arguments=action.arguments,
+                        requestor=action.requestor)
+        messages.append(AssistantMessage(tool_calls=[call]))
+        messages.append(env.execute(call))
+    said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
+    messages.append(AssistantMessage(content=f"Done. {said}"))
+    info = evaluate_offline(task, messages, "user_stop", domain=domain)
+    return env, info.reward
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--in-flight", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    domain = load_domain("airline", data_dir=args.data_dir)
+    load_s = time.perf_counter() - start
+    tasks = domain.tasks()
+    rss_loaded = rss_mb()
+
+    times = []
+    for _ in range(args.rounds):
+        for task in tasks:
+            t0 = time.perf_counter()
+            _, reward = trial(domain, task)
+            times.append((time.perf_counter() - t0) * 1000)
+            assert reward == 1.0, task.id
+    times.sort()
+    median = statistics.median(times)
+    p90 = times[int(0.9 * (len(times) - 1))]
+
+    t0 = time.perf_counter()
+    copy.deepcopy(domain.base_db.data)
+    deepcopy_ms = (time.perf_counter() - t0) * 1000
+
+    alive = [trial(domain, tasks[i % len(tasks)])[0] for i in range(args.in_flight)]
+    peak = rss_mb()
+    print(f"python {sys.version.split()[0]}, airline, {len(tasks)} tasks x {args.rounds} rounds")
+    print(f"one-time load:                 {load_s * 1000:8.1f} ms")
+    print(f"per task (build+replay+score): median {median:6.2f} ms, p90 {p90:6.2f} ms "
+          f"(target <= 20 ms)")
+    print(f"baseline deepcopy of the DB:   {deepcopy_ms:8.1f} ms "
+          f"(ratio median/deepcopy = {median / deepcopy_ms:.3f})")
+    print(f"RSS after load:                {rss_loaded:8.1f} MB")
+    print(f"peak RSS, {len(alive)} in flight:       {peak:8.1f} MB (target <= 600 MB; "
+          f"+{peak - rss_loaded:.1f} MB for the trials)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Copy-on-write views over a shared base: isolation, dump order, hashing and equality."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from a2abench.benchmarks.tau2.db import BaseDB, DBView, canonical, dict_hash, same_state
+
+
+class Item(BaseModel):
+    name: str
+    price: float
+    tags: list[str] = []
+
+
+class Shop(BaseModel):
+    items: dict[str, Item]
+    owner: dict[str, str] | None = None
+    note: list[int] = []
+
+
+RAW = {"items": {"a": {"name": "A", "price": 1}, "b": {"name": "B", "price": 2.5,
+                                                      "tags": ["x"]}},
+       "note": [1, 2]}
+
+
+def _base() -> BaseDB:
+    return BaseDB(Shop, RAW)
+
+
+def test_base_is_normalized_like_model_dump() -> None:
+    base = _base()
+    assert base.data["items"]["a"] == {"name": "A", "price": 1.0, "tags": []}
+    assert canonical(base.data["items"]["a"]) != canonical({"name": "A", "price": 1, "tags": []})
+    assert base.db_hash() == dict_hash(Shop.model_validate(RAW).model_dump())
+
+
+def test_writes_stay_in_the_view() -> None:
+    base = _base()
+    left, right = DBView(base), DBView(base)
+    left.table("items").mut("a")["tags"].append("new")
+    left.table("items").put("c", {"name": "C", "price": 3.0, "tags": []})
+    assert base.data["items"]["a"]["tags"] == []
+    assert "c" not in right.table("items") and list(left.table("items").keys()) == ["a", "b", "c"]
+    assert not same_state(left, right)
+    right.table("items").mut("a")["tags"].append("new")
+    right.table("items").put("c", {"name": "C", "price": 3.0, "tags": []})
+    assert same_state(left, right) and left.db_hash() == right.db_hash()
+
+
+def test_touching_without_changing_keeps_equality() -> None:
+    base = _base()
+    left = DBView(base)
+    left.table("items").mut("b")
+    left.mut_field("note")
+    assert same_state(left, DBView(base)) and left.db_hash() == base.db_hash()
+
+
+def test_unknown_table_raises_like_upstream_attribute_access() -> None:
+    view = DBView(_base())
+    try:
+        view.table("orders")
+    except AttributeError as exc:
+        assert str(exc) == "'Shop' object has no attribute 'orders'"
+    else:
+        raise AssertionError("expected AttributeError")
+
+
+def test_patch_deep_merges_and_revalidates_without_touching_the_base() -> None:
+    base = _base()
+    view = DBView(base)
+    view.patch({"items": {"a": {"tags": ["p"]}, "d": {"name": "D", "price": 4}}})
+    assert view.table("items").get("a") == {"name": "A", "price": 1.0, "tags": ["p"]}
+    assert view.table("items").get("d") == {"name": "D", "price": 4.0, "tags": []}
+    assert base.data["items"]["a"]["tags"] == []
+    assert view.db_hash() == dict_hash(view.dump())
+
+
+_edits = st.lists(st.tuples(st.sampled_from(["a", "b", "z"]),
+                            st.sampled_from(["price", "tags", "note"]),
+                            st.one_of(st.integers(-3, 3), st.floats(-3, 3, allow_nan=False),
+                                      st.just("s"))), max_size=6)
+
+
+def _apply(view: DBView, edits: list[tuple[str, str, Any]]) -> None:
+    for key, what, value in edits:
+        if what == "note":
+            view.mut_field("note").append(value)
+        elif key in view.table("items"):
+            record = view.table("items").mut(key)
+            if what == "price":
+                record["price"] = value
+            else:
+                record["tags"].append(value)
+        else:
+            view.table("items").put(key, {"name": key, "price": value, "tags": []})
+
+
+@settings(max_examples=150, deadline=None)
+@given(_edits, _edits)
+def test_same_state_agrees_with_the_full_hash(left_edits: Any, right_edits: Any) -> None:
+    base = _base()
+    left, right = DBView(base), DBView(base)
+    _apply(left, left_edits)
+    _apply(right, right_edits)
+    assert left.db_hash() == dict_hash(left.dump())
+    assert same_state(left, right) == (dict_hash(left.dump()) == dict_hash(right.dump()))

@@ -1,0 +1,122 @@
+"""Pinned downloads against a local HTTP server (127.0.0.1, port 0), one file corrupted."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from a2abench import _download
+from a2abench._paths import cache_dir
+from a2abench.benchmarks.tau2 import data, domain
+from a2abench.errors import DataCorrupt, DataMissing
+from tests.tau2.tau2_support import data_root
+
+
+class FileServer:
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.requests: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.requests.append(self.path)
+                body = server.files.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.end_headers()
+                self.wfile.write(body or b"not found")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
+                                       daemon=True)
+
+
+@pytest.fixture
+def server() -> Iterator[FileServer]:
+    s = FileServer()
+    s.thread.start()
+    yield s
+    s.httpd.shutdown()
+    s.httpd.server_close()
+
+
+def _remote(server: FileServer, path: str, body: bytes) -> _download.RemoteFile:
+    server.files["/" + path] = body
+    return _download.RemoteFile(path, server.url + path, hashlib.sha256(body).hexdigest())
+
+
+def test_downloads_verifies_and_caches(server: FileServer) -> None:
+    item = _remote(server, "x/a.txt", b"alpha")
+    got = _download.ensure([item], folder="t")
+    assert got["x/a.txt"].read_bytes() == b"alpha"
+    assert got["x/a.txt"] == cache_dir() / "t" / "x" / "a.txt"
+    _download.ensure([item], folder="t")
+    assert server.requests == ["/x/a.txt"]  # the second call used the verified cache
+
+
+def test_corrupt_download_is_rejected_and_not_cached(server: FileServer) -> None:
+    item = _remote(server, "b.txt", b"beta")
+    server.files["/b.txt"] = b"tampered"
+    with pytest.raises(DataCorrupt, match=r"b\.txt.*sha256") as err:
+        _download.ensure([item], folder="t")
+    assert "not cached" in (err.value.hint or "")
+    assert not (cache_dir() / "t" / "b.txt").exists()
+
+
+def test_missing_remote_file_names_it_and_the_fix(server: FileServer) -> None:
+    item = _download.RemoteFile("c.txt", server.url + "c.txt", "0" * 64)
+    with pytest.raises(DataMissing, match=r"c\.txt.*HTTP 404") as err:
+        _download.ensure([item], folder="t")
+    assert "--data-dir" in (err.value.hint or "")
+
+
+def test_a_damaged_cached_file_is_downloaded_again(server: FileServer) -> None:
+    item = _remote(server, "d.txt", b"delta")
+    target = cache_dir() / "t" / "d.txt"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"damaged")
+    assert _download.ensure([item], folder="t")["d.txt"].read_bytes() == b"delta"
+
+
+def test_verify_reports_missing_and_corrupt_files(tmp_path: Path) -> None:
+    with pytest.raises(DataMissing, match="missing"):
+        _download.verify(tmp_path / "nope", "0" * 64, hint="h")
+    (tmp_path / "f").write_bytes(b"x")
+    with pytest.raises(DataCorrupt, match="expected"):
+        _download.verify(tmp_path / "f", "0" * 64, hint="h")
+
+
+def _serve_domain(server: FileServer, name: str) -> None:
+    root = data_root()
+    for rel in data.data_paths(name):
+        server.files["/" + rel] = (root / rel.removeprefix("data/")).read_bytes()
+
+
+def test_tau2_domain_downloads_from_the_pinned_file_list(
+        server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    _serve_domain(server, "mock")
+    monkeypatch.setenv(data.URL_ENV, server.url)
+    monkeypatch.setattr(domain, "_DOMAINS", {})
+    d = domain.load_domain("mock")
+    assert len(d.tasks()) == 10
+    assert d.files.origin == "download" and d.files.describe()["matches_pinned"]
+    # The server has no upstream sources: neutral fallback text, no judge prompt.
+    assert d.tool_text_source == "fallback" and d.judge_prompt is None
+    assert "fallback" in d.files.source_note
+
+
+def test_tau2_corrupted_data_file_is_rejected(server: FileServer,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    _serve_domain(server, "mock")
+    server.files["/data/tau2/domains/mock/tasks.json"] = b"[]"
+    with pytest.raises(DataCorrupt, match=r"mock/tasks\.json"):
+        data.resolve("mock", base_url=server.url)
