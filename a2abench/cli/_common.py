@@ -65,6 +65,9 @@ UserLLMArgs = Annotated[str | None, opt(
     show_default=False)]
 JudgeLLM = Annotated[str | None, opt("--judge-llm", "Model of the LLM judge (unset: no judge).",
                                      show_default=False)]
+JudgeLLMBaseUrl = Annotated[str | None, opt("--judge-llm-base-url", "Base URL for the judge LLM "
+                                                                "[default: --user-llm-base-url].",
+                                            show_default=False)]
 LLMCache = Annotated[bool, opt("--llm-cache/--no-llm-cache", "Cache LLM responses on disk.")]
 DataDir = Annotated[Path | None, opt("--data-dir", "Local data directory laid out like "
                                                    "upstream's data/.", show_default=False)]

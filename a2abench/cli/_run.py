@@ -67,6 +67,7 @@ def run_tau2(
     user_llm_base_url: c.UserLLMBaseUrl = None,
     user_llm_args: c.UserLLMArgs = None,
     judge_llm: c.JudgeLLM = None,
+    judge_llm_base_url: c.JudgeLLMBaseUrl = None,
     llm_cache: c.LLMCache = True,
     data_dir: c.DataDir = None,
     max_steps: Annotated[int, c.opt("--max-steps", "Max conversation hops.", min=1)] = 200,
@@ -93,7 +94,8 @@ def run_tau2(
     _require("tau2")
     options = {"domain": domain, "split": split, "user_llm": user_llm,
                "user_llm_base_url": user_llm_base_url, "user_llm_args": user_llm_args,
-               "judge_llm": judge_llm, "llm_cache": llm_cache, "data_dir": data_dir,
+               "judge_llm": judge_llm, "judge_llm_base_url": judge_llm_base_url,
+               "llm_cache": llm_cache, "data_dir": data_dir,
                "max_steps": max_steps, "max_errors": max_errors, "reward_basis": reward_basis,
                "policy": policy}
     launch(common_config(

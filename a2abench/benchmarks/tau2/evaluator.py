@@ -60,6 +60,13 @@ async def evaluate(task: Task, messages: Sequence[Any], termination_reason: str,
     """Score one task-trial exactly as upstream; see the module docstring."""
     info = evaluate_offline(task, messages, termination_reason, domain=domain,
                             reward_basis_mode=reward_basis_mode)
+    return await add_nl_judgement(info, task, messages, domain=domain, judge=judge)
+
+
+async def add_nl_judgement(info: RewardInfo, task: Task, messages: Sequence[Any], *,
+                           domain: Tau2Domain, judge: NLJudge | None) -> RewardInfo:
+    """Complete an offline RewardInfo with the NL-assertion judge, when one is needed and
+    available (callers may run `evaluate_offline` in a worker thread first)."""
     if not info.nl_skipped or judge is None or domain.judge_prompt is None:
         return info
     checks = await judge_nl_assertions(task.evaluation_criteria.nl_assertions or [],  # type: ignore[union-attr]
@@ -250,4 +257,5 @@ async def judge_nl_assertions(assertions: list[str], messages: Sequence[Any], *,
                                                 "instructions (--judge-llm)") from exc
 
 
-__all__ = ["NLJudge", "evaluate", "evaluate_offline", "judge_nl_assertions", "tool_call_pairs"]
+__all__ = ["NLJudge", "add_nl_judgement", "evaluate", "evaluate_offline", "judge_nl_assertions",
+           "tool_call_pairs"]

@@ -1,0 +1,206 @@
+"""`a2abench run tau2`: the tau2 driver for the run engine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, TypeAdapter, field_validator
+
+from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
+from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
+from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
+from a2abench.errors import ConfigError
+from a2abench.llm import ChatLLM, LLMConfig
+from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
+from a2abench.run.records import Scoring, TaskRecord, is_success
+
+_MESSAGES = TypeAdapter(list[Message])
+
+
+class Tau2Options(BaseModel):
+    """Options of `run tau2` (flag names with dashes become these fields)."""
+
+    domain: Literal["airline", "retail", "mock", "telecom"] = "airline"
+    split: str = "base"
+    user_llm: str | None = None
+    user_llm_base_url: str | None = None
+    user_llm_args: dict[str, Any] = {}
+    judge_llm: str | None = None
+    judge_llm_base_url: str | None = None
+    llm_cache: bool = True
+    data_dir: Path | None = None
+    max_steps: int = 200
+    max_errors: int = 10
+    reward_basis: Literal["official", "classic"] = "official"
+    policy: Literal["manual", "workflow"] = "manual"
+
+    @field_validator("user_llm_args", mode="before")
+    @classmethod
+    def _json_args(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return {}
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"--user-llm-args is not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise ValueError("--user-llm-args must be a JSON object")
+        return value
+
+
+def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
+    kwargs: dict[str, Any] = {"model": model, "args": args, "cache": cache}
+    if base_url:
+        kwargs["base_url"] = base_url
+    return ChatLLM(LLMConfig(**kwargs))
+
+
+class Tau2Driver(Driver):
+    name = "tau2"
+    options_model = Tau2Options
+    scoring = Scoring(headline="mean_reward",
+                      description="tau2 average reward (pass^1) over task-trials")
+
+    def __init__(self, options: BaseModel) -> None:
+        super().__init__(options)
+        self.opts: Tau2Options = options  # type: ignore[assignment]
+        self.domain_data: Tau2Domain | None = None
+        self.user_llm: ChatLLM | None = None
+        self.judge_llm: ChatLLM | None = None
+
+    @property
+    def domain(self) -> str | None:
+        return self.opts.domain
+
+    async def setup(self) -> None:
+        opts = self.opts
+        self.domain_data = await asyncio.to_thread(
+            load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
+            policy=opts.policy)
+        if opts.judge_llm:
+            self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
+                                  opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
+
+    def _user_llm(self) -> ChatLLM:
+        if self.user_llm is None:
+            if not self.opts.user_llm:
+                raise ConfigError("tau2 needs a user simulator: pass --user-llm MODEL",
+                                  hint="e.g. --user-llm gpt-4.1 (upstream's default), and "
+                                       "--user-llm-base-url for other OpenAI-compatible "
+                                       "endpoints; the key comes from OPENAI_API_KEY.")
+            args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
+            self.user_llm = _llm(self.opts.user_llm, self.opts.user_llm_base_url, args,
+                                 self.opts.llm_cache)
+        return self.user_llm
+
+    def tasks(self) -> list[TaskSpec]:
+        self._user_llm()  # fail before the first task, not in every one
+        domain = self._domain()
+        return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
+
+    def _domain(self) -> Tau2Domain:
+        if self.domain_data is None:
+            raise RuntimeError("Tau2Driver.setup() was not awaited")
+        return self.domain_data
+
+    def manifest(self) -> dict[str, Any]:
+        domain = self._domain()
+        llm = self._user_llm()
+        return {"data": {**domain.files.describe(), "split": domain.split,
+                         "policy": domain.policy_kind,
+                         "tool_text_source": domain.tool_text_source,
+                         "judge_prompt": domain.judge_prompt is not None},
+                "models": {"user_simulator": llm.config.to_record(),
+                           "judge": self.judge_llm.config.to_record() if self.judge_llm
+                           else None,
+                           "reward_basis": self.opts.reward_basis}}
+
+    def compat(self) -> dict[str, Any]:
+        o = self.opts
+        return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
+                "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
+                "max_steps": o.max_steps, "max_errors": o.max_errors,
+                "reward_basis": o.reward_basis, "policy": o.policy}
+
+    async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+        domain, task = self._domain(), ctx.task.data
+        assert isinstance(task, Task)
+        env = await asyncio.to_thread(domain.new_environment, task)
+        history = list(task.initial_state.message_history or []) if task.initial_state else []
+        user = UserSimulator(self._user_llm(), system_prompt(domain.user_guidelines,
+                                                             str(task.user_scenario)),
+                             tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
+                             history=history)
+        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history)
+        outcome = await Orchestrator(env, user, agent, history=history,
+                                     max_steps=self.opts.max_steps,
+                                     max_errors=self.opts.max_errors).run()
+        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        return self._outcome(outcome, info)
+
+    async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
+                     usage: LLMUsage | None = None) -> RewardInfo:
+        domain = self._domain()
+        info = await asyncio.to_thread(evaluate_offline, task, messages, termination,
+                                       domain=domain, reward_basis_mode=self.opts.reward_basis)
+        return await add_nl_judgement(info, task, messages, domain=domain,
+                                      judge=self._judge(usage) if self.judge_llm else None)
+
+    def _judge(self, usage: LLMUsage | None) -> Any:
+        async def judge(system: str, user: str) -> str:
+            assert self.judge_llm is not None
+            result = await self.judge_llm.chat([{"role": "system", "content": system},
+                                                {"role": "user", "content": user}])
+            if usage is not None:
+                usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
+                          result.cost_usd)
+            return result.content or ""
+        return judge
+
+    def _outcome(self, outcome: Outcome, info: RewardInfo) -> TaskOutcome:
+        messages = outcome.messages
+        labels = (["nl_skipped"] if info.nl_skipped else []) + (
+            ["classic"] if info.reward_basis_mode == "classic" else [])
+        status = outcome.status
+        return TaskOutcome(
+            status=status,  # type: ignore[arg-type]
+            reward=info.reward if status != "infrastructure_error" else None,
+            reward_components={k.value: v for k, v in (info.reward_breakdown or {}).items()},
+            labels=labels, termination=outcome.termination.value, turns=outcome.agent_turns,
+            tool_calls=sum(len(m.tool_calls or []) for m in messages
+                           if getattr(m, "tool_calls", None)),
+            transcript=[m.model_dump(mode="json") for m in messages],
+            details={"reward_info": info.model_dump(mode="json"), "steps": outcome.steps,
+                     "tool_errors": outcome.errors},
+            error=outcome.error)
+
+    async def rescore(self, record: TaskRecord) -> TaskRecord | None:
+        task = next((t for t in self._domain().tasks() if t.id == record.task_id), None)
+        if task is None or record.transcript is None:
+            return None
+        messages = _MESSAGES.validate_python(record.transcript)
+        info = await self._score(task, messages,
+                                 TerminationReason(record.termination or "infrastructure_error"))
+        labels = (["nl_skipped"] if info.nl_skipped else []) + (
+            ["classic"] if info.reward_basis_mode == "classic" else [])
+        return record.model_copy(update={
+            "reward": info.reward, "success": is_success(info.reward), "labels": labels,
+            "reward_components": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
+            "details": {**record.details, "reward_info": info.model_dump(mode="json")}})
+
+    async def aclose(self) -> None:
+        for llm in (self.user_llm, self.judge_llm):
+            if llm is not None:
+                await llm.aclose()
+
+    @classmethod
+    def exporters(cls) -> dict[str, Exporter]:
+        from a2abench.benchmarks.tau2.export import results_json
+
+        return {"tau2": results_json}

@@ -1,0 +1,183 @@
+"""The half-duplex conversation loop of tau2.md §5, with the white agent over A2A.
+
+One step moves one message: user -> agent, agent -> user, or a batch of tool calls -> the
+environment and their results back to the caller. After each step the environment syncs
+(telecom), then the limits are checked (not while tool results are pending, as upstream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from a2abench.a2a.client import Conversation
+from a2abench.a2a.models import Part, TaskState, TextPart
+from a2abench.benchmarks.tau2.environment import Tau2Environment
+from a2abench.benchmarks.tau2.models import (
+    AssistantMessage,
+    TerminationReason,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from a2abench.benchmarks.tau2.translator import (
+    GREETING,
+    first_message,
+    parse_reply,
+    tool_result_parts,
+)
+from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
+from a2abench.errors import A2ABenchError, AgentError, ProtocolError
+from a2abench.run.records import ErrorInfo
+
+_FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
+                  TaskState.AUTH_REQUIRED}
+
+
+class Role(Enum):
+    AGENT = "agent"
+    USER = "user"
+    ENV = "env"
+
+
+class AgentLink:
+    """The white agent as a tau2 participant: tau2 messages in, an AssistantMessage out."""
+
+    def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
+                 history: Sequence[Any] = ()) -> None:
+        self.chat = chat
+        self._preamble: list[Part] | None = first_message(policy, schemas, history)
+        self.turns = 0
+
+    async def respond(self, incoming: UserMessage | list[ToolMessage],
+                      calls: Sequence[ToolCall] = ()) -> AssistantMessage:
+        parts: list[Part] = list(self._preamble or [])
+        self._preamble = None
+        if isinstance(incoming, list):
+            parts += tool_result_parts(incoming, calls)
+        else:
+            parts.append(TextPart(text=incoming.content or ""))
+        reply = await self.chat.send(*parts)
+        self.turns += 1
+        if reply.state in _FAILED_STATES:
+            detail = reply.text[:200] or "no message"
+            raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
+        return parse_reply(reply)
+
+
+@dataclass
+class Outcome:
+    messages: list[Any]
+    termination: TerminationReason
+    steps: int
+    errors: int
+    agent_turns: int
+    error: ErrorInfo | None = None
+    status: str = "ok"  # ok | agent_error | infrastructure_error
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class Orchestrator:
+    def __init__(self, env: Tau2Environment, user: UserSimulator, agent: AgentLink, *,
+                 history: Sequence[Any] = (), max_steps: int = 200,
+                 max_errors: int = 10) -> None:
+        self.env, self.user, self.agent = env, user, agent
+        self.max_steps, self.max_errors = max_steps, max_errors
+        self.steps = self.errors = 0
+        self.done = False
+        self.termination = TerminationReason.USER_STOP
+        self.trajectory: list[Any] = list(history)
+        self._route(history)
+
+    def _route(self, history: Sequence[Any]) -> None:
+        """Who speaks next: after the fixed greeting the user does; after a pre-existing
+        history, whoever the last message was meant for (upstream's initialize)."""
+        if not history:
+            greeting = AssistantMessage(content=GREETING, cost=0.0)
+            self.trajectory = [greeting]
+            self.message: Any = greeting
+            self.source, self.target = Role.AGENT, Role.USER
+            return
+        last = history[-1]
+        self.message = last
+        if isinstance(last, AssistantMessage):
+            self.source = Role.AGENT
+            self.target = Role.ENV if last.is_tool_call() else Role.USER
+        elif isinstance(last, UserMessage):
+            self.source = Role.USER
+            self.target = Role.ENV if last.is_tool_call() else Role.AGENT
+            if is_stop(last):
+                self.done = True
+        else:
+            self.source = Role.ENV
+            self.target = Role.AGENT if last.requestor == "assistant" else Role.USER
+            self.message = [m for m in history if isinstance(m, ToolMessage)
+                            and m.requestor == last.requestor][-1:]
+
+    async def run(self) -> Outcome:
+        try:
+            while not self.done:
+                await self.step()
+                self._check_limits()
+        except AgentError as exc:
+            return self._fail("agent_error", TerminationReason.AGENT_ERROR, exc)
+        except A2ABenchError as exc:
+            if exc.kind != "infrastructure":
+                raise
+            reason = (TerminationReason.USER_ERROR if self.target is Role.USER
+                      else TerminationReason.INFRASTRUCTURE_ERROR)
+            return self._fail("infrastructure_error", reason, exc)
+        return Outcome(self.trajectory, self.termination, self.steps, self.errors,
+                       self.agent.turns)
+
+    def _fail(self, status: str, reason: TerminationReason, exc: A2ABenchError) -> Outcome:
+        return Outcome(self.trajectory, reason, self.steps, self.errors, self.agent.turns,
+                       error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,
+                                       message=exc.message, hint=exc.hint), status=status)
+
+    async def step(self) -> None:
+        msg: UserMessage | AssistantMessage
+        if self.target is Role.USER:
+            msg = await self.user.respond(self.message)
+            self.trajectory.append(msg)
+            if is_stop(msg):
+                self.done, self.termination = True, TerminationReason.USER_STOP
+            self._advance(msg, Role.USER)
+        elif self.target is Role.AGENT:
+            calls = self._pending_calls() if self.source is Role.ENV else ()
+            msg = await self.agent.respond(self.message, calls)
+            self.trajectory.append(msg)
+            self._advance(msg, Role.AGENT)
+        else:
+            results = [self.env.execute(call) for call in self.message.tool_calls]
+            self.errors += sum(r.error for r in results)
+            self.trajectory.extend(results)
+            self.message = results
+            self.source, self.target = Role.ENV, self.source
+        self.steps += 1
+        self.env.sync_tools()
+
+    def _advance(self, msg: Any, source: Role) -> None:
+        self.message, self.source = msg, source
+        if msg.is_tool_call():
+            self.target = Role.ENV
+        else:
+            self.target = Role.AGENT if source is Role.USER else Role.USER
+
+    def _pending_calls(self) -> list[ToolCall]:
+        for m in reversed(self.trajectory):
+            if isinstance(m, AssistantMessage) and m.tool_calls:
+                return list(m.tool_calls)
+        return []
+
+    def _check_limits(self) -> None:
+        # Upstream checks even after a stop token: a ###STOP### on the last allowed step
+        # still ends as max_steps (unscored).
+        if self.target is Role.ENV:
+            return
+        if self.steps >= self.max_steps:
+            self.done, self.termination = True, TerminationReason.MAX_STEPS
+        if self.errors >= self.max_errors:
+            self.done, self.termination = True, TerminationReason.TOO_MANY_ERRORS

@@ -1,0 +1,81 @@
+"""A real a2a-sdk white agent for tau2 end-to-end tests.
+
+Modes: "gold" replays a task's gold actions (one DataPart tool call per turn), then says the
+task's communicate_info; "silent" only ever answers politely; "malformed" sends a tool call
+without a name; "empty" answers with no parts at all. The task is named by the user's first
+words ("TASK:<id>"), which the fake user LLM says.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from a2a.helpers import new_data_part, new_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+from starlette.applications import Starlette
+
+from a2abench.benchmarks.tau2.models import Task
+
+
+class GoldExecutor(AgentExecutor):
+    def __init__(self, tasks: dict[str, Task], mode: str,
+                 plans: dict[str, list[tuple[str, dict[str, Any]]]] | None = None) -> None:
+        self.tasks, self.mode = tasks, mode
+        self.plans = plans or {}  # task id -> (tool, arguments) when gold actions fall short
+        self.progress: dict[str, tuple[str, int]] = {}  # context -> (task id, next action)
+        self.first_messages: list[str] = []
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        text = context.get_user_input() if context.message else ""
+        ctx = context.context_id
+        if ctx not in self.progress:
+            self.first_messages.append(text)
+            match = re.search(r"TASK:(\S+)", text)
+            self.progress[ctx] = (match.group(1) if match else "?", 0)
+        task_id, step = self.progress[ctx]
+        parts = self._reply(task_id, step)
+        self.progress[ctx] = (task_id, step + 1)
+        await event_queue.enqueue_event(new_message(parts, context_id=ctx))
+
+    def _reply(self, task_id: str, step: int) -> list[Any]:
+        if self.mode == "silent":
+            return [new_text_part("I am sorry, I cannot help with that.")]
+        if self.mode == "malformed":
+            return [new_data_part({"tool_call": {"arguments": {"x": 1}}})]
+        if self.mode == "empty":
+            return []
+        task = self.tasks[task_id]
+        actions = self.plans.get(task_id) or [
+            (a.name, a.arguments) for a in (task.evaluation_criteria.actions or [])  # type: ignore[union-attr]
+            if a.requestor == "assistant"]
+        if step < len(actions):
+            name, arguments = actions[step]
+            return [new_data_part({"tool_call": {"name": name, "arguments": arguments}})]
+        said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
+        return [new_text_part(f"All done. {said}".strip())]
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        return None
+
+
+def app(base: str, tasks: dict[str, Task], mode: str = "gold",
+        plans: dict[str, list[tuple[str, dict[str, Any]]]] | None = None
+        ) -> tuple[Starlette, GoldExecutor]:
+    card = AgentCard(
+        name=f"tau2-{mode}", description="test agent", version="1.0",
+        capabilities=AgentCapabilities(streaming=False), default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="t", name="t", description="t", tags=["t"])],
+        supported_interfaces=[AgentInterface(url=base + "/a2a", protocol_binding="JSONRPC",
+                                             protocol_version="1.0")])
+    executor = GoldExecutor(tasks, mode, plans)
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(),
+                                    agent_card=card)
+    return Starlette(routes=[*create_agent_card_routes(card),
+                             *create_jsonrpc_routes(handler, rpc_url="/a2a")]), executor
