@@ -24,7 +24,8 @@ def main() -> int:
     from tau2.data_model.tasks import RewardType, Task
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
-    records = [json.loads(line) for path in sys.argv[1:] for line in Path(path).open()
+    records = [json.loads(line) for path in sys.argv[1:]
+               for line in Path(path).read_text().splitlines()
                if '"type":"task"' in line]
     data = Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains"
     tasks: dict[tuple[str, str], Task] = {}
