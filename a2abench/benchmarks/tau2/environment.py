@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from a2abench.benchmarks.tau2.db import DBView, same_state
+from a2abench.benchmarks.tau2.db import StateDB, same_state
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
     EnvAssertion,
@@ -170,7 +170,7 @@ class Tau2Environment:
             return self.user_tools is other.user_tools
         return same_state(self.user_tools.db, other.user_tools.db)
 
-    def views(self) -> tuple[DBView, DBView | None]:
+    def views(self) -> tuple[StateDB, StateDB | None]:
         return self.tools.db, None if self.user_tools is None else self.user_tools.db
 
 
