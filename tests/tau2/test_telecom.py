@@ -82,3 +82,12 @@ def test_splits_and_policies() -> None:
     assert (root / "tech_support_workflow.md").read_text() in workflow
     assert domain("telecom").user_guidelines == (
         data_root() / "tau2/user_simulator/simulation_guidelines_tools.md").read_text()
+
+
+def test_user_tools_can_be_restricted_per_task() -> None:
+    d = domain("telecom")
+    task = d.tasks()[0].model_copy(update={"user_tools": ["check_status_bar", "toggle_data"]})
+    env = d.new_environment(task)
+    assert [s["function"]["name"] for s in env.user_tool_schemas()] == [
+        "check_status_bar", "toggle_data"]
+    assert len(d.new_environment(d.tasks()[0]).user_tool_schemas()) == 30

@@ -190,6 +190,7 @@ class Tau2Domain:
         """An environment with the task's initial state applied: data patch, initialization
         actions, then replay of its message history (as upstream's orchestrator does)."""
         env = self.fresh_environment()
+        env.task = task
         state = task.initial_state
         if state is not None:
             env.apply_initialization(state.initialization_data, state.initialization_actions)
