@@ -24,13 +24,13 @@ from a2abench.benchmarks.tau2.models import (
     UserMessage,
 )
 from a2abench.benchmarks.tau2.toolkit import Toolkit, to_json_str
-from a2abench.errors import DataError
+from a2abench.errors import A2ABenchError
 
 if TYPE_CHECKING:
     from a2abench.benchmarks.tau2.domain import Tau2Domain
 
 
-class ReplayMismatch(DataError):
+class ReplayMismatch(A2ABenchError):
     """Replaying a trajectory gave a tool result different from the recorded one."""
 
 
