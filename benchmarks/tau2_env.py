@@ -8,6 +8,7 @@ Prints, for the airline domain:
   score the trajectory (DB check included), over every airline task (3 rounds);
 * baseline in the same run: one `copy.deepcopy` of the airline DB, i.e. what a per-task
   private copy of the DB alone would cost, and the ratio to our whole per-task time;
+* telecom per task (base split), for information;
 * peak RSS with N task-trials in flight (environments alive at once, each with its gold
   actions applied and scored), and the RSS growth attributable to them.
 Targets (issue): <= 20 ms per task, <= 600 MB peak with 64 in flight.
@@ -26,11 +27,20 @@ from typing import Any
 
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
-from a2abench.benchmarks.tau2.models import AssistantMessage, Task, ToolCall
+from a2abench.benchmarks.tau2.models import AssistantMessage, Task, ToolCall, UserMessage
 
 
 def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    """Peak RSS of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    """Current RSS (VmRSS), to attribute growth to the trials in flight."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def trial(domain: Tau2Domain, task: Task) -> tuple[Any, float]:
@@ -40,7 +50,8 @@ def trial(domain: Tau2Domain, task: Task) -> tuple[Any, float]:
     for i, action in enumerate(task.evaluation_criteria.actions or []):  # type: ignore[union-attr]
         call = ToolCall(id=f"c{i}", name=action.name, arguments=action.arguments,
                         requestor=action.requestor)
-        messages.append(AssistantMessage(tool_calls=[call]))
+        cls = AssistantMessage if action.requestor == "assistant" else UserMessage
+        messages.append(cls(tool_calls=[call]))
         messages.append(env.execute(call))
     said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
     messages.append(AssistantMessage(content=f"Done. {said}"))
@@ -59,7 +70,7 @@ def main() -> None:
     domain = load_domain("airline", data_dir=args.data_dir)
     load_s = time.perf_counter() - start
     tasks = domain.tasks()
-    rss_loaded = rss_mb()
+    rss_loaded = current_rss_mb()
 
     times = []
     for _ in range(args.rounds):
@@ -72,21 +83,33 @@ def main() -> None:
     median = statistics.median(times)
     p90 = times[int(0.9 * (len(times) - 1))]
 
+    before = current_rss_mb()
+    alive = [trial(domain, tasks[i % len(tasks)])[0] for i in range(args.in_flight)]
+    in_flight = current_rss_mb()
+    peak = rss_mb()
     t0 = time.perf_counter()
     copy.deepcopy(domain.base_db.data)
     deepcopy_ms = (time.perf_counter() - t0) * 1000
 
-    alive = [trial(domain, tasks[i % len(tasks)])[0] for i in range(args.in_flight)]
-    peak = rss_mb()
+    telecom = load_domain("telecom", data_dir=args.data_dir)
+    telecom_times = []
+    for task in telecom.tasks():
+        t0 = time.perf_counter()
+        trial(telecom, task)
+        telecom_times.append((time.perf_counter() - t0) * 1000)
+
+
     print(f"python {sys.version.split()[0]}, airline, {len(tasks)} tasks x {args.rounds} rounds")
     print(f"one-time load:                 {load_s * 1000:8.1f} ms")
     print(f"per task (build+replay+score): median {median:6.2f} ms, p90 {p90:6.2f} ms "
           f"(target <= 20 ms)")
     print(f"baseline deepcopy of the DB:   {deepcopy_ms:8.1f} ms "
           f"(ratio median/deepcopy = {median / deepcopy_ms:.3f})")
+    print(f"telecom per task (base split): median {statistics.median(telecom_times):6.2f} ms")
     print(f"RSS after load:                {rss_loaded:8.1f} MB")
-    print(f"peak RSS, {len(alive)} in flight:       {peak:8.1f} MB (target <= 600 MB; "
-          f"+{peak - rss_loaded:.1f} MB for the trials)")
+    print(f"RSS with {len(alive)} in flight:        {in_flight:8.1f} MB "
+          f"(+{in_flight - before:.1f} MB for the trials)")
+    print(f"peak RSS of the process:       {peak:8.1f} MB (target <= 600 MB)")
 
 
 if __name__ == "__main__":

@@ -24,13 +24,23 @@ def load(data_root: Path, domain: str, name: str) -> Any:
     return json.loads((data_root / "tau2" / "domains" / domain / name).read_text())
 
 
+def tasks_of(data_root: Path, domain: str) -> list[dict[str, Any]]:
+    """The domain's base-split tasks (telecom's file holds every split)."""
+    tasks = load(data_root, domain, "tasks.json")
+    base = set(load(data_root, domain, "split_tasks.json")["base"])
+    return [t for t in tasks if t["id"] in base]
+
+
 def sequences(data_root: Path, domain: str) -> list[dict[str, Any]]:
     """`[{"id", "task" (id or None), "calls": [Call]}]` for a domain."""
-    tasks = load(data_root, domain, "tasks.json")
+    tasks = tasks_of(data_root, domain)
     out = [{"id": f"gold:{t['id']}", "task": t["id"],
             "calls": [_c(a["name"], a.get("requestor", "assistant"), **a["arguments"])
                       for a in (t.get("evaluation_criteria") or {}).get("actions") or []]}
            for t in tasks]
+    if domain == "telecom":
+        out += _telecom(tasks)
+        return out
     probes = {"airline": _airline, "retail": _retail, "mock": _mock}[domain](data_root)
     out += [{"id": f"probe:{i}:{name}", "task": None, "calls": calls}
             for i, (name, calls) in enumerate(probes)]
@@ -367,13 +377,99 @@ def _mock(root: Path) -> list[tuple[str, list[Call]]]:
     ]
 
 
+_PHONE_READS = ["check_status_bar", "check_network_status", "check_network_mode_preference",
+                "run_speed_test", "check_sim_status", "check_data_restriction_status",
+                "check_apn_settings", "check_wifi_status", "check_wifi_calling_status",
+                "check_vpn_status", "check_installed_apps", "can_send_mms",
+                "check_payment_request"]
+
+
+def _phone(name: str, **arguments: Any) -> Call:
+    return _c(name, "user", **arguments)
+
+
+def _telecom(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Phone and carrier probes, each on a task's initial state (so the phone is set up)."""
+    reads = [_phone(n) for n in _PHONE_READS] + [
+        _phone("check_app_status", app_name="messaging"),
+        _phone("check_app_status", app_name="camera"),
+        _phone("check_app_permissions", app_name="browser"),
+        _phone("check_app_permissions", app_name="camera")]
+    toggles = [_phone(n) for n in ["toggle_airplane_mode", "toggle_data", "toggle_roaming",
+                                   "toggle_data_saver_mode", "toggle_wifi", "toggle_wifi_calling",
+                                   "connect_vpn", "connect_vpn", "disconnect_vpn",
+                                   "disconnect_vpn", "reseat_sim_card", "reset_apn_settings",
+                                   "reboot_device", "make_payment"]]
+    phone = [
+        *reads, *toggles, *reads,
+        _phone("set_network_mode_preference", mode="3g_only"),
+        _phone("set_network_mode_preference", mode="5g_only"),
+        _phone("set_network_mode_preference", mode="2g_only"), _phone("can_send_mms"),
+        _phone("set_network_mode_preference", mode="4g_5g_preferred"),
+        _phone("grant_app_permission", app_name="messaging", permission="NETWORK"),
+        _phone("grant_app_permission", app_name="messaging", permission="camera"),
+        _phone("grant_app_permission", app_name="camera", permission="sms"),
+        _phone("set_apn_settings", apn_settings={"apn_name": "broken"}),
+        _phone("run_speed_test"),
+        _phone("set_apn_settings", apn_settings={"apn_name": "internet", "mms_port": "x"}),
+        _phone("set_apn_settings", apn_settings={"apn_name": "internet"}),
+        _phone("check_apn_settings"), _phone("toggle_airplane_mode"), _phone("toggle_wifi"),
+        _phone("toggle_airplane_mode"), _phone("check_status_bar"),
+        _phone("no_such_phone_tool"), _c("check_status_bar")]
+    carrier = [
+        _c("get_customer_by_phone", phone_number="555-123-2002"),
+        _c("get_customer_by_phone", phone_number="555-123-2005"),
+        _c("get_customer_by_phone", phone_number="000"),
+        _c("get_customer_by_id", customer_id="C1002"),
+        _c("get_customer_by_id", customer_id="C9"),
+        _c("get_customer_by_name", full_name="JOHN SMITH", dob="1985-06-15"),
+        _c("get_customer_by_name", full_name="Nobody", dob="1900-01-01"),
+        *[_c("get_details_by_id", id=i) for i in ["L1002", "D1001", "B1002", "C1003", "P1003",
+                                                   "X1", "L9"]],
+        _c("get_bills_for_customer", customer_id="C1001"),
+        _c("get_bills_for_customer", customer_id="C1001", limit=1),
+        _c("get_data_usage", customer_id="C1001", line_id="L1002"),
+        _c("get_data_usage", customer_id="C1001", line_id="L1004"),
+        _c("suspend_line", customer_id="C1001", line_id="L1002", reason="travel"),
+        _c("suspend_line", customer_id="C1001", line_id="L1002", reason="again"),
+        _phone("check_status_bar"), _phone("run_speed_test"),
+        _c("resume_line", customer_id="C1001", line_id="L1002"),
+        _c("resume_line", customer_id="C1001", line_id="L1002"),
+        _c("enable_roaming", customer_id="C1001", line_id="L1002"),
+        _c("enable_roaming", customer_id="C1001", line_id="L1002"),
+        _c("disable_roaming", customer_id="C1001", line_id="L1002"),
+        _c("disable_roaming", customer_id="C1001", line_id="L1002"),
+        _c("refuel_data", customer_id="C1001", line_id="L1002", gb_amount=2.0),
+        _c("refuel_data", customer_id="C1001", line_id="L1002", gb_amount=-1),
+        _c("refuel_data", customer_id="C1002", line_id="L1004", gb_amount=1.5),
+        _c("send_payment_request", customer_id="C1001", bill_id="B1002"),
+        _phone("check_payment_request"),
+        _c("send_payment_request", customer_id="C1001", bill_id="B1002"),
+        _c("send_payment_request", customer_id="C1003", bill_id="B1001"),
+        _phone("make_payment"), _phone("check_payment_request"),
+        _c("get_bills_for_customer", customer_id="C1001"),
+        _c("transfer_to_human_agents", summary="x")]
+    picks = {"plain": tasks[0]["id"]}
+    for t in tasks:
+        text = json.dumps(t.get("initial_state"))
+        for key in ("break_vpn", "suspend_line_for_overdue_bill", "lock_sim_card",
+                    "break_apn_settings", "set_data_usage"):
+            if key in text and key not in picks:
+                picks[key] = t["id"]
+    out = []
+    for key, task_id in picks.items():
+        out.append({"id": f"probe:phone:{key}", "task": task_id, "calls": phone})
+        out.append({"id": f"probe:carrier:{key}", "task": task_id, "calls": carrier})
+    return out
+
+
 def trajectories(data_root: Path, domain: str) -> list[dict[str, Any]]:
     """Synthetic trajectories to score: `[{"id", "task", "termination", "script"}]`.
 
     A script is a list of steps: `["say", text]` (assistant text), `["user", text]`, or
     `["call", Call]` (executed; the call and its result enter the trajectory).
     """
-    tasks = load(data_root, domain, "tasks.json")
+    tasks = tasks_of(data_root, domain)
     out = []
     for t in tasks:
         crit = t.get("evaluation_criteria") or {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -86,3 +88,12 @@ def test_modified_local_copy_loads_and_is_reported(tmp_path: Path) -> None:
     d = load_domain("mock", data_dir=root)
     assert d.files.describe()["unverified"] == ["data/tau2/domains/mock/policy.md"]
     assert d.policy.endswith("Extra rule.\n")
+
+
+@pytest.mark.parametrize("name", ["airline", "retail", "mock", "telecom"])
+def test_user_scenario_text_matches_upstream(name: str) -> None:
+    """`str(task.user_scenario)` is the user simulator's scenario; hashes from upstream."""
+    expected = json.loads((Path(__file__).parent / "golden" / "scenarios.json").read_text())
+    got = {t.id: hashlib.sha256(str(t.user_scenario).encode()).hexdigest()
+           for t in domain(name).tasks()}
+    assert got == expected[name]

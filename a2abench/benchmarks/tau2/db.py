@@ -54,6 +54,18 @@ def deep_update(target: dict[str, Any], patch: dict[str, Any]) -> None:
             target[key] = clone(value)
 
 
+class StateDB:
+    """What toolkits and the evaluator need from a task-trial's DB."""
+
+    name: str
+
+    def db_hash(self) -> str:
+        raise NotImplementedError
+
+    def patch(self, update: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
 class BaseDB:
     """A validated domain DB shared by every task-trial of the process. Never mutated."""
 
@@ -144,7 +156,7 @@ class Table:
         return {key: self.get(key) for key in self.keys()}
 
 
-class DBView:
+class DBView(StateDB):
     """A task-trial's view of a `BaseDB`: tables by attribute-like `table(name)` access."""
 
     def __init__(self, base: BaseDB) -> None:
@@ -235,13 +247,47 @@ class DBView:
         return {name: t.touched() for name, t in self._tables.items() if t.touched()}
 
 
-def same_state(left: DBView, right: DBView) -> bool:
+class ModelBase:
+    """A small domain DB kept as a validated pydantic model (telecom), shared, never mutated."""
+
+    def __init__(self, model: type[BaseModel], raw: dict[str, Any]) -> None:
+        self.model = model
+        self.name = model.__name__
+        self.instance = model.model_validate(raw)
+
+
+class ModelDB(StateDB):
+    """A task-trial's private deep copy of a `ModelBase` instance (cheap: the DB is small).
+
+    Used where upstream's tools work on model objects in place (telecom's phone and carrier
+    DBs), so the tools can mirror upstream line by line.
+    """
+
+    def __init__(self, base: ModelBase) -> None:
+        self.base = base
+        self.name = base.name
+        self.model: Any = base.instance.model_copy(deep=True)
+
+    def dump(self) -> dict[str, Any]:
+        return self.model.model_dump()  # type: ignore[no-any-return]
+
+    def db_hash(self) -> str:
+        return dict_hash(self.dump())
+
+    def patch(self, update: dict[str, Any]) -> None:
+        """Upstream `update_pydantic_model_with_dict`: deep merge, then re-validate."""
+        merged = self.dump()
+        deep_update(merged, update)
+        self.model = type(self.model).model_validate(merged)
+
+
+def same_state(left: StateDB, right: StateDB) -> bool:
     """Whether upstream's whole-DB hashes of `left` and `right` would be equal.
 
     Views over the same base only differ in records that either touched, so only those are
     compared (as canonical JSON, where `1` and `1.0` differ just as in the upstream hash).
     """
-    if left.base is not right.base:
+    if not (isinstance(left, DBView) and isinstance(right, DBView)) or left.base is not right.base:
         return left.db_hash() == right.db_hash()
     for name in left.base.tables:
         lt, rt = left.table(name), right.table(name)

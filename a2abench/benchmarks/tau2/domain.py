@@ -20,8 +20,15 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from a2abench.benchmarks.tau2 import data, upstream
-from a2abench.benchmarks.tau2.db import BaseDB, DBView
-from a2abench.benchmarks.tau2.domains import airline, mock, retail
+from a2abench.benchmarks.tau2.db import BaseDB, DBView, ModelBase, ModelDB, StateDB
+from a2abench.benchmarks.tau2.domains import (
+    airline,
+    mock,
+    retail,
+    telecom,
+    telecom_user,
+    telecom_user_models,
+)
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.models import Task
 from a2abench.benchmarks.tau2.toolkit import Toolkit, ToolTexts
@@ -40,6 +47,7 @@ class DomainSpec:
     user_db_file: str | None = None
     sync: Callable[[Tau2Environment], None] | None = None
     policies: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"manual": ("policy.md",)})
+    model_db: bool = False  # small DBs kept as pydantic models (telecom), see db.ModelDB
 
 
 _COMMON = {
@@ -76,6 +84,22 @@ _RETAIL = {
     "modify_user_address": "Change a user's default address.",
     "return_delivered_order_items": "Request a return of items of a delivered order.",
 }
+_TELECOM = {
+    "get_customer_by_phone": "Find a customer by a phone number.",
+    "get_customer_by_id": "Find a customer by customer id.",
+    "get_customer_by_name": "Find customers by full name and date of birth.",
+    "get_details_by_id": "Look up a line, device, bill, customer or plan by its id.",
+    "suspend_line": "Suspend an active line.",
+    "resume_line": "Resume a suspended line.",
+    "get_bills_for_customer": "List a customer's most recent bills.",
+    "send_payment_request": "Ask the customer to pay a bill.",
+    "get_data_usage": "Get a line's data usage for the current cycle.",
+    "enable_roaming": "Enable international roaming on a line.",
+    "disable_roaming": "Disable international roaming on a line.",
+    "refuel_data": "Add data to a line for a one-time charge.",
+}
+_PHONE = {name: f"Phone: {name.replace('_', ' ')}." for name in
+          telecom_user.TelecomUserTools.tool_defs()}
 _MOCK = {
     "create_task": "Create a task for a user.",
     "get_users": "List all users.",
@@ -91,6 +115,13 @@ SPECS: dict[str, DomainSpec] = {
                          _COMMON | _RETAIL),
     "mock": DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
                        mock.MockUserTools, mock.MockUserDB, "user_db.json"),
+    "telecom": DomainSpec(
+        "telecom", telecom.TelecomTools, telecom.TelecomDB, "db.toml",
+        _COMMON | _TELECOM | _PHONE, telecom_user.TelecomUserTools,
+        telecom_user_models.TelecomUserDB,
+        "user_db.toml", telecom.sync_tools,
+        {"manual": ("main_policy.md", "tech_support_manual.md"),
+         "workflow": ("main_policy.md", "tech_support_workflow.md")}, model_db=True),
 }
 
 
@@ -101,7 +132,8 @@ class Tau2Domain:
     `agent_instruction` (upstream's, or None), `files` (provenance)."""
 
     def __init__(self, spec: DomainSpec, files: data.DomainFiles, split: str, policy: str,
-                 tasks: list[Task], base: BaseDB, user_base: BaseDB | None) -> None:
+                 tasks: list[Task], base: BaseDB | ModelBase,
+                 user_base: BaseDB | ModelBase | None) -> None:
         self.spec = spec
         self.name = spec.name
         self.files = files
@@ -148,21 +180,26 @@ class Tau2Domain:
 
     def fresh_environment(self) -> Tau2Environment:
         """An environment on the untouched base DBs (no task state applied)."""
-        tools = self.spec.tools(DBView(self.base_db))
+        tools = self.spec.tools(_view(self.base_db))
         user_tools = None
         if self.spec.user_tools is not None and self.user_base_db is not None:
-            user_tools = self.spec.user_tools(DBView(self.user_base_db))
+            user_tools = self.spec.user_tools(_view(self.user_base_db))
         return Tau2Environment(self, tools, user_tools, self.spec.sync)
 
     def new_environment(self, task: Task) -> Tau2Environment:
         """An environment with the task's initial state applied: data patch, initialization
         actions, then replay of its message history (as upstream's orchestrator does)."""
         env = self.fresh_environment()
+        env.task = task
         state = task.initial_state
         if state is not None:
             env.apply_initialization(state.initialization_data, state.initialization_actions)
             env.replay(state.message_history or [])
         return env
+
+
+def _view(base: BaseDB | ModelBase) -> StateDB:
+    return DBView(base) if isinstance(base, BaseDB) else ModelDB(base)
 
 
 def _copy(value: Any) -> Any:
@@ -204,13 +241,14 @@ def _load_texts(spec: DomainSpec, files: data.DomainFiles
 
 _LOCK = threading.Lock()
 _DOMAINS: dict[tuple[str, str, str, str], Tau2Domain] = {}
-_BASES: dict[tuple[str, str], BaseDB] = {}
+_BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
                 policy: str = "manual") -> Tau2Domain:
-    """Load (once per process) a domain: `airline`, `retail`, `mock` (`telecom`: see docs).
+    """Load (once per process) a domain: `airline`, `retail`, `mock` or `telecom`.
 
+    `policy` is "manual" or, for telecom, "workflow" (the flow-chart tech-support text).
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
@@ -232,10 +270,10 @@ def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str) -> 
     # Validate only the split's tasks: telecom's file holds 2,285 of them.
     tasks = [_task(raw, files.data["tasks.json"]) for raw in raw_tasks
              if isinstance(raw, dict) and str(raw.get("id")) in ids]
-    base = _base(spec.db_model, files.data[spec.db_file])
+    base = _base(spec.db_model, files.data[spec.db_file], spec.model_db)
     user_base = None
     if spec.user_db_model is not None and spec.user_db_file is not None:
-        user_base = _base(spec.user_db_model, files.data[spec.user_db_file])
+        user_base = _base(spec.user_db_model, files.data[spec.user_db_file], spec.model_db)
     return Tau2Domain(spec, files, split, policy, tasks, base, user_base)
 
 
@@ -247,12 +285,12 @@ def _task(raw: dict[str, Any], path: Path) -> Task:
                           hint="Replace the file with the one from the pinned commit") from exc
 
 
-def _base(model: type[BaseModel], path: Path) -> BaseDB:
+def _base(model: type[BaseModel], path: Path, model_db: bool) -> BaseDB | ModelBase:
     cache_key = (model.__module__ + "." + model.__name__, str(path.resolve()))
     if cache_key not in _BASES:
         raw = data.read_toml(path) if path.suffix == ".toml" else data.read_json(path)
         try:
-            _BASES[cache_key] = BaseDB(model, raw)
+            _BASES[cache_key] = ModelBase(model, raw) if model_db else BaseDB(model, raw)
         except ValidationError as exc:
             raise DataCorrupt(f"tau2 DB {path} does not validate: {exc}",
                               hint="Replace it with the file from the pinned commit") from exc

@@ -12,24 +12,25 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from a2abench.benchmarks.tau2.db import DBView, same_state
+from a2abench.benchmarks.tau2.db import StateDB, same_state
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
     EnvAssertion,
     EnvFunctionCall,
     InitializationData,
+    Task,
     ToolCall,
     ToolMessage,
     UserMessage,
 )
 from a2abench.benchmarks.tau2.toolkit import Toolkit, to_json_str
-from a2abench.errors import DataError
+from a2abench.errors import A2ABenchError
 
 if TYPE_CHECKING:
     from a2abench.benchmarks.tau2.domain import Tau2Domain
 
 
-class ReplayMismatch(DataError):
+class ReplayMismatch(A2ABenchError):
     """Replaying a trajectory gave a tool result different from the recorded one."""
 
 
@@ -42,6 +43,7 @@ class Tau2Environment:
         self.tools = tools
         self.user_tools = user_tools
         self._sync = sync
+        self.task: Task | None = None  # set by Tau2Domain.new_environment
         self.sync_tools()
 
     # ------------------------------------------------------------------ schemas
@@ -50,8 +52,17 @@ class Tau2Environment:
         return self.domain.agent_tool_schemas()
 
     def user_tool_schemas(self) -> list[dict[str, Any]]:
-        """OpenAI function schemas of the user simulator's tools (empty without user tools)."""
-        return self.domain.user_tool_schemas()
+        """OpenAI function schemas of the user simulator's tools (empty without user tools),
+        restricted to the task's `user_tools` when it lists them (upstream v1.0)."""
+        schemas = self.domain.user_tool_schemas()
+        wanted = self.task.user_tools if self.task is not None else None
+        if wanted is None:
+            return schemas
+        names = {s["function"]["name"] for s in schemas}
+        unknown = set(wanted) - names
+        if unknown:
+            raise ValueError(f"Tool(s) not found: {sorted(unknown)}. Available: {sorted(names)}")
+        return [s for s in schemas if s["function"]["name"] in set(wanted)]
 
     # ------------------------------------------------------------------ execution
     def make_tool_call(self, name: str, requestor: str = "assistant", /, **kwargs: Any) -> Any:
@@ -170,7 +181,7 @@ class Tau2Environment:
             return self.user_tools is other.user_tools
         return same_state(self.user_tools.db, other.user_tools.db)
 
-    def views(self) -> tuple[DBView, DBView | None]:
+    def views(self) -> tuple[StateDB, StateDB | None]:
         return self.tools.db, None if self.user_tools is None else self.user_tools.db
 
 

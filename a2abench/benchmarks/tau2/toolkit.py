@@ -23,11 +23,12 @@ from typing import Any, ClassVar, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field, create_model
 
-from a2abench.benchmarks.tau2.db import DBView
+from a2abench.benchmarks.tau2.db import DBView, StateDB
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _TOOL_ATTR = "__a2abench_tool__"
+CLASS_DOC = "__doc__"  # key of a model's own description in `ToolTexts.models`
 
 
 class ToolType(StrEnum):
@@ -120,9 +121,10 @@ class Toolkit:
     """Base of the domain toolkits. Subclasses define tools; `db` is the task-trial's view."""
 
     _defs: ClassVar[dict[str, ToolDef]]
+    db: DBView  # record-table domains; telecom's toolkits hold a ModelDB
 
-    def __init__(self, db: DBView) -> None:
-        self.db = db
+    def __init__(self, db: StateDB) -> None:
+        self.db = db  # type: ignore[assignment]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -175,6 +177,8 @@ def openai_schema(d: ToolDef, texts: ToolTexts) -> dict[str, Any]:
                 props[name] = {"description": desc, **props[name]}
     for def_name, schema in params.get("$defs", {}).items():
         descs = texts.models.get(def_name, {})
+        if CLASS_DOC in descs:
+            schema["description"] = descs[CLASS_DOC]
         for fname, fschema in schema.get("properties", {}).items():
             if fname in descs:
                 schema["properties"][fname] = {"description": descs[fname], **fschema}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from docstring_parser import parse as parse_docstring
 
-from a2abench.benchmarks.tau2.toolkit import Toolkit, ToolText, ToolTexts
+from a2abench.benchmarks.tau2.toolkit import CLASS_DOC, Toolkit, ToolText, ToolTexts
 
 
 def _module(path: Path) -> ast.Module:
@@ -73,6 +73,13 @@ def extract_model_texts(path: Path) -> dict[str, dict[str, str]]:
     including fields inherited from classes of the same file."""
     classes = {n.name: n for n in _module(path).body if isinstance(n, ast.ClassDef)}
 
+    def texts(name: str) -> dict[str, str]:
+        out = fields(name)
+        doc = ast.get_docstring(classes[name], clean=True)
+        if doc:  # pydantic puts a model's cleaned docstring in its schema
+            out[CLASS_DOC] = doc
+        return out
+
     def fields(name: str, seen: frozenset[str] = frozenset()) -> dict[str, str]:
         node = classes.get(name)
         if node is None or name in seen:
@@ -90,7 +97,7 @@ def extract_model_texts(path: Path) -> dict[str, dict[str, str]]:
                     out.pop(stmt.target.id, None)
         return out
 
-    return {name: fields(name) for name in classes}
+    return {name: texts(name) for name in classes}
 
 
 def load_tool_texts(tools_files: list[Path], model_files: list[Path]) -> ToolTexts:
