@@ -73,7 +73,7 @@ class OrgSandbox:
         self.db_path = db_path
         self.timeout_s = timeout_s
         self.row_cap = row_cap
-        self._numeric_text = numeric_text
+        self.numeric_text = numeric_text
         self._lock = threading.Lock()
         self._deadline = float("inf")
         self._search: Any = None     # sosl.SearchIndex, built on the first FIND
@@ -158,7 +158,7 @@ class OrgSandbox:
         """Run one SOQL statement; records keep their `attributes` like simple-salesforce's."""
         select = parse_soql(text)
         plan = Translator(self.schema, self.today, self.row_cap,
-                          self._numeric_text).plan(select)
+                          self.numeric_text).plan(select)
         with self._lock:
             return self._run(plan)
 
@@ -169,7 +169,7 @@ class OrgSandbox:
         with self._lock:
             if self._search is None:
                 self._search = SearchIndex.open(self.db_path, self.schema)
-        return run_search(self, self._search, text)
+            return run_search(self, self._search, text)
 
     # -- execution ---------------------------------------------------------------------
     def fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:

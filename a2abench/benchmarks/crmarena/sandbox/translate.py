@@ -81,16 +81,19 @@ class Translator:
         self.row_cap = row_cap
         self.numeric_text = numeric_text
         self._scopes = 0
+        self._id_filter: list[str] | None = None
 
     def _scope(self, obj: SObject, select: Select) -> Scope:
         prefix = f"q{self._scopes}_"
         self._scopes += 1
         return Scope(self.schema, obj, select.alias, prefix, select.text, self.numeric_text)
 
-    def plan(self, select: Select) -> Plan:
+    def plan(self, select: Select, id_filter: list[str] | None = None) -> Plan:
+        """Plan one SELECT; `id_filter` restricts a records plan to those Ids (SOSL)."""
         obj = self.schema.object(select.obj)
         if obj is None:
             raise unsupported_type(select.text, select.obj_pos, select.obj)
+        self._id_filter = id_filter
         return self._plan(select, self._scope(obj, select))
 
     def _plan(self, select: Select, scope: Scope) -> Plan:
@@ -135,8 +138,12 @@ class Translator:
         where_sql = where.sql(select.where) if select.where is not None else "1"
         if child_fk:
             where_sql = f"({where_sql}) AND {child_fk} IN ({PARENT_IDS})"
+        elif self._id_filter is not None:
+            marks = ", ".join("?" for _ in self._id_filter)
+            where_sql = f'({where_sql}) AND {scope.base}."Id" IN ({marks})'
+            where.params.extend(self._id_filter)
         order = self._order_sql(select.order_by, scope)
-        tail = "LIMIT ?" if child_fk else "LIMIT ? OFFSET ?"
+        tail = "LIMIT ? OFFSET ?" if not child_fk else "LIMIT ?"
         sql = (f"SELECT {', '.join(cols.sql)} FROM {scope.from_sql()} WHERE {where_sql} "
                f"ORDER BY {order} {tail}")
         params = [*where.params]
