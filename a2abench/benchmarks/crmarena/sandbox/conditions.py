@@ -122,7 +122,7 @@ class Conditions:
         if cmp.op == "LIKE":
             return self.like_sql(op, value)
         text_type = op.type in TEXT_TYPES
-        if text_type and value.kind == "string" and value.value == "":
+        if (text_type or op.type in ID_TYPES) and value.kind == "string" and not value.value:
             return self.null_sql(op, cmp.op, value)
         self.params.append(self.coerce(op, value))
         collate = " COLLATE NOCASE" if text_type else ""

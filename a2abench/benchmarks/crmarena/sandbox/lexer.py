@@ -70,7 +70,12 @@ def _read_string(query: str, start: int) -> tuple[str, int]:
 
 
 def tokenize(query: str, start: int = 0) -> list[Token]:
-    """Tokens of `query` from offset `start`, ending with an `eof` token."""
+    """Tokens of `query` from offset `start`, ending with an `eof` token.
+
+    A lexical error becomes an `error` token (its reason in `raw`) and ends the list: the
+    parser raises it only if it gets that far, so errors surface in reading order as in
+    Salesforce's own parser.
+    """
     if len(query) > MAX_QUERY_CHARS:
         raise SalesforceError("MALFORMED_QUERY",
                               f"SOQL statements cannot be longer than {MAX_QUERY_CHARS} "
@@ -80,21 +85,25 @@ def tokenize(query: str, start: int = 0) -> list[Token]:
     n = len(query)
     while i < n:
         m = _TOKEN.match(query, i)
-        if m is None:
-            bad = query[i]
-            raise malformed(query, i, f"line 1:{i} no viable alternative at character '{bad}'")
-        kind = m.lastgroup or ""
-        if kind == "ws":
+        kind = (m.lastgroup or "") if m else "bad"
+        if kind == "ws" and m:
             i = m.end()
             continue
-        if kind == "string":
-            value, end = _read_string(query, i)
-            tokens.append(Token("string", value, i, raw=query[i + 1:end - 1]))
-            i = end
-            continue
+        try:
+            if kind == "string":
+                value, end = _read_string(query, i)
+                tokens.append(Token("string", value, i, raw=query[i + 1:end - 1]))
+                i = end
+                continue
+            if m is None or kind == "baddate":
+                text = query[i] if m is None else m.group()
+                reason = (f"line 1:{i} no viable alternative at character '{text}'"
+                          if m is None else f"unexpected token: '{text}'")
+                raise malformed(query, i, reason)
+        except SalesforceError as err:
+            tokens.append(Token("error", query[i], i, raw=err.message.rsplit("\n", 1)[-1]))
+            return tokens
         text = m.group()
-        if kind == "baddate":
-            raise malformed(query, i, f"unexpected token: '{text}'")
         tokens.append(Token(kind, text, i, text.upper() if kind == "ident" else ""))
         i = m.end()
     tokens.append(Token("eof", "<EOF>", n))

@@ -64,13 +64,16 @@ class _Parser:
     # -- token helpers ----------------------------------------------------------------
     @property
     def tok(self) -> Token:
-        return self.tokens[self.i]
+        tok = self.tokens[self.i]
+        if tok.kind == "error":   # a lexical error, reached in reading order
+            raise malformed(self.text, tok.pos, tok.raw)
+        return tok
 
     def peek(self, k: int = 1) -> Token:
         return self.tokens[min(self.i + k, len(self.tokens) - 1)]
 
     def advance(self) -> Token:
-        tok = self.tokens[self.i]
+        tok = self.tok
         if tok.kind != "eof":
             self.i += 1
         return tok

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from .errors import SalesforceError
 
 # Words Salesforce search leaves out of implicit AND matching.
-STOP_WORDS = frozenset(("a an and are as at be but by for if in into is it no not of on or "
-                        "such that the their then there these they this to was will with")
-                       .split())
+STOP_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+})
 _WORD_CHARS = re.compile(r"[0-9A-Za-z\u00C0-\uFFFF*?]+")
 
 

@@ -178,9 +178,9 @@ class SearchIndex:
     @classmethod
     def open(cls, db_path: Path, schema: OrgSchema) -> SearchIndex:
         stat = db_path.stat()
-        signature = "|".join([str(db_path.resolve()), str(stat.st_size), str(stat.st_mtime_ns),
-                              str(INDEX_VERSION)] + sorted(
-            f"{o.table}:{','.join(sorted(o.fields))}" for o in schema.objects))
+        tables = sorted(f"{o.table}:{','.join(sorted(o.fields))}" for o in schema.objects)
+        signature = "|".join([str(db_path.resolve()), str(stat.st_size),
+                              str(stat.st_mtime_ns), str(INDEX_VERSION), *tables])
         key = hashlib.sha256(signature.encode()).hexdigest()[:32]
         path = cache_dir() / "sosl-index" / f"{key}.sqlite"
         if not path.exists():
@@ -336,7 +336,7 @@ def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str) -> QueryResul
             raise unsupported_type(text, spec.select.obj_pos, spec.select.obj)
         objects.append(obj.name)
     matches = index.search(query.term, query.group, objects, sandbox.timeout_s)
-    records = []
+    records: list[Any] = []
     total_cap = min(query.limit if query.limit is not None else MAX_SEARCH_ROWS,
                     MAX_SEARCH_ROWS)
     for spec, name in zip(specs, objects, strict=True):

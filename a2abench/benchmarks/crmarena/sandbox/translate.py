@@ -204,7 +204,7 @@ class Translator:
         where_sql = where.sql(select.where) if select.where is not None else "1"
         group = ""
         if select.group_by:
-            group = " GROUP BY " + ", ".join(self._group_sql(e, scope)[0]
+            group = " GROUP BY " + ", ".join(self._group_sql(e, scope)[1]
                                              for e in select.group_by)
         inner = (f"SELECT 1 FROM {scope.from_sql()} WHERE {where_sql}{group} "
                  f"LIMIT ? OFFSET ?")
