@@ -334,6 +334,7 @@ def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str) -> QueryResul
         obj = sandbox.schema.object(spec.select.obj)
         if obj is None:
             raise unsupported_type(text, spec.select.obj_pos, spec.select.obj)
+        _translator(sandbox).plan(spec.select, id_filter=[])   # field errors even on no match
         objects.append(obj.name)
     matches = index.search(query.term, query.group, objects, sandbox.timeout_s)
     records: list[Any] = []
@@ -350,9 +351,7 @@ def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str]) -> list[Any]:
     select = spec.select
     if not spec.ordered:   # relevance order: fetch everything, order and slice in Python
         select = replace(select, limit=None, offset=None)
-    translator = Translator(sandbox.schema, sandbox.today, sandbox.row_cap,
-                            sandbox.numeric_text)
-    plan = translator.plan(select, id_filter=ids)
+    plan = _translator(sandbox).plan(select, id_filter=ids)
     rows = sandbox.fetch(plan.sql, plan.params)
     records = [sandbox.build(plan, row) for row in rows]
     if spec.ordered:
@@ -362,6 +361,10 @@ def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str]) -> list[Any]:
     start = spec.select.offset or 0
     end = None if spec.select.limit is None else start + spec.select.limit
     return records[start:end]
+
+
+def _translator(sandbox: OrgSandbox) -> Translator:
+    return Translator(sandbox.schema, sandbox.today, sandbox.row_cap, sandbox.numeric_text)
 
 
 def _record_id(record: Any) -> str:

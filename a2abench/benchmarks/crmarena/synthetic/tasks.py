@@ -24,10 +24,13 @@ from .org import REFUND_APPROVED, REFUND_ISSUE
 
 Row = dict[str, Any]
 Made = tuple[str, str, list[str | None]]          # query, required context, answer
-NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve "
-                "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty").split()
-MONTHS = ("January February March April May June July August September October November "
-          "December").split()
+NUMBER_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty",
+)
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
 ORIGINAL_CATEGORIES = (
     "case_routing", "handle_time", "transfer_count", "named_entity_disambiguation",
     "policy_violation_identification", "knowledge_qa", "top_issue_identification",
@@ -261,7 +264,8 @@ def route_case(facts: list[CaseFacts], issue: str, product: str) -> str | None:
     ranked = sorted(keys.items(), key=lambda kv: kv[1], reverse=True)
     if len(ranked) < 2 or ranked[0][1] == ranked[1][1] or ranked[0][1][0] == 0:
         return None
-    return ranked[0][0]
+    best: str = ranked[0][0]
+    return best
 
 
 def gen_top_issue(ctx: Ctx, count: int) -> list[Made]:
@@ -405,9 +409,10 @@ def refund_violation(data: OrgData, case: Row, limit: int, article: str) -> str 
         return None
     ordered = day_of(data.by_id[item["OrderId"]]["EffectiveDate"])
     for mail in data.rows("EmailMessage"):
-        if mail["ParentId"] == case["Id"] and REFUND_APPROVED in (mail["TextBody"] or ""):
-            if (day_of(mail["MessageDate"]) - ordered).days > limit:
-                return article
+        approved = mail["ParentId"] == case["Id"] and REFUND_APPROVED in (mail["TextBody"]
+                                                                          or "")
+        if approved and (day_of(mail["MessageDate"]) - ordered).days > limit:
+            return article
     return None
 
 

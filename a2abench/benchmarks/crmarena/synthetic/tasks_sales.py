@@ -74,7 +74,8 @@ def route_lead(data: OrgData, state: str) -> str | None:
     ranked = sorted(((won[a], -open_leads[a], a) for a in agents), reverse=True)
     if len(ranked) < 2 or ranked[0][:2] == ranked[1][:2]:
         return None
-    return ranked[0][2]
+    best: str = ranked[0][2]
+    return best
 
 
 def gen_sales_cycle(ctx: Ctx, count: int) -> list[Made]:
