@@ -77,7 +77,7 @@ class OrgSandbox:
         self._lock = threading.Lock()
         self._deadline = float("inf")
         self._search: Any = None     # sosl.SearchIndex, built on the first FIND
-        conn.set_progress_handler(self._progress, 2000)
+        conn.set_progress_handler(self._progress, 1000)
         conn.set_authorizer(self._authorize)
 
     # -- construction ----------------------------------------------------------------
@@ -187,7 +187,7 @@ class OrgSandbox:
         finally:
             self._deadline = float("inf")
 
-    def _check_cap(self, count: int) -> None:
+    def check_cap(self, count: int) -> None:
         if count > self.row_cap:
             raise SalesforceError(
                 "EXCEEDED_ROW_LIMIT", f"The query returned more than {self.row_cap} rows, "
@@ -197,7 +197,7 @@ class OrgSandbox:
         rows = self.fetch(plan.sql, plan.params)
         if plan.kind == "count":
             return QueryResult([], int(rows[0][0]))
-        self._check_cap(len(rows))
+        self.check_cap(len(rows))
         if plan.kind == "aggregate":
             records = []
             for row in rows:
@@ -243,7 +243,7 @@ class OrgSandbox:
         plan = child.plan
         sql = plan.sql.replace(PARENT_IDS, ", ".join("?" for _ in ids))
         rows = self.fetch(sql, [*plan.params, *ids, self.row_cap + 1])
-        self._check_cap(len(rows))
+        self.check_cap(len(rows))
         grouped: dict[Any, list[OrderedDict[str, Any]]] = {}
         for row in rows:
             grouped.setdefault(row[child.fk_index], []).append(self.build(plan, row))

@@ -15,6 +15,8 @@ from .errors import SalesforceError, no_such_column, no_such_relationship, posit
 from .nodes import FieldPath
 from .schema import Field, OrgSchema, SObject
 
+MAX_PARENT_LEVELS = 5   # Salesforce's limit on parent relationship hops in one path
+
 
 def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
@@ -76,6 +78,10 @@ class Scope:
     # -- resolution ----------------------------------------------------------------
     def resolve(self, path: FieldPath) -> Resolved:
         parts = self._strip_prefix(path.parts)
+        if len(parts) - 1 > MAX_PARENT_LEVELS:
+            raise positioned("MALFORMED_QUERY", self.text, path.pos,
+                             "SOQL statements cannot query relationships that are more than "
+                             f"{MAX_PARENT_LEVELS} levels away from the root entity object.")
         current, aliases, poly = self.obj, [(self.base, self.obj)], False
         steps: list[RelStep] = []
         for depth, rel in enumerate(parts[:-1]):

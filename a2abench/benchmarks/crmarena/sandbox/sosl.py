@@ -170,7 +170,7 @@ class SearchIndex:
         self._conn = conn
         self.path = path
         self._deadline = float("inf")
-        conn.set_progress_handler(self._progress, 2000)
+        conn.set_progress_handler(self._progress, 1000)
 
     def _progress(self) -> int:
         return 1 if time.monotonic() > self._deadline else 0
@@ -353,6 +353,7 @@ def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str]) -> list[Any]:
         select = replace(select, limit=None, offset=None)
     plan = _translator(sandbox).plan(select, id_filter=ids)
     rows = sandbox.fetch(plan.sql, plan.params)
+    sandbox.check_cap(len(rows))
     records = [sandbox.build(plan, row) for row in rows]
     if spec.ordered:
         return records
