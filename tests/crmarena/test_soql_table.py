@@ -541,6 +541,10 @@ CASES: list[Q] = [
       error="MALFORMED_QUERY", says="GROUP BY ROLLUP is not supported"),
     Q("e-unknown-date-literal", "SELECT Id FROM Case WHERE CreatedDate = LAST_DECADE",
       error="MALFORMED_QUERY", says="unexpected token: 'LAST_DECADE'"),
+    Q("e-trailing-semicolon", "SELECT Id FROM Account;", error="MALFORMED_QUERY",
+      says="unexpected token: ';'"),
+    Q("e-select-star", "SELECT * FROM Account", error="MALFORMED_QUERY",
+      says="unexpected token: '*'"),
     Q("e-literal-without-n", "SELECT Id FROM Case WHERE CreatedDate = LAST_N_DAYS",
       error="MALFORMED_QUERY", says="unexpected token"),
 ]
