@@ -171,3 +171,24 @@ def test_infer_references(obj: str, field: str, description: str,
                           targets: tuple[str, ...]) -> None:
     objects = ["Case", "Opportunity", "User", "Product2", "Issue__c", "X"]
     assert infer_references(obj, field, description, objects) == targets
+
+
+def test_sandbox_over_the_official_schema_records(b2b_db: Path) -> None:
+    from a2abench.benchmarks.crmarena.sandbox import OrgSandbox
+
+    from .conftest import TODAY
+
+    queries = ["SELECT Subject, Owner.Name, Account.Name FROM Case LIMIT 3",
+               "SELECT CaseId__r.Subject, COUNT(Id) FROM CaseHistory__c GROUP BY "
+               "CaseId__r.Subject ORDER BY CaseId__r.Subject LIMIT 3",
+               "SELECT PricebookEntry.UnitPrice FROM OrderItem LIMIT 2",
+               "SELECT Name, (SELECT Subject FROM Tasks) FROM Opportunity LIMIT 2",
+               "FIND {SecureVault} RETURNING Product2(Name)"]
+    official_schema = OrgSchema.from_records(official("b2b_schema.json"))
+    with OrgSandbox.open(b2b_db, today=TODAY) as ours, OrgSandbox.open(
+            b2b_db, schema=official_schema, today=TODAY) as theirs:
+        for query in queries:
+            assert theirs.observe(query) == ours.observe(query)
+        case = next(r for r in official("b2b_schema.json") if r["object"] == "Case")
+        assert theirs.schema.object("Case").field("OwnerId").description == (
+            case["fields"]["OwnerId"])
