@@ -195,7 +195,7 @@ class OrgSandbox:
 
     def _run(self, plan: Plan) -> QueryResult:
         rows = self.fetch(plan.sql, plan.params)
-        if plan.kind == "count":
+        if plan.kind == "count":   # Salesforce sends totalSize only: the connector sees []
             return QueryResult([], int(rows[0][0]))
         self.check_cap(len(rows))
         if plan.kind == "aggregate":
