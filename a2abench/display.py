@@ -142,6 +142,8 @@ def render_report(report: Report, out: Output) -> None:
 
     con = out.out
     con.print(f"[bold]Score {num(report.score, 4)}[/bold]  {headline(report)}", highlight=False)
+    for name, value in report.group_scores.items():
+        con.print(f"{name.capitalize()} (scored apart): {num(value, 4)}", highlight=False)
     for warning in report.warnings:
         out.warn(warning)
     if report.pass_k:

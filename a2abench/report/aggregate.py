@@ -78,6 +78,7 @@ class Report(BaseModel):
     runs: list[dict[str, Any]]
     score: float | None
     score_method: str
+    group_scores: dict[str, float | None] = Field(default_factory=dict)  # scored apart
     scoring_labels: dict[str, int]
     mixed_scoring: bool
     tasks: int
@@ -256,16 +257,27 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) ->
     return _finish(paths, acc, stats, warnings)
 
 
-def _score(lines: list[TaskLine], runs: list[dict[str, Any]]) -> tuple[float | None, str]:
+def _headline(lines: list[TaskLine], how: str) -> float | None:
     scored = [i for i in lines if i.status in SCORED]
-    headline = (runs[0].get("scoring") or {}).get("headline", "mean_reward") if runs else \
-        "mean_reward"
     if not scored:
-        return None, headline
-    if headline == "macro_category_mean":
+        return None
+    if how == "macro_category_mean":
         groups = [g.mean_reward for g in _groups(scored, "category") if g.mean_reward is not None]
-        return sum(groups) / len(groups), headline
-    return sum(i.reward or 0.0 for i in scored) / len(scored), headline
+        return sum(groups) / len(groups)
+    return sum(i.reward or 0.0 for i in scored) / len(scored)
+
+
+def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
+           ) -> tuple[float | None, str, dict[str, float | None]]:
+    """The headline score, its method, and the score of each separately reported group."""
+    scoring = (runs[0].get("scoring") or {}) if runs else {}
+    how = scoring.get("headline", "mean_reward")
+    separate: dict[str, list[str]] = scoring.get("separate") or {}
+    apart = {c for cats in separate.values() for c in cats}
+    main = [i for i in lines if i.category not in apart]
+    groups = {name: _headline([i for i in lines if i.category in cats], how)
+              for name, cats in separate.items() if any(i.category in cats for i in lines)}
+    return _headline(main, how), how, groups
 
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
@@ -274,7 +286,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                                                       natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
-    score, method = _score(lines, acc.runs)
+    score, method, group_scores = _score(lines, acc.runs)
     labels = Counter(label for i in lines for label in i.labels)
     if labels.get("nl_skipped"):
         warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
@@ -296,7 +308,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                                       "resumed", "models", "data")}
               | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
               for r in acc.runs],
-        score=score, score_method=method, scoring_labels=dict(labels), mixed_scoring=mixed,
+        score=score, score_method=method, group_scores=group_scores,
+        scoring_labels=dict(labels), mixed_scoring=mixed,
         tasks=len({(i.benchmark, i.domain, i.task_id) for i in lines}), task_trials=len(lines),
         scored=len(scored), passed=sum(i.success for i in scored),
         mean_reward=(sum(i.reward or 0.0 for i in scored) / len(scored)) if scored else None,

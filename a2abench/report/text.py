@@ -49,6 +49,8 @@ def _task_rows(lines: list[TaskLine]) -> list[list[str]]:
 def to_markdown(report: Report) -> str:
     out = [f"## a2abench report: {report.benchmark or '?'} {', '.join(report.domains)}", "",
            f"**Score: {num(report.score, 4)}** — {headline(report)}", ""]
+    for name, value in report.group_scores.items():
+        out += [f"**{name.capitalize()} (scored apart): {num(value, 4)}**", ""]
     for warning in report.warnings:
         out.append(f"> ⚠️ {warning}")
     if report.warnings:

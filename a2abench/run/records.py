@@ -28,6 +28,9 @@ class Scoring(BaseModel):
 
     headline: Headline = "mean_reward"
     description: str = "mean reward over task-trials"
+    # Named groups of categories scored apart and left out of the headline, e.g.
+    # CRMArena-Pro's {"confidentiality": [the three privacy categories]}.
+    separate: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class RunRecord(_Record):

@@ -121,3 +121,23 @@ def test_rich_display_shows_progress_and_errors() -> None:
     text = buffer.getvalue()
     assert "bench" in text and "t1 trial 0" in text and "ProtocolError: bad" in text
     assert "run completed" in text
+
+
+def test_macro_average_and_groups_scored_apart(tmp_path: Path) -> None:
+    import json
+
+    from a2abench.report import build_report
+
+    run = {"type": "run", "run_id": "r", "a2abench_version": "x", "benchmark": "b",
+           "config": {}, "compat_key": {}, "started_at": "t",
+           "scoring": {"headline": "macro_category_mean", "separate": {"privacy": ["p"]}}}
+    rewards = {("a", 1): 1.0, ("a", 2): 1.0, ("a", 3): 0.0, ("b", 4): 0.0, ("p", 5): 1.0}
+    lines = [json.dumps(run)] + [json.dumps({
+        "type": "task", "run_id": "r", "benchmark": "b", "category": cat, "task_id": str(i),
+        "trial": 0, "seed": 0, "status": "ok", "reward": r, "success": r == 1.0,
+        "started_at": "t", "finished_at": "t"}) for (cat, i), r in rewards.items()]
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    rep = build_report([path])
+    assert rep.score == pytest.approx((2 / 3 + 0.0) / 2)  # macro over a and b; p apart
+    assert rep.group_scores == {"privacy": 1.0}
