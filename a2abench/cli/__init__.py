@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from a2abench._version import __version__
-from a2abench.cli import _discover, _report, _run, _serve
+from a2abench.cli import _demo, _discover, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
@@ -51,6 +51,7 @@ def _root(
     """Benchmark any A2A agent on tau2-bench and CRMArena."""
 
 
+app.command("demo", epilog=EXIT_CODES_HELP)(_demo.demo)
 app.command("discover", epilog=EXIT_CODES_HELP)(_discover.discover)
 app.add_typer(_run.app, name="run")
 app.command("serve-green", epilog=EXIT_CODES_HELP)(_serve.serve_green)

@@ -1,0 +1,41 @@
+"""`a2abench demo`: an offline run on generated data with the bundled scripted agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from a2abench.cli import _common as c
+
+
+def demo(
+    output: Annotated[Path | None, c.opt("--output", "Directory for the demo's data and "
+                                                     "metrics [default: runs/demo-<time>/].",
+                                         show_default=False)] = None,
+    json_: c.JsonFlag = False,
+) -> None:
+    """Run a short benchmark offline: no network, no API key, about 10 seconds.
+
+    Example: a2abench demo
+    """
+    import asyncio
+    from datetime import UTC, datetime
+
+    from a2abench._output import Output
+    from a2abench.demo import run_demo
+    from a2abench.display import make_display, render_report
+    from a2abench.report import build_report
+
+    out = Output.for_command(json_)
+    target = output or Path("runs") / datetime.now(UTC).strftime("demo-%Y%m%dT%H%M%SZ")
+    result = asyncio.run(run_demo(target, make_display(out)))
+    for benchmark, path in result.metrics.items():
+        report = build_report([path])
+        if json_:
+            out.emit_json({"kind": "report", "benchmark": benchmark,
+                           **report.model_dump(mode="json")})
+        else:
+            out.out.print(f"\n[bold]{benchmark}[/bold] — {path}", highlight=False)
+            render_report(report, out)
+    out.err.print(f"demo finished in {result.duration_s:.1f} s; metrics in {result.output}",
+                  markup=False)

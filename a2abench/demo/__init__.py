@@ -1,0 +1,45 @@
+"""`a2abench demo`: a short, offline, deterministic benchmark run on generated data.
+
+It starts the bundled scripted agent and a scripted user (an OpenAI-compatible stand-in for
+the user LLM) on free loopback ports, generates a tau2-style task-tracker domain (and a
+synthetic CRM org with its tasks), and runs the real `run` pipeline against them: every piece
+is the production code path; only the agent and the user are scripted.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from a2abench.run.events import EventSink
+
+
+@dataclass
+class DemoResult:
+    output: Path
+    metrics: dict[str, Path] = field(default_factory=dict)  # benchmark -> metrics.jsonl
+    duration_s: float = 0.0
+
+
+async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
+    from a2abench.demo import agent, tau2_data, user_llm
+    from a2abench.demo.servers import serve
+    from a2abench.run import RunConfig, execute_async
+
+    started = time.monotonic()
+    result = DemoResult(output=output)
+    # The scripted user has no price; the "unknown price" warning would only be noise here.
+    logging.getLogger("a2abench.llm").setLevel(logging.ERROR)
+    data_root = tau2_data.write(output / "data")
+    with serve(agent.build_app) as agent_url, serve(lambda _: user_llm.app()) as user_url:
+        tau2 = RunConfig(
+            benchmark="tau2", white_agent_url=agent_url, concurrency=4,
+            output=output / "tau2" / "metrics.jsonl",
+            options={"domain": "mock", "data_dir": str(data_root), "user_llm": "scripted-user",
+                     "user_llm_base_url": user_url + "/v1", "llm_cache": False})
+        await execute_async(tau2, on_event)
+        result.metrics["tau2"] = tau2.output  # type: ignore[assignment]
+    result.duration_s = time.monotonic() - started
+    return result
