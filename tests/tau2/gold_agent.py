@@ -79,3 +79,27 @@ def app(base: str, tasks: dict[str, Task], mode: str = "gold",
                                     agent_card=card)
     return Starlette(routes=[*create_agent_card_routes(card),
                              *create_jsonrpc_routes(handler, rpc_url="/a2a")]), executor
+
+
+def gold_user(tasks: dict[str, Task], run_seed: int = 300) -> Any:
+    """A fake-user-LLM handler that plays each task's user side: its own gold tool calls one
+    at a time, then `TASK:<id>`, then `###STOP###` once the agent has answered."""
+    from a2abench.run.config import trial_seed
+    from tests.fakes.llm_server import completion
+
+    seeds = {trial_seed(run_seed, i, 0): i for i in tasks}
+
+    def handler(body: dict[str, Any]) -> dict[str, Any]:
+        task = tasks[seeds[body["seed"]]]
+        mine = [m for m in body["messages"] if m["role"] == "assistant"]
+        done = sum(len(m.get("tool_calls") or []) for m in mine)
+        todo = [a for a in task.evaluation_criteria.actions or []  # type: ignore[union-attr]
+                if a.requestor == "user"]
+        if done < len(todo):
+            return completion(None, [{"name": todo[done].name,
+                                      "arguments": todo[done].arguments}])
+        if not any((m.get("content") or "").startswith("TASK:") for m in mine):
+            return completion(f"TASK:{task.id} I need help.")
+        return completion("Thank you. ###STOP###")
+
+    return handler
