@@ -161,12 +161,12 @@ def find_action(text: str) -> dict[str, str] | None:
             found.append((start, action))
             break
         start = text.find("{", end)
-    tag = _TAG.search(text)
-    if tag is not None:
+    for tag in _TAG.finditer(text):
         key = "query" if tag.group(1) == "execute" else "answer"
         content = tag.group(2).strip()
-        if key == "answer" or content:
+        if key == "answer" or content:  # an empty query is no action
             found.append((tag.start(), _clean({"action": tag.group(1), key: content})))
+            break
     return min(found, key=lambda item: item[0])[1] if found else None
 
 
@@ -175,6 +175,7 @@ def _action_of(value: Any) -> dict[str, str] | None:
     if not isinstance(value, dict):
         return None
     kind = value.get("action", value.get("name"))
+    kind = kind.strip().lower() if isinstance(kind, str) else None
     if kind == "execute":
         query = value.get("query", value.get("content"))
         if isinstance(query, str) and query.strip():
@@ -276,7 +277,7 @@ class LLMAgent:
         result = await self.llm.chat(conv.messages)
         action = find_action(result.content or "")
         if action is None:  # one reminder, then the text goes out as it is (see below)
-            conv.messages.append({"role": "assistant", "content": result.content or ""})
+            conv.messages.append({"role": "assistant", "content": result.content or "(empty)"})
             conv.messages.append({"role": "user", "content": CRM_REPAIR})
             result = await self.llm.chat(conv.messages)
             action = find_action(result.content or "")

@@ -204,6 +204,8 @@ async def test_crmarena_reminds_once_then_passes_text_through(
      {"action": "execute", "query": "SELECT Id FROM Case"}),
     ('{"note": {"x": 1}} {"action": "respond", "answer": ""}',
      {"action": "respond", "answer": ""}),
+    ("<execute> </execute> then <respond>12</respond>", {"action": "respond", "answer": "12"}),
+    ('{"action": "Respond", "answer": 4.5}', {"action": "respond", "answer": "4.5"}),
     ('{"action": "execute", "query": "  "}', None),
     ("{not json} <execute></execute>", None),
     ("plain words", None),
