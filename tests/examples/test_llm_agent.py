@@ -323,6 +323,17 @@ def test_legacy_dialect_and_trailing_slash(served: tuple[str, Any],
     result = httpx.post(url + "/a2a/", json=body).json()["result"]
     assert result["kind"] == "message" and result["parts"][0]["text"] == "hi from 0.3"
 
+    # tau2 over 0.3: the tools arrive as a 0.3 data part, the tool call leaves as one.
+    llm_server.enqueue(tool_calls=[{"id": "c9", "name": "book_seats",
+                                    "arguments": {"flight": "F1", "passengers": []}}])
+    body["params"]["message"]["parts"] = [
+        {"kind": "text", "text": "policy"}, {"kind": "data", "data": {"tools": [BOOKING_SCHEMA]}},
+        {"kind": "text", "text": "book F1"}]
+    result = httpx.post(url + "/a2a", json=body).json()["result"]
+    assert result["parts"] == [{"kind": "data", "data": {"tool_calls": [
+        {"id": "c9", "name": "book_seats", "arguments": {"flight": "F1", "passengers": []}}]}}]
+    assert llm_server.requests[-1].json["tools"] == [BOOKING_SCHEMA]
+
 
 def test_main_refuses_to_start_without_an_api_key(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
