@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import sys
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -27,6 +28,7 @@ def load_example(name: str) -> Any:
     spec = importlib.util.spec_from_file_location(f"examples_{name}", ROOT / "examples" / name)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
     spec.loader.exec_module(module)
     return module
 

@@ -1,0 +1,1 @@
+from tests.fakes.fixtures import llm_server, llm_server_session  # noqa: F401
