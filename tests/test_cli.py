@@ -92,3 +92,20 @@ def test_ctrl_c_exits_130_without_traceback() -> None:
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
+
+
+def test_boolean_flags_read_their_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.servers import serve
+
+    monkeypatch.setenv("A2ABENCH_PROBE", "false")
+    factory = agents.rpc_failing  # a card whose RPC always fails: only a probe would notice
+    with serve(factory) as base:
+        r = run_cli("discover", base, "--json")
+    assert r.code == 0 and json.loads(r.out)["probe"] is None
+
+
+def test_cli_reference_is_current() -> None:
+    proc = subprocess.run([sys.executable, "scripts/gen_cli_reference.py", "--check"],
+                          capture_output=True, text=True,
+                          cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert proc.returncode == 0, proc.stdout

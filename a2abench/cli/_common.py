@@ -9,8 +9,8 @@ import typer
 
 
 def env(flag: str) -> str:
-    """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL`."""
-    return "A2ABENCH_" + flag.lstrip("-").replace("-", "_").upper()
+    """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL` (`--probe/--no-probe` -> `..._PROBE`)."""
+    return "A2ABENCH_" + flag.split("/")[0].lstrip("-").replace("-", "_").upper()
 
 
 def opt(flag: str, help: str, **kwargs: object) -> typer.models.OptionInfo:
