@@ -40,6 +40,11 @@ def common_config(benchmark: str, options: dict[str, Any], *, white_agent_url: s
         raise ConfigError(f"invalid run configuration: {exc.errors()[0]['msg']}") from None
 
 
+def launch_run(benchmark: str, options: dict[str, Any], flags: Any) -> None:
+    """Build the RunConfig from a command's options and its shared RunFlags, then launch."""
+    launch(common_config(benchmark, options, **flags.engine_kwargs()), flags.json_)
+
+
 def launch(config: Any, json_: bool) -> None:
     """Run, render, exit: 0 ok, 1 failed run, 3 below --fail-under, 130 interrupted."""
     from a2abench._output import Output

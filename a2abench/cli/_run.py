@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from a2abench.cli import _common as c
-from a2abench.cli._launch import common_config, launch
+from a2abench.cli._flags import RunFlags, llm_flags, run_flags
+from a2abench.cli._launch import launch_run
 from a2abench.cli._plugin import plugin_command
 
 if TYPE_CHECKING:
     import typer._click as click
 else:
     from typer import _click as click
-
 
 
 class _BenchmarkGroup(typer.core.TyperGroup):
@@ -54,21 +54,14 @@ def _require(benchmark: str) -> None:
 
 @app.command("tau2", epilog="Example: a2abench run tau2 --white-agent-url http://127.0.0.1:9999 "
                             "--domain airline --user-llm gpt-4.1 --max-tasks 5")
+@run_flags
+@llm_flags
 def run_tau2(
-    white_agent_url: c.WhiteAgentUrl,
+    flags: RunFlags,
+    llm: dict[str, Any],
     domain: Annotated[str, c.opt("--domain", "airline | retail | mock | telecom.")] = "airline",
     split: Annotated[str, c.opt("--split", "Task split: base | train | test "
                                            "(telecom also small | full).")] = "base",
-    task_ids: c.TaskIds = None,
-    max_tasks: c.MaxTasks = None,
-    num_trials: c.NumTrials = 1,
-    concurrency: c.Concurrency = 4,
-    user_llm: c.UserLLM = None,
-    user_llm_base_url: c.UserLLMBaseUrl = None,
-    user_llm_args: c.UserLLMArgs = None,
-    judge_llm: c.JudgeLLM = None,
-    judge_llm_base_url: c.JudgeLLMBaseUrl = None,
-    llm_cache: c.LLMCache = True,
     data_dir: c.DataDir = None,
     max_steps: Annotated[int, c.opt("--max-steps", "Max conversation hops.", min=1)] = 200,
     max_errors: Annotated[int, c.opt("--max-errors", "Max tool errors per task.", min=1)] = 10,
@@ -76,41 +69,21 @@ def run_tau2(
                                                          "DB+COMMUNICATE as in v0.2).")]
     = "official",
     policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
-    seed: c.Seed = 300,
-    output: c.OutputPath = None,
-    resume: c.Resume = False,
-    retry_errors: c.RetryErrors = False,
-    shard: c.Shard = None,
-    rate_limit: c.RateLimit = None,
-    max_consecutive_failures: c.MaxConsecutiveFailures = 5,
-    retries: c.Retries = 3,
-    retry_delay: c.RetryDelay = 0.5,
-    auth_token: c.AuthToken = None,
-    timeout: c.Timeout = 300.0,
-    fail_under: c.FailUnder = None,
-    json_: c.JsonFlag = False,
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
     _require("tau2")
-    options = {"domain": domain, "split": split, "user_llm": user_llm,
-               "user_llm_base_url": user_llm_base_url, "user_llm_args": user_llm_args,
-               "judge_llm": judge_llm, "judge_llm_base_url": judge_llm_base_url,
-               "llm_cache": llm_cache, "data_dir": data_dir,
-               "max_steps": max_steps, "max_errors": max_errors, "reward_basis": reward_basis,
-               "policy": policy}
-    launch(common_config(
-        "tau2", options, white_agent_url=white_agent_url, auth_token=auth_token,
-        timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
-        concurrency=concurrency, rate_limit=rate_limit, seed=seed, output=output, resume=resume,
-        retry_errors=retry_errors, shard=shard, fail_under=fail_under,
-        max_consecutive_failures=max_consecutive_failures, retries=retries,
-        retry_delay=retry_delay), json_)
+    launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
+                        "max_steps": max_steps, "max_errors": max_errors,
+                        "reward_basis": reward_basis, "policy": policy, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "
                                 "http://127.0.0.1:9999 --org b2b --task-category handle_time")
+@run_flags
+@llm_flags
 def run_crmarena(
-    white_agent_url: c.WhiteAgentUrl,
+    flags: RunFlags,
+    llm: dict[str, Any],
     dataset: Annotated[str, c.opt("--dataset", "crmarenapro | crmarena.")] = "crmarenapro",
     org: Annotated[str, c.opt("--org", "b2b | b2c | original.")] = "b2b",
     tasks_file: Annotated[Path | None, c.opt("--tasks-file", "Tasks as JSON or JSONL in the "
@@ -118,8 +91,6 @@ def run_crmarena(
                                              show_default=False)] = None,
     task_category: Annotated[str, c.opt("--task-category", "Comma list of categories, "
                                                            "or all.")] = "all",
-    task_ids: c.TaskIds = None,
-    max_tasks: c.MaxTasks = None,
     interactive: Annotated[bool, c.opt("--interactive", "Multi-turn with an LLM user.")] = False,
     max_turns: Annotated[int, c.opt("--max-turns", "Max agent actions per task.", min=1)] = 20,
     max_user_turns: Annotated[int, c.opt("--max-user-turns", "Max user turns (interactive).",
@@ -130,39 +101,11 @@ def run_crmarena(
                                          show_default=False)] = None,
     privacy_aware: Annotated[bool, c.opt("--privacy-aware", "Use the privacy-aware prompt.")]
     = False,
-    num_trials: c.NumTrials = 1,
-    concurrency: c.Concurrency = 4,
-    user_llm: c.UserLLM = None,
-    user_llm_base_url: c.UserLLMBaseUrl = None,
-    user_llm_args: c.UserLLMArgs = None,
-    judge_llm: c.JudgeLLM = None,
-    llm_cache: c.LLMCache = True,
-    seed: c.Seed = 300,
-    output: c.OutputPath = None,
-    resume: c.Resume = False,
-    retry_errors: c.RetryErrors = False,
-    shard: c.Shard = None,
-    rate_limit: c.RateLimit = None,
-    max_consecutive_failures: c.MaxConsecutiveFailures = 5,
-    retries: c.Retries = 3,
-    retry_delay: c.RetryDelay = 0.5,
-    auth_token: c.AuthToken = None,
-    timeout: c.Timeout = 300.0,
-    fail_under: c.FailUnder = None,
-    json_: c.JsonFlag = False,
 ) -> None:
     """Run CRMArena or CRMArena-Pro against an A2A agent."""
     _require("crmarena")
-    options = {"dataset": dataset, "org": org, "tasks_file": tasks_file,
-               "task_category": task_category, "interactive": interactive,
-               "max_turns": max_turns, "max_user_turns": max_user_turns, "backend": backend,
-               "crm_db": crm_db, "privacy_aware": privacy_aware, "user_llm": user_llm,
-               "user_llm_base_url": user_llm_base_url, "user_llm_args": user_llm_args,
-               "judge_llm": judge_llm, "llm_cache": llm_cache}
-    launch(common_config(
-        "crmarena", options, white_agent_url=white_agent_url, auth_token=auth_token,
-        timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
-        concurrency=concurrency, rate_limit=rate_limit, seed=seed, output=output, resume=resume,
-        retry_errors=retry_errors, shard=shard, fail_under=fail_under,
-        max_consecutive_failures=max_consecutive_failures, retries=retries,
-        retry_delay=retry_delay), json_)
+    launch_run("crmarena", {"dataset": dataset, "org": org, "tasks_file": tasks_file,
+                            "task_category": task_category, "interactive": interactive,
+                            "max_turns": max_turns, "max_user_turns": max_user_turns,
+                            "backend": backend, "crm_db": crm_db,
+                            "privacy_aware": privacy_aware, **llm}, flags)

@@ -56,7 +56,7 @@ def test_seeds_are_deterministic(tmp_path: Path) -> None:
 
 
 def test_concurrency_overlaps_requests(tmp_path: Path) -> None:
-    with agent(delay=0.15) as (a, base):
+    with agent(delay=0.5) as (a, base):
         r = run(base, tmp_path / "m.jsonl", "--option", "tasks=8", "--option", "turns=1",
                 "--concurrency", "8")
     assert r.code == 0 and a.max_in_flight >= 4
