@@ -1,0 +1,79 @@
+"""The README tells the truth about the CLI: its commands and flags exist, and every command
+is documented there."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from a2abench.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def tree() -> dict[str, set[str]]:
+    """`"run tau2"` -> its flags, for every leaf command (and "" for the root)."""
+    root = typer.main.get_command(app)
+    out: dict[str, set[str]] = {}
+
+    def walk(prefix: str, command: Any) -> None:
+        flags = {o for p in command.params for o in [*p.opts, *p.secondary_opts]
+                 if o.startswith("-")} | {"--help"}
+        out[prefix] = flags
+        for name, sub in (getattr(command, "commands", None) or {}).items():
+            walk(f"{prefix} {name}".strip(), sub)
+
+    walk("", root)
+    return out
+
+
+def invocations() -> list[list[str]]:
+    """Every `a2abench ...` command line in the README's code blocks (continuations joined)."""
+    out = []
+    for block in re.findall(r"```(?:bash|sh)?\n(.*?)```", README, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                part = part.split("#")[0].strip()
+                if part.startswith("a2abench "):
+                    out.append(shlex.split(part)[1:])
+    return out
+
+
+def command_of(tokens: list[str], commands: dict[str, set[str]]) -> str:
+    path = ""
+    for token in tokens:
+        candidate = f"{path} {token}".strip()
+        if candidate not in commands:
+            break
+        path = candidate
+    return path
+
+
+def test_readme_commands_and_their_flags_exist() -> None:
+    commands = tree()
+    seen = invocations()
+    assert len(seen) >= 8
+    for tokens in seen:
+        path = command_of(tokens, commands)
+        assert path, f"README runs an unknown command: a2abench {' '.join(tokens)}"
+        for token in tokens:
+            flag = token.split("=")[0]
+            if flag.startswith("--"):
+                assert flag in commands[path], f"`a2abench {path}` has no {flag}"
+
+
+def test_every_flag_the_readme_names_exists_somewhere() -> None:
+    known = set().union(*tree().values()) | {"--version"}
+    named = set(re.findall(r"`(--[a-z][a-z0-9-]*)", README))
+    assert named - known == set()
+
+
+def test_every_command_is_documented() -> None:
+    leaves = [c for c in tree() if c and not any(o.startswith(c + " ") for o in tree())]
+    for command in leaves:
+        assert f"a2abench {command}" in README or f"`{command}`" in README, command
