@@ -111,11 +111,20 @@ def run_tau2(
                                 "http://127.0.0.1:9999 --org b2b --task-category handle_time")
 def run_crmarena(
     white_agent_url: c.WhiteAgentUrl,
-    dataset: Annotated[str, c.opt("--dataset", "crmarenapro | crmarena.")] = "crmarenapro",
-    org: Annotated[str, c.opt("--org", "b2b | b2c | original.")] = "b2b",
+    dataset: Annotated[str | None, c.opt("--dataset", "crmarenapro | crmarena [default: "
+                                                      "crmarena with --org original, else "
+                                                      "crmarenapro].", show_default=False)]
+    = None,
+    org: Annotated[str | None, c.opt("--org", "b2b | b2c | original [default: original with "
+                                              "--dataset crmarena, else b2b].",
+                                     show_default=False)] = None,
     tasks_file: Annotated[Path | None, c.opt("--tasks-file", "Tasks as JSON or JSONL in the "
                                                              "Hugging Face row format.",
                                              show_default=False)] = None,
+    schema_file: Annotated[Path | None, c.opt("--schema-file", "Org schema records as JSON "
+                                                               "(default: the hub's, or our own "
+                                                               "catalog with --tasks-file).",
+                                              show_default=False)] = None,
     task_category: Annotated[str, c.opt("--task-category", "Comma list of categories, "
                                                            "or all.")] = "all",
     task_ids: c.TaskIds = None,
@@ -130,12 +139,18 @@ def run_crmarena(
                                          show_default=False)] = None,
     privacy_aware: Annotated[bool, c.opt("--privacy-aware", "Use the privacy-aware prompt.")]
     = False,
+    aided: Annotated[bool, c.opt("--aided/--no-aided", "Add the task's optional context "
+                                                       "(upstream's aided mode).")] = True,
     num_trials: c.NumTrials = 1,
     concurrency: c.Concurrency = 4,
     user_llm: c.UserLLM = None,
     user_llm_base_url: c.UserLLMBaseUrl = None,
     user_llm_args: c.UserLLMArgs = None,
-    judge_llm: c.JudgeLLM = None,
+    judge_llm: Annotated[str | None, c.opt("--judge-llm", "Judge model [default: "
+                                                          "gpt-4o-2024-08-06, upstream's]; "
+                                                          "'offline' scores deterministically.",
+                                           show_default=False)] = None,
+    judge_llm_base_url: c.JudgeLLMBaseUrl = None,
     llm_cache: c.LLMCache = True,
     seed: c.Seed = 300,
     output: c.OutputPath = None,
@@ -158,7 +173,8 @@ def run_crmarena(
                "max_turns": max_turns, "max_user_turns": max_user_turns, "backend": backend,
                "crm_db": crm_db, "privacy_aware": privacy_aware, "user_llm": user_llm,
                "user_llm_base_url": user_llm_base_url, "user_llm_args": user_llm_args,
-               "judge_llm": judge_llm, "llm_cache": llm_cache}
+               "judge_llm": judge_llm, "llm_cache": llm_cache, "schema_file": schema_file,
+               "aided": aided, "judge_llm_base_url": judge_llm_base_url}
     launch(common_config(
         "crmarena", options, white_agent_url=white_agent_url, auth_token=auth_token,
         timeout=timeout, task_ids=task_ids, max_tasks=max_tasks, num_trials=num_trials,
