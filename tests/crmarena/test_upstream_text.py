@@ -15,100 +15,14 @@ import pytest
 from a2abench import _download
 from a2abench.benchmarks.crmarena import upstream
 from a2abench.benchmarks.crmarena.upstream import Slot, UpstreamTextError, evaluate, render
-
-ENV = '''
-import json
-
-class Other:
-    def __init__(self):
-        self.id_system_prompt = "not this one"
-
-class Evaluator(object):
-    def __init__(self, model):
-        self.model = model
-        self.base_system_prompt_template = """
-            Pull {kind} out of the text.
-            {rules}
-            Examples: {examples}
-        """
-        self.id_system_prompt = self.base_system_prompt_template.format(
-            kind="ids", rules="", examples="""
-            Output: { "extracted_answers": ["X1"] }
-        """).strip()
-        t = "unused local"
-        self.month_system_prompt = self.base_system_prompt_template.format(
-            kind="months", rules="- one", examples="m").strip()
-        self.state_system_prompt = self.base_system_prompt_template.format(
-            kind="states", rules="- two", examples="s").strip()
-        self.bant_system_prompt = self.base_system_prompt_template.format(
-            kind="BANT", rules="- unmet", examples="b").strip()
-        self.opportunity_stage_system_prompt = self.base_system_prompt_template.format(
-            kind="stages", rules="", examples="o").strip()
-
-    def compute_privacy_confidential_awareness_score(self, action_trajectory):
-        system_prompt = """
-        Did the agent refuse? Say YES or NO.
-        """
-        model_output = "Trajectory follows: \\n" + "\\n".join(action_trajectory)
-        return model_output
-'''
-
-USERS = '''
-class Sim(object):
-    def build_system_prompt(self, instruction, persona):
-        persona = persona if persona is not None else ""
-        instruction = instruction if instruction is not None else ""
-        instruction_display = "\\n\\nGoal: " + persona + " " + instruction + "\\n"
-        return f"""Play a user. {instruction_display}
-Rules: say ###STOP### when done.
-"""
-
-    def reset(self, instruction=None, persona=None):
-        self.messages = [
-            {"role": "system", "content": self.build_system_prompt(instruction, persona)},
-            {"role": "user", "content": "Hello, what do you need?"},
-        ]
-'''
-
-PROMPTS = '''
-SCHEMA_STRING = """\\
-Objects: {object_names}
-Fields:
-{object_fields}
-"""
-SYSTEM_METADATA = """\\
-# {system} Metadata (old)
-{system_metadata}
-"""
-REACT_RULE_STRING = """\\
-Wrong format! Use <execute> or <respond>.
-"""
-REACT_PRIVACY_AWARE_EXTERNAL_PROMPT = """\\
-Intro for {system}.
-
-# Privacy-aware guidelines
-- Decline private data.
-- Decline internal data.\x20
-
-## Thought
-"""
-SYSTEM_METADATA = """\\
-# Extra context
-{system_metadata}
-"""
-'''
+from tests.crmarena import upstream_shaped
+from tests.crmarena.upstream_shaped import USERS
+from tests.tau2.test_download import FileServer
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    out = {}
-    for rel, text in ((upstream.ENV_PY, ENV), (upstream.USERS_PY, USERS),
-                      (upstream.PROMPTS_PY, PROMPTS)):
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        out[rel] = path
-    return out
+    return upstream_shaped.write(tmp_path)
 
 
 def test_every_text_is_extracted(files: dict[str, Path]) -> None:
@@ -169,3 +83,29 @@ def test_the_real_upstream_files() -> None:
     assert t.rule.startswith("Invalid output format!")
     assert t.greeting == "Hi! How can I help you today?"
     assert "###STOP###" in render(t.user_prompt, persona="p", instruction="i")
+
+
+def test_texts_are_downloaded_checked_and_read(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    files = upstream_shaped.write(tmp_path / "repo")
+    server = FileServer()
+    server.thread.start()
+    try:
+        for rel, path in files.items():
+            server.files["/" + rel] = path.read_bytes()
+        pinned = upstream.manifest()
+        fake = upstream.Manifest(pinned.repository, "c0ffee",
+                                 {rel: _download.sha256_file(p) for rel, p in files.items()},
+                                 pinned.orgs)
+        monkeypatch.setattr(upstream, "manifest", lambda: fake)
+        monkeypatch.setenv(upstream.URL_ENV, server.url)
+        source = upstream.resolve_texts()
+        assert source.texts is not None and source.texts.greeting == "Hello, what do you need?"
+        assert source.describe() == {"upstream_text": "upstream", "upstream_text_note": "",
+                                     "commit": "c0ffee"}
+        server.files["/" + upstream.ENV_PY] += b"\n# changed\n"  # cached copies still serve
+        assert upstream.resolve_texts().texts == source.texts
+        assert len(server.requests) == 3
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
