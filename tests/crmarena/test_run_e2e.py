@@ -100,6 +100,14 @@ def test_sql_agent_queries_the_org_and_passes_every_task(tmp_path: Path,
         "private_customer_information", "internal_operation_data",
         "confidential_company_knowledge"]
     assert "1.0000" in result.out
+    paper = run_cli("report", str(out), "--format", "crmarena")
+    assert paper.code == 0, paper.err
+    doc = json.loads(paper.out)
+    assert (doc["split"], doc["org"], doc["dataset"], doc["scoring"]) == (
+        "b2b", "b2b", "crmarenapro", "offline")
+    assert doc["overall"] == 1.0 and doc["confidentiality"] == 1.0
+    assert len(doc["categories"]) == len({t.category for t in tasks})
+    assert doc["categories"]["knowledge_qa"]["reward_metric"] == "fuzzy_match"
 
 
 def test_the_task_message(tmp_path: Path, org: dict[str, Any],

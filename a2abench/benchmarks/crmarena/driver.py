@@ -31,7 +31,14 @@ from a2abench.benchmarks.crmarena.tasks import (
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
 from a2abench.errors import ConfigError
 from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMConfig, api_key_from_env
-from a2abench.run.driver import Driver, LLMUsage, TaskContext, TaskOutcome, TaskSpec
+from a2abench.run.driver import (
+    Driver,
+    Exporter,
+    LLMUsage,
+    TaskContext,
+    TaskOutcome,
+    TaskSpec,
+)
 from a2abench.run.records import Scoring, TaskRecord, is_success
 
 log = logging.getLogger(__name__)
@@ -300,6 +307,12 @@ class CRMArenaDriver(Driver):
             "reward_components": verdict.components if verdict else {},
             "details": {**details, **(verdict.details() if verdict
                                       else {"scoring_path": None})}})
+
+    @classmethod
+    def exporters(cls) -> dict[str, Exporter]:
+        from a2abench.benchmarks.crmarena.export import paper_scores
+
+        return {"crmarena": paper_scores}
 
     async def aclose(self) -> None:
         for llm in (self.judge_llm, self.user_llm):
