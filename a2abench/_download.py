@@ -1,12 +1,16 @@
 """Pinned, checksummed downloads into the user cache (benchmark-neutral).
 
-A benchmark describes the files it needs as `RemoteFile`s (relative path, URL, sha256). `ensure`
-returns local paths for them: a cached copy whose checksum matches is used as is; anything else
-is downloaded with httpx, verified, and written atomically (temp file + `os.replace`), so a
-crashed or concurrent download never leaves a half-written file under the final name.
+A benchmark describes the files it needs as `RemoteFile`s (relative path, URL, and a pinned
+sha256 and/or git blob id). `ensure` returns local paths for them: a cached copy whose checksum
+matches is used as is; anything else is downloaded with httpx, verified, and written
+atomically (temp file + `os.replace`), so a crashed or concurrent download never leaves a
+half-written file under the final name.
+
+The git blob id (`sha1(b"blob <size>\0" + bytes)`, what `git ls-tree` prints) pins files whose
+bytes we have never seen but whose commit we know, e.g. CRMArena's SQLite org dumps.
 
 Errors name the file and the fix: `DataMissing` when a file cannot be had (offline, HTTP error),
-`DataCorrupt` when the bytes do not match the pinned sha256.
+`DataCorrupt` when the bytes do not match a pinned checksum.
 """
 
 from __future__ import annotations
@@ -28,11 +32,25 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """One pinned file: where it lives under the cache folder, where to get it, its sha256."""
+    """One pinned file: where it lives under the cache folder, where to get it, and its
+    sha256 and/or git blob id (at least one; every one given must match)."""
 
     path: str
     url: str
-    sha256: str
+    sha256: str | None = None
+    git_blob_sha1: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.sha256 is None and self.git_blob_sha1 is None:
+            raise ValueError(f"RemoteFile {self.path}: pin a sha256 or a git blob id")
+
+    def mismatch(self, sha256: str | None, blob: str | None) -> str | None:
+        """Why digests of some bytes do not match this pin (None when they do)."""
+        if self.sha256 is not None and sha256 != self.sha256:
+            return f"sha256 {sha256}, expected {self.sha256}"
+        if self.git_blob_sha1 is not None and blob != self.git_blob_sha1:
+            return f"git blob id {blob}, expected {self.git_blob_sha1}"
+        return None
 
 
 def sha256_file(path: Path) -> str:
@@ -42,6 +60,19 @@ def sha256_file(path: Path) -> str:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def git_blob_sha1_file(path: Path) -> str:
+    """Git's object id of a file's bytes: sha1 of `blob <size>\0` followed by the bytes."""
+    digest = hashlib.sha1(b"blob %d\0" % path.stat().st_size)
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def git_blob_sha1(body: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
 
 
 def verify(path: Path, expected: str, *, hint: str) -> None:
@@ -55,43 +86,52 @@ def verify(path: Path, expected: str, *, hint: str) -> None:
 
 
 def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | None = None,
-           timeout: float = 60.0) -> dict[str, Path]:
+           timeout: float = 60.0, hint: str | None = None) -> dict[str, Path]:
     """Local, verified copies of `files` under `cache_dir()/folder`, downloading what is absent.
 
     Returns `{file.path: local path}`. A cached file with the wrong checksum is downloaded again;
-    a download with the wrong checksum is rejected (never cached) with `DataCorrupt`.
+    a download with the wrong checksum is rejected (never cached) with `DataCorrupt`. `hint`
+    replaces the default next step in a `DataMissing` error.
     """
     root = cache_dir() / folder
     own_client = client is None
     http = client or httpx.Client(timeout=timeout, follow_redirects=True)
     try:
-        return {item.path: _ensure_one(item, root, http) for item in files}
+        return {item.path: _ensure_one(item, root, http, hint) for item in files}
     finally:
         if own_client:
             http.close()
 
 
-def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client) -> Path:
+def _cached(item: RemoteFile, target: Path) -> bool:
+    if not target.is_file():
+        return False
+    return item.mismatch(sha256_file(target) if item.sha256 else None,
+                         git_blob_sha1_file(target) if item.git_blob_sha1 else None) is None
+
+
+def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | None) -> Path:
     target = root / item.path
-    if target.is_file() and sha256_file(target) == item.sha256:
+    if _cached(item, target):
         return target
-    hint = (f"Check the network connection and retry, or pass --data-dir pointing at a local "
-            f"copy that holds {item.path}")
+    missing = hint or (f"Check the network connection and retry, or pass --data-dir pointing "
+                       f"at a local copy that holds {item.path}")
     try:
         response = http.get(item.url)
     except httpx.HTTPError as exc:
         raise DataMissing(f"could not download {item.path} from {item.url}: {exc}",
-                          hint=hint) from exc
+                          hint=missing) from exc
     if response.status_code != 200:
         raise DataMissing(f"could not download {item.path} from {item.url}: "
-                          f"HTTP {response.status_code}", hint=hint)
+                          f"HTTP {response.status_code}", hint=missing)
     body = response.content
-    actual = hashlib.sha256(body).hexdigest()
-    if actual != item.sha256:
+    wrong = item.mismatch(hashlib.sha256(body).hexdigest() if item.sha256 else None,
+                          git_blob_sha1(body) if item.git_blob_sha1 else None)
+    if wrong is not None:
         raise DataCorrupt(
-            f"downloaded {item.path} from {item.url} has sha256 {actual}, expected {item.sha256}",
-            hint="The file was rejected and not cached. Retry later, or pass --data-dir "
-                 "pointing at a verified local copy")
+            f"downloaded {item.path} from {item.url} has {wrong}",
+            hint="The file was rejected and not cached. " + (
+                hint or "Retry later, or pass --data-dir pointing at a verified local copy"))
     _atomic_write(target, body)
     return target
 

@@ -63,8 +63,10 @@ UserLLMBaseUrl = Annotated[str | None, opt("--user-llm-base-url", "OpenAI-compat
 UserLLMArgs = Annotated[str | None, opt(
     "--user-llm-args", "JSON object of extra LLM arguments, e.g. '{\"temperature\": 0}'.",
     show_default=False)]
-JudgeLLM = Annotated[str | None, opt("--judge-llm", "Model of the LLM judge (unset: no judge).",
-                                     show_default=False)]
+JudgeLLM = Annotated[str | None, opt(
+    "--judge-llm", "Model of the LLM judge. tau2: unset = no judge (NL assertions skipped); "
+                   "crmarena: unset = gpt-4o-2024-08-06 (upstream's), 'offline' = "
+                   "deterministic scoring.", show_default=False)]
 JudgeLLMBaseUrl = Annotated[str | None, opt("--judge-llm-base-url", "Base URL for the judge LLM "
                                                                 "[default: --user-llm-base-url].",
                                             show_default=False)]

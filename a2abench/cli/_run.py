@@ -84,11 +84,20 @@ def run_tau2(
 def run_crmarena(
     flags: RunFlags,
     llm: dict[str, Any],
-    dataset: Annotated[str, c.opt("--dataset", "crmarenapro | crmarena.")] = "crmarenapro",
-    org: Annotated[str, c.opt("--org", "b2b | b2c | original.")] = "b2b",
+    dataset: Annotated[str | None, c.opt("--dataset", "crmarenapro | crmarena [default: "
+                                                      "crmarena with --org original, else "
+                                                      "crmarenapro].", show_default=False)]
+    = None,
+    org: Annotated[str | None, c.opt("--org", "b2b | b2c | original [default: original with "
+                                              "--dataset crmarena, else b2b].",
+                                     show_default=False)] = None,
     tasks_file: Annotated[Path | None, c.opt("--tasks-file", "Tasks as JSON or JSONL in the "
                                                              "Hugging Face row format.",
                                              show_default=False)] = None,
+    schema_file: Annotated[Path | None, c.opt("--schema-file", "Org schema records as JSON "
+                                                               "(default: the hub's, or our own "
+                                                               "catalog with --tasks-file).",
+                                              show_default=False)] = None,
     task_category: Annotated[str, c.opt("--task-category", "Comma list of categories, "
                                                            "or all.")] = "all",
     interactive: Annotated[bool, c.opt("--interactive", "Multi-turn with an LLM user.")] = False,
@@ -101,11 +110,13 @@ def run_crmarena(
                                          show_default=False)] = None,
     privacy_aware: Annotated[bool, c.opt("--privacy-aware", "Use the privacy-aware prompt.")]
     = False,
+    aided: Annotated[bool, c.opt("--aided/--no-aided", "Add the task's optional context "
+                                                       "(upstream's aided mode).")] = True,
 ) -> None:
     """Run CRMArena or CRMArena-Pro against an A2A agent."""
     _require("crmarena")
     launch_run("crmarena", {"dataset": dataset, "org": org, "tasks_file": tasks_file,
                             "task_category": task_category, "interactive": interactive,
                             "max_turns": max_turns, "max_user_turns": max_user_turns,
-                            "backend": backend, "crm_db": crm_db,
-                            "privacy_aware": privacy_aware, **llm}, flags)
+                            "backend": backend, "crm_db": crm_db, "schema_file": schema_file,
+                            "privacy_aware": privacy_aware, "aided": aided, **llm}, flags)

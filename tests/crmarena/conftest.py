@@ -81,3 +81,12 @@ def normal(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, 6)
     return value
+
+
+@pytest.fixture(autouse=True)
+def no_upstream_downloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point pinned CRMArena downloads at a closed loopback port: no test reaches GitHub."""
+    from a2abench.benchmarks.crmarena import upstream
+    from tests.servers import free_port
+
+    monkeypatch.setenv(upstream.URL_ENV, f"http://127.0.0.1:{free_port()}/")

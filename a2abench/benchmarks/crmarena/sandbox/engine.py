@@ -134,42 +134,44 @@ class OrgSandbox:
         self.close()
 
     # -- the connector surface ---------------------------------------------------------
-    def query(self, text: str) -> list[dict[str, Any]]:
+    # `today` (every method below): the date relative literals mean for this call, e.g. the
+    # task's "Today's date"; None means the sandbox's own `today`.
+    def query(self, text: str, *, today: dt.date | None = None) -> list[dict[str, Any]]:
         """Records as `SalesforceConnector.run_query` returns them (raises SalesforceError).
 
         Routing follows the connector: text starting with `FIND` is SOSL; anything else is
         SOQL after the connector's code-fence stripping.
         """
         # Upstream routes on a case-sensitive `FIND` prefix and strips fences for SOQL only.
-        result = (self.sosl(text) if text.startswith("FIND")
-                  else self.soql(preprocess_soql(text)))
+        result = (self.sosl(text, today=today) if text.startswith("FIND")
+                  else self.soql(preprocess_soql(text), today=today))
         return connector_rows(result.records)
 
-    def observe(self, text: str) -> str:
+    def observe(self, text: str, *, today: dt.date | None = None) -> str:
         """The exact observation the official connector produces: `str(list)`, `[]`, or
         `CODE: message`."""
         try:
-            rows = self.query(text)
+            rows = self.query(text, today=today)
         except SalesforceError as err:
             return str(err)
         return sf_repr(rows)
 
-    def soql(self, text: str) -> QueryResult:
+    def soql(self, text: str, *, today: dt.date | None = None) -> QueryResult:
         """Run one SOQL statement; records keep their `attributes` like simple-salesforce's."""
         select = parse_soql(text)
-        plan = Translator(self.schema, self.today, self.row_cap,
+        plan = Translator(self.schema, today or self.today, self.row_cap,
                           self.numeric_text).plan(select)
         with self._lock:
             return self._run(plan)
 
-    def sosl(self, text: str) -> QueryResult:
+    def sosl(self, text: str, *, today: dt.date | None = None) -> QueryResult:
         """Run one SOSL search (`FIND {...} ...`); results keep their `attributes`."""
         from .sosl import SearchIndex, run_search
 
         with self._lock:
             if self._search is None:
                 self._search = SearchIndex.open(self.db_path, self.schema)
-            return run_search(self, self._search, text)
+            return run_search(self, self._search, text, today)
 
     # -- execution ---------------------------------------------------------------------
     def fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:

@@ -10,6 +10,7 @@ Without ORDER BY, each object's records come in relevance order (BM25), ties by 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
 import sqlite3
@@ -321,8 +322,12 @@ def _text(values: dict[str, Any], columns: list[str], *, phone: bool) -> str:
 
 
 # -- running a search ---------------------------------------------------------------------
-def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str) -> QueryResult:
+def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str,
+               today: dt.date | None = None) -> QueryResult:
+    """One SOSL search; `today` anchors date literals in WHERE (default: the sandbox's)."""
     from .engine import QueryResult
+
+    today = today or sandbox.today
 
     query = parse_sosl(text)
     specs = query.returning or tuple(
@@ -334,7 +339,7 @@ def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str) -> QueryResul
         obj = sandbox.schema.object(spec.select.obj)
         if obj is None:
             raise unsupported_type(text, spec.select.obj_pos, spec.select.obj)
-        _translator(sandbox).plan(spec.select, id_filter=[])   # field errors even on no match
+        _translator(sandbox, today).plan(spec.select, id_filter=[])   # errors even on no match
         objects.append(obj.name)
     matches = index.search(query.term, query.group, objects, sandbox.timeout_s)
     records: list[Any] = []
@@ -343,15 +348,15 @@ def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str) -> QueryResul
     for spec, name in zip(specs, objects, strict=True):
         ids = matches.get(name, [])
         if ids and len(records) < total_cap:
-            records += _fetch(sandbox, spec, ids)
+            records += _fetch(sandbox, spec, ids, today)
     return QueryResult(records[:total_cap], len(records[:total_cap]))
 
 
-def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str]) -> list[Any]:
+def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str], today: dt.date) -> list[Any]:
     select = spec.select
     if not spec.ordered:   # relevance order: fetch everything, order and slice in Python
         select = replace(select, limit=None, offset=None)
-    plan = _translator(sandbox).plan(select, id_filter=ids)
+    plan = _translator(sandbox, today).plan(select, id_filter=ids)
     rows = sandbox.fetch(plan.sql, plan.params)
     sandbox.check_cap(len(rows))
     records = [sandbox.build(plan, row) for row in rows]
@@ -364,8 +369,8 @@ def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str]) -> list[Any]:
     return records[start:end]
 
 
-def _translator(sandbox: OrgSandbox) -> Translator:
-    return Translator(sandbox.schema, sandbox.today, sandbox.row_cap, sandbox.numeric_text)
+def _translator(sandbox: OrgSandbox, today: dt.date) -> Translator:
+    return Translator(sandbox.schema, today, sandbox.row_cap, sandbox.numeric_text)
 
 
 def _record_id(record: Any) -> str:

@@ -1,0 +1,322 @@
+"""`a2abench run crmarena`: CRMArena and CRMArena-Pro over A2A, scored as upstream scores."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from a2abench._download import git_blob_sha1_file
+from a2abench.benchmarks.crmarena import upstream
+from a2abench.benchmarks.crmarena.backends import Backend, SalesforceBackend, SandboxBackend
+from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
+from a2abench.benchmarks.crmarena.evaluator import Evaluator, Judge, Verdict
+from a2abench.benchmarks.crmarena.prompt import PromptOptions, rule_text, task_message
+from a2abench.benchmarks.crmarena.sandbox import OrgSchema
+from a2abench.benchmarks.crmarena.tasks import (
+    PRIVACY_CATEGORIES,
+    CRMTask,
+    Dataset,
+    Org,
+    TaskSource,
+    load_schema,
+    load_tasks,
+    select,
+)
+from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
+from a2abench.errors import ConfigError
+from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMConfig, api_key_from_env
+from a2abench.run.driver import (
+    Driver,
+    Exporter,
+    LLMUsage,
+    TaskContext,
+    TaskOutcome,
+    TaskSpec,
+)
+from a2abench.run.records import Scoring, TaskRecord, is_success
+
+log = logging.getLogger(__name__)
+UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator model
+OFFLINE = "offline"
+
+
+class CRMArenaOptions(BaseModel):
+    """Options of `run crmarena` (flag names with dashes become these fields)."""
+
+    dataset: Dataset | None = None  # default: crmarena for --org original, else crmarenapro
+    org: Org | None = None  # default: original for --dataset crmarena, else b2b
+    tasks_file: Path | None = None
+    schema_file: Path | None = None
+    task_category: str = "all"
+    interactive: bool = False
+    max_turns: int = Field(20, ge=1)
+    max_user_turns: int = Field(10, ge=1)
+    backend: Literal["sandbox", "salesforce"] = "sandbox"
+    crm_db: Path | None = None
+    privacy_aware: bool = False
+    aided: bool = True
+    user_llm: str | None = None
+    user_llm_base_url: str | None = None
+    user_llm_args: dict[str, Any] = {}
+    judge_llm: str | None = None  # None: upstream's model; "offline": deterministic scoring
+    judge_llm_base_url: str | None = None
+    llm_cache: bool = True
+
+    @field_validator("user_llm_args", mode="before")
+    @classmethod
+    def _json_args(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return {}
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"--user-llm-args is not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise ValueError("--user-llm-args must be a JSON object")
+        return value
+
+    @model_validator(mode="after")
+    def _dataset_and_org(self) -> CRMArenaOptions:
+        if self.dataset is None:
+            self.dataset = "crmarena" if self.org == "original" else "crmarenapro"
+        if self.org is None:
+            self.org = "original" if self.dataset == "crmarena" else "b2b"
+        if (self.dataset == "crmarena") != (self.org == "original"):
+            raise ValueError(f"--dataset {self.dataset} has no {self.org} org (CRMArena runs on "
+                             "the original org; CRMArena-Pro on b2b and b2c)")
+        if self.interactive and self.org == "original":
+            raise ValueError("--interactive needs CRMArena-Pro (its tasks carry the personas "
+                             "the simulated user plays); use --org b2b or b2c")
+        return self
+
+    @property
+    def split(self) -> str:
+        """`b2b`, `b2b_interactive`, ... or `original`: the domain of every record."""
+        return f"{self.org}_interactive" if self.interactive else str(self.org)
+
+    @property
+    def offline(self) -> bool:
+        return self.judge_llm == OFFLINE
+
+
+def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool,
+         flag: str) -> ChatLLM:
+    url = base_url or DEFAULT_BASE_URL
+    if url == DEFAULT_BASE_URL and api_key_from_env() is None:
+        raise ConfigError(
+            f"{flag} {model} needs an API key: set OPENAI_API_KEY (or A2ABENCH_LLM_API_KEY)",
+            hint=f"Or point {flag}-base-url at another OpenAI-compatible server"
+                 + (", or pass --judge-llm offline for deterministic scoring (labelled "
+                    "offline)." if flag == "--judge-llm" else "."))
+    return ChatLLM(LLMConfig(model=model, base_url=url, args=args, cache=cache))
+
+
+class CRMArenaDriver(Driver):
+    name = "crmarena"
+    options_model = CRMArenaOptions
+    scoring = Scoring(
+        headline="macro_category_mean",
+        description="CRMArena: mean reward per category (token F1 for free-text tasks), "
+                    "averaged over categories; confidentiality categories scored apart",
+        separate={"confidentiality": list(PRIVACY_CATEGORIES)})
+
+    def __init__(self, options: BaseModel) -> None:
+        super().__init__(options)
+        self.opts: CRMArenaOptions = options  # type: ignore[assignment]
+        self.texts = upstream.TextSource(None, "not loaded")
+        self.judge_llm: ChatLLM | None = None
+        self.user_llm: ChatLLM | None = None
+        self.evaluator = Evaluator(None, None)
+        self.source: TaskSource | None = None
+        self.schema_text = ""
+        self.schema_info: dict[str, Any] = {}
+        self.backend: Backend | None = None
+
+    @property
+    def domain(self) -> str | None:
+        return self.opts.split
+
+    async def setup(self) -> None:
+        """Upstream texts and LLM clients; tasks, schema and org come in `tasks()`."""
+        opts = self.opts
+        self.texts = await asyncio.to_thread(upstream.resolve_texts)
+        if self.texts.texts is None:
+            log.warning("CRMArena: %s", self.texts.note)
+        if not opts.offline and self.texts.texts is not None:
+            self.judge_llm = _llm(opts.judge_llm or UPSTREAM_MODEL,
+                                  opts.judge_llm_base_url or opts.user_llm_base_url, {},
+                                  opts.llm_cache, "--judge-llm")  # upstream sets no temperature
+        if opts.interactive:
+            self.user_llm = _llm(opts.user_llm or UPSTREAM_MODEL, opts.user_llm_base_url,
+                                 dict(opts.user_llm_args), opts.llm_cache, "--user-llm")
+        self.evaluator = Evaluator(self._judge() if self.judge_llm else None, self.texts.texts)
+
+    def _judge(self, usage: LLMUsage | None = None) -> Judge:
+        async def judge(system: str, user: str) -> str | None:
+            assert self.judge_llm is not None
+            result = await self.judge_llm.chat([{"role": "system", "content": system},
+                                                {"role": "user", "content": user}])
+            if usage is not None:
+                usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
+                          result.cost_usd)
+            return result.content
+        return judge
+
+    def tasks(self) -> list[TaskSpec]:
+        opts = self.opts
+        assert opts.dataset is not None and opts.org is not None
+        if self.source is None:
+            self.source = load_tasks(opts.dataset, opts.org, opts.interactive, opts.tasks_file)
+            records, self.schema_info = load_schema(opts.org, opts.schema_file,
+                                                    from_hub=opts.tasks_file is None)
+            schema = (OrgSchema.from_records(records) if records
+                      else OrgSchema.builtin(opts.org))
+            template = self.texts.texts.schema_template if self.texts.texts else None
+            self.schema_text = schema.schema_text(template)
+            self.backend = self._open_backend(records)
+        chosen = select(self.source.tasks, opts.task_category)
+        return [TaskSpec(task_id=str(t.idx), domain=opts.split, category=t.category, data=t)
+                for t in chosen]
+
+    def _open_backend(self, records: list[dict[str, Any]] | None) -> Backend:
+        opts = self.opts
+        assert opts.org is not None
+        if opts.backend == "salesforce":
+            return SalesforceBackend.login(opts.org)
+        m = upstream.manifest()
+        pinned = m.orgs[opts.org][1]
+        if opts.crm_db is not None:
+            blob = git_blob_sha1_file(opts.crm_db) if opts.crm_db.is_file() else None
+            return SandboxBackend.open(opts.crm_db, records, {
+                "origin": "local", "git_blob_sha1": blob, "matches_pinned": blob == pinned})
+        path = upstream.org_database(opts.org)
+        return SandboxBackend.open(path, records, {
+            "origin": "download", "commit": m.commit, "git_blob_sha1": pinned,
+            "matches_pinned": True})
+
+    def manifest(self) -> dict[str, Any]:
+        source = self._source()
+        backend = self.backend.describe() if self.backend else {}
+        return {"data": {"tasks": source.describe, "schema": self.schema_info, "org": backend,
+                         **self.texts.describe()},
+                "models": {"scoring": OFFLINE if self.evaluator.offline else "judged",
+                           "judge": self.judge_llm.config.to_record() if self.judge_llm
+                           else None,
+                           "user_simulator": self.user_llm.config.to_record()
+                           if self.user_llm else None}}
+
+    def compat(self) -> dict[str, Any]:
+        o = self.opts
+        return {"dataset": o.dataset, "org": o.org, "interactive": o.interactive,
+                "tasks_file": str(o.tasks_file) if o.tasks_file else None,
+                "task_category": o.task_category, "max_turns": o.max_turns,
+                "max_user_turns": o.max_user_turns, "backend": o.backend,
+                "privacy_aware": o.privacy_aware, "aided": o.aided,
+                "judge_llm": OFFLINE if self.evaluator.offline else o.judge_llm or UPSTREAM_MODEL,
+                "user_llm": o.user_llm, "user_llm_args": o.user_llm_args}
+
+    def _source(self) -> TaskSource:
+        if self.source is None:
+            raise RuntimeError("CRMArenaDriver.tasks() was not called")
+        return self.source
+
+    # -- one task-trial ------------------------------------------------------------------
+
+    async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+        task = ctx.task.data
+        assert isinstance(task, CRMTask) and self.backend is not None
+        opts = self.opts
+        user, opening = None, None
+        if opts.interactive:
+            assert self.user_llm is not None
+            texts = self.texts.texts
+            user = UserSimulator(self.user_llm, system_prompt(texts, task.query, task.persona),
+                                 texts.greeting if texts else FALLBACK_GREETING,
+                                 seed=ctx.seed, usage=ctx.usage)
+            opening = await user.start()
+        message = task_message(task, self.schema_text, self.texts.texts, PromptOptions(
+            opts.max_turns, opts.interactive, opts.privacy_aware, opts.aided), opening)
+        episode = Episode(ctx.conversation(), self.backend, rule_text(self.texts.texts),
+                          opts.max_turns, task.today, user, opts.max_user_turns)
+        result = await episode.run(message, self._logged(message), opening)
+        verdict = await self._score(task, result.answer, result.trajectory, ctx.usage)
+        return self._outcome(task, result, verdict)
+
+    def _logged(self, message: str) -> str:
+        """The task message for the transcript, the (long, shared) schema text elided."""
+        schema = self.schema_text.strip()
+        digest = hashlib.sha256(schema.encode()).hexdigest()[:16]
+        return message.replace(schema, f"[schema text: {len(schema)} characters, "
+                                       f"sha256 {digest}...]", 1)
+
+    async def _score(self, task: CRMTask, answer: str | None, trajectory: list[str],
+                     usage: LLMUsage | None) -> Verdict | None:
+        if answer is None:
+            return None
+        evaluator = self.evaluator
+        if self.judge_llm is not None and usage is not None:
+            evaluator = Evaluator(self._judge(usage), self.texts.texts)
+        return await evaluator.evaluate(category=task.category, metric=task.reward_metric,
+                                        truth=task.answer, proposed=answer,
+                                        trajectory=trajectory)
+
+    def _labels(self) -> list[str]:
+        return [OFFLINE] if self.evaluator.offline else []
+
+    def _outcome(self, task: CRMTask, result: EpisodeResult,
+                 verdict: Verdict | None) -> TaskOutcome:
+        return TaskOutcome(
+            status="ok", reward=verdict.reward if verdict else 0.0,
+            reward_components=verdict.components if verdict else {},
+            labels=self._labels(), termination=result.termination, turns=result.agent_turns,
+            tool_calls=result.queries, transcript=result.transcript,
+            details={**self._task_details(task), "answer": result.answer,
+                     "invalid_replies": result.invalid_replies,
+                     "user_turns": result.user_turns,
+                     **(verdict.details() if verdict else {"scoring_path": None})})
+
+    def _task_details(self, task: CRMTask) -> dict[str, Any]:
+        return {"reward_metric": task.reward_metric, "ground_truth": list(task.answer),
+                "today": task.today.isoformat() if task.today else None,
+                "agent_type": "external" if task.external else "internal"}
+
+    async def rescore(self, record: TaskRecord) -> TaskRecord | None:
+        """Score a recorded task-trial again (e.g. with a judge added later)."""
+        details, transcript = record.details, record.transcript
+        if transcript is None or "ground_truth" not in details or record.category is None:
+            return None
+        actions = [e["action"] for e in transcript
+                   if e.get("role") == "agent" and e.get("action")]
+        answer = details.get("answer")
+        verdict = None
+        if answer is not None:
+            verdict = await self.evaluator.evaluate(
+                category=record.category, metric=details["reward_metric"],
+                truth=details["ground_truth"], proposed=answer,
+                trajectory=[a["content"] for a in actions])
+        reward = verdict.reward if verdict else 0.0
+        return record.model_copy(update={
+            "reward": reward, "success": is_success(reward), "labels": self._labels(),
+            "reward_components": verdict.components if verdict else {},
+            "details": {**details, **(verdict.details() if verdict
+                                      else {"scoring_path": None})}})
+
+    @classmethod
+    def exporters(cls) -> dict[str, Exporter]:
+        from a2abench.benchmarks.crmarena.export import paper_scores
+
+        return {"crmarena": paper_scores}
+
+    async def aclose(self) -> None:
+        for llm in (self.judge_llm, self.user_llm):
+            if llm is not None:
+                await llm.aclose()
+        if self.backend is not None:
+            self.backend.close()

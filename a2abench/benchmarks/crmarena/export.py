@@ -1,0 +1,51 @@
+"""`report --format crmarena`: a run's scores laid out as the papers report them.
+
+Per category the mean reward (token F1 for free-text tasks), the overall score as the macro
+average over the business categories, and confidentiality awareness (the three privacy
+categories) apart. One run is one split (b2b, b2c, their interactive variants, or original);
+report each run to compare them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from a2abench.benchmarks.crmarena.tasks import PRIVACY_CATEGORIES
+
+SCORED = ("ok", "agent_error")
+
+
+def _macro(means: list[float]) -> float | None:
+    return sum(means) / len(means) if means else None
+
+
+def paper_scores(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
+    rewards: dict[str, list[float]] = defaultdict(list)
+    metric: dict[str, str] = {}
+    labels: set[str] = set()
+    unscored = 0
+    for rec in records:
+        if rec.get("status") not in SCORED:
+            unscored += 1
+            continue
+        category = rec.get("category") or "-"
+        rewards[category].append(float(rec.get("reward") or 0.0))
+        metric[category] = (rec.get("details") or {}).get("reward_metric", "")
+        labels.add("offline" if "offline" in (rec.get("labels") or []) else "judged")
+    means = {c: sum(v) / len(v) for c, v in sorted(rewards.items())}
+    options = (run.get("compat_key") or {}).get("options") or {}  # dataset/org resolved
+    doc = {
+        "benchmark": "crmarena", "split": run.get("domain"),
+        "dataset": options.get("dataset"), "org": options.get("org"),
+        "interactive": bool(options.get("interactive")),
+        "scoring": labels.pop() if len(labels) == 1 else "mixed" if labels else None,
+        "overall": _macro([m for c, m in means.items() if c not in PRIVACY_CATEGORIES]),
+        "confidentiality": _macro([m for c, m in means.items() if c in PRIVACY_CATEGORIES]),
+        "categories": {c: {"mean_reward": m, "task_trials": len(rewards[c]),
+                           "reward_metric": metric[c]} for c, m in means.items()},
+        "unscored_task_trials": unscored,
+    }
+    return json.dumps(doc, indent=2) + "\n"
