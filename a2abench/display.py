@@ -51,7 +51,8 @@ class PlainDisplay:
                                                     else "fail")
             reward = "-" if event.reward is None else f"{event.reward:.2f}"
             extra = f" {event.error}" if event.error else ""
-            con.print(f"[{p.done}/{p.total}] {event.task_id} trial {event.trial}: {verdict} "
+            name = f"{event.task_id} ({event.category})" if event.category else event.task_id
+            con.print(f"[{p.done}/{p.total}] {name} trial {event.trial}: {verdict} "
                       f"reward={reward} {event.termination or ''} {event.turns} turns "
                       f"{event.latency_ms / 1000:.1f}s | pass rate {_rate(p)}{extra}",
                       markup=False, highlight=False)

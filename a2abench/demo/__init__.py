@@ -8,6 +8,7 @@ is the production code path; only the agent and the user are scripted.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,21 @@ class DemoResult:
     output: Path
     metrics: dict[str, Path] = field(default_factory=dict)  # benchmark -> metrics.jsonl
     duration_s: float = 0.0
+
+
+def _crm_data(folder: Path) -> tuple[Path, Path]:
+    """A small synthetic b2b org and one generated task per category."""
+    import json
+
+    from a2abench.benchmarks.crmarena.synthetic import generate_org, generate_tasks
+
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "b2b.db"
+    if not db.exists():
+        generate_org(db, org="b2b", seed=0, scale="small")
+    tasks = folder / "tasks.json"
+    tasks.write_text(json.dumps(generate_tasks(db, org="b2b", seed=0, per_category=1)))
+    return db, tasks
 
 
 async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
@@ -41,5 +57,13 @@ async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
                      "user_llm_base_url": user_url + "/v1", "llm_cache": False})
         await execute_async(tau2, on_event)
         result.metrics["tau2"] = tau2.output  # type: ignore[assignment]
+        crm_db, tasks_file = await asyncio.to_thread(_crm_data, output / "data" / "crm")
+        crm = RunConfig(
+            benchmark="crmarena", white_agent_url=agent_url, concurrency=4,
+            output=output / "crmarena" / "metrics.jsonl",
+            options={"org": "b2b", "crm_db": str(crm_db), "tasks_file": str(tasks_file),
+                     "judge_llm": "offline"})
+        await execute_async(crm, on_event)
+        result.metrics["crmarena"] = crm.output  # type: ignore[assignment]
     result.duration_s = time.monotonic() - started
     return result

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.clihelp import run_cli
 
 
@@ -15,10 +17,18 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path: Path) -> None:
     second = run_cli("demo", "--output", str(tmp_path / "b"), "--json")
     reports = [json.loads(line) for line in second.out.splitlines()
                if json.loads(line).get("kind") == "report"]
-    assert [r["benchmark"] for r in reports] == ["tau2"]
-    assert reports[0]["score"] == 10 / 12
-    assert {f["task_id"] for f in reports[0]["failed"]} == {"create_5", "complete_5"}
-    assert (tmp_path / "a" / "tau2" / "metrics.jsonl").exists()
+    assert [r["benchmark"] for r in reports] == ["tau2", "crmarena"]
+    tau2, crm = reports
+    assert tau2["score"] == 10 / 12
+    assert {f["task_id"] for f in tau2["failed"]} == {"create_5", "complete_5"}
+    assert crm["task_trials"] == 21 and crm["scoring_labels"] == {"offline": 21}
+    assert crm["group_scores"]["confidentiality"] == pytest.approx(2 / 3)
+    first_crm = [line for line in first.out.splitlines() if "crmarena" in line]
+    assert first_crm and crm["score"] == pytest.approx(
+        json.loads(run_cli("report", str(tmp_path / "a" / "crmarena" / "metrics.jsonl"),
+                           "--format", "json").out)["score"])  # both runs agree
+    for name in ("tau2", "crmarena"):
+        assert (tmp_path / "a" / name / "metrics.jsonl").exists()
 
 
 def test_scripted_agent_rules() -> None:
