@@ -141,12 +141,11 @@ def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | N
     import uvicorn
 
     sock = bind(settings)
-    port = sock.getsockname()[1]
-    green = build_app(settings, settings.advertised_url(port))
-    if on_ready is not None:
-        on_ready(green.url, startup_warnings(settings))
-    config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        green = build_app(settings, settings.advertised_url(sock.getsockname()[1]))
+        if on_ready is not None:
+            on_ready(green.url, startup_warnings(settings))
+        config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15)
+        uvicorn.Server(config).run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
     finally:
         sock.close()

@@ -75,7 +75,7 @@ def parse_request(texts: list[str], data: list[Any], benchmarks: list[str]) -> A
     text = "\n".join(t for t in texts if t).strip()
     if obj is None and not text:
         raise RequestRejected("the message holds no text and no JSON object")
-    if obj is None and "<white_agent_url>" in text:
+    if obj is None and ("<white_agent_url>" in text or "<env_config>" in text):
         return _agentify(text, benchmarks)
     if obj is None:
         obj = _json_object(text)
