@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor
@@ -21,7 +23,9 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCard
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import BaseRoute
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from a2abench.errors import ConfigError
 from a2abench.green.card import build_card
@@ -77,9 +81,8 @@ def build_app(settings: GreenSettings, url: str | None = None,
     agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
     handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),
                                     agent_card=card)
-    routes: list[BaseRoute] = []
-    for path in ("/.well-known/agent-card.json", "/.well-known/agent.json"):
-        routes += create_agent_card_routes(card, card_url=path, cache_control=CARD_CACHE_CONTROL)
+    routes: list[BaseRoute] = [card_route(card, path) for path in
+                               ("/.well-known/agent-card.json", "/.well-known/agent.json")]
     for path in _rpc_paths(rpc_path(url)):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
 
@@ -95,6 +98,22 @@ def build_app(settings: GreenSettings, url: str | None = None,
                                         token=settings.auth_token.get_secret_value()))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     return GreenApp(app, card, executor, url)
+
+
+def card_route(card: AgentCard, path: str) -> Route:
+    """a2a-sdk's card route (ETag, If-None-Match, Cache-Control) plus Last-Modified: the card
+    is fixed for the life of the process, so its start time is when it last changed."""
+    (sdk_route,) = create_agent_card_routes(card, card_url=path,
+                                            cache_control=CARD_CACHE_CONTROL)
+    endpoint = sdk_route.endpoint
+    modified = formatdate(time.time(), usegmt=True)
+
+    async def serve_card(request: Request) -> Response:
+        response: Response = await endpoint(request)
+        response.headers["Last-Modified"] = modified
+        return response
+
+    return Route(path, serve_card, methods=["GET"])
 
 
 def _rpc_paths(path: str) -> list[str]:

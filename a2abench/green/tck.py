@@ -98,7 +98,10 @@ class TckRouter(AgentExecutor):
         if mid is None:
             await self.inner.execute(context, event_queue)
             return
-        task_id, context_id = str(context.task_id), str(context.context_id)
+        task_id = str(context.task_id)
+        # A follow-up naming only its taskId must continue in the task's own context.
+        context_id = (context.current_task.context_id if context.current_task is not None
+                      else str(context.context_id))
         if mid.startswith("tck-message-response"):
             updater = TaskUpdater(event_queue, task_id, context_id)
             await event_queue.enqueue_event(
@@ -121,9 +124,7 @@ class TckRouter(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         task = context.current_task
-        history = task.history if task is not None else []
-        if any(m.message_id.startswith(PREFIXES) for m in history):
-            await TaskUpdater(event_queue, str(context.task_id),
-                              str(context.context_id)).cancel()
+        if task is not None and any(m.message_id.startswith(PREFIXES) for m in task.history):
+            await TaskUpdater(event_queue, task.id, task.context_id).cancel()
             return
         await self.inner.cancel(context, event_queue)

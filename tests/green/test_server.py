@@ -151,3 +151,13 @@ async def test_a_second_message_to_a_finished_assessment_is_an_error(
                     "role": "ROLE_USER", "messageId": "m2", "taskId": first.task.id,
                     "parts": [{"text": "again"}]}}})
     assert r.json()["error"]["code"] == -32004  # UnsupportedOperation: terminal task
+
+
+def test_card_caching_headers(settings: GreenSettings) -> None:
+    with green_server(settings) as (base, _):
+        first = httpx.get(base + "/.well-known/agent-card.json")
+        again = httpx.get(base + "/.well-known/agent-card.json",
+                          headers={"If-None-Match": first.headers["etag"]})
+    assert first.headers["cache-control"] == "public, max-age=300"
+    assert first.headers["last-modified"].endswith(" GMT")
+    assert again.status_code == 304 and again.headers["last-modified"]
