@@ -9,6 +9,7 @@ finished) or FAILED (the run could not go on; partial results attached when ther
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections import deque
@@ -37,7 +38,7 @@ from a2abench.green.result import progress_data, progress_text, result_data, sum
 from a2abench.green.settings import GreenSettings
 from a2abench.report import Report, build_report
 from a2abench.run import execute_async
-from a2abench.run.events import Event, Notice, Progress, RunStarted, TaskFinished
+from a2abench.run.events import Event, Notice, RunStarted, TaskFinished
 
 logger = logging.getLogger("a2abench.green")
 
@@ -119,32 +120,61 @@ def _say(updater: TaskUpdater, text: str, data: dict[str, Any] | None = None) ->
 
 
 class _ProgressPump:
-    """Turns engine events (a sync callback) into ordered WORKING status updates."""
+    """Turns engine events (a sync callback) into ordered WORKING status updates.
 
-    def __init__(self, updater: TaskUpdater) -> None:
+    Progress is coalesced to one update per `interval` seconds (the newest wins; the last one
+    is always sent): a2a-sdk keeps every status message in the task's history and copies the
+    task on every event, so one update per task-trial would make long runs quadratic.
+    """
+
+    def __init__(self, updater: TaskUpdater, interval: float) -> None:
         self.updater = updater
-        self.queue: asyncio.Queue[tuple[str, dict[str, Any] | None] | None] = asyncio.Queue()
-        self.last: Progress | None = None
+        self.interval = interval
+        self.items: deque[tuple[str, str, dict[str, Any] | None]] = deque()
+        self.wake = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.sent_at = -float("inf")
+
+    def _push(self, kind: str, text: str, data: dict[str, Any] | None = None) -> None:
+        self.items.append((kind, text, data))
+        self.wake.set()
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, TaskFinished):
-            self.last = dataclasses.replace(event.progress)
-            self.queue.put_nowait((progress_text(self.last), progress_data(self.last)))
+            progress = dataclasses.replace(event.progress)
+            self._push("progress", progress_text(progress), progress_data(progress))
         elif isinstance(event, RunStarted):
-            self.queue.put_nowait((f"running {event.total} task-trial(s) of {event.benchmark}"
-                                   + (f" ({event.domain})" if event.domain else "")
-                                   + f" against {event.agent} ({event.dialect})", None))
+            self._push("note", f"running {event.total} task-trial(s) of {event.benchmark}"
+                               + (f" ({event.domain})" if event.domain else "")
+                               + f" against {event.agent} ({event.dialect})")
         elif isinstance(event, Notice) and event.level in ("warning", "error"):
-            self.queue.put_nowait((f"{event.level}: {event.message}", None))
+            self._push("note", f"{event.level}: {event.message}")
 
     async def run(self) -> None:
-        while (item := await self.queue.get()) is not None:
-            text, data = item
+        loop = asyncio.get_running_loop()
+        while True:
+            while not self.items:
+                if self.closed.is_set():
+                    return
+                self.wake.clear()
+                await self.wake.wait()
+            kind, text, data = self.items[0]
+            if kind == "progress":
+                wait = self.sent_at + self.interval - loop.time()
+                if wait > 0 and not self.closed.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.closed.wait(), wait)
+                while len(self.items) > 1 and self.items[1][0] == "progress":
+                    self.items.popleft()  # a newer progress supersedes this one
+                kind, text, data = self.items[0]
+                self.sent_at = loop.time()
+            self.items.popleft()
             await self.updater.update_status(TaskState.TASK_STATE_WORKING,
                                              _say(self.updater, text, data))
 
     def close(self) -> None:
-        self.queue.put_nowait(None)
+        self.closed.set()
+        self.wake.set()
 
 
 class AssessmentExecutor(AgentExecutor):
@@ -222,7 +252,7 @@ class AssessmentExecutor(AgentExecutor):
                     config.white_agent_url)
         await updater.start_work(_say(updater, f"starting the {config.benchmark} assessment "
                                                f"of {request.white_agent_url}"))
-        pump = _ProgressPump(updater)
+        pump = _ProgressPump(updater, self.settings.progress_interval_s)
         pumping = asyncio.create_task(pump.run())
         status, error = "failed", None
         try:

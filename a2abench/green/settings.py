@@ -37,6 +37,7 @@ class GreenSettings:
     output_dir: Path = Path("runs")
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     cancel_grace_s: float = 30.0
+    progress_interval_s: float = 1.0  # at most one progress status update per interval
     tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
 
     def __post_init__(self) -> None:

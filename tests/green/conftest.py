@@ -36,4 +36,4 @@ def slow_white() -> Iterator[str]:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> GreenSettings:
-    return GreenSettings(output_dir=tmp_path / "runs")
+    return GreenSettings(output_dir=tmp_path / "runs", progress_interval_s=0)

@@ -195,3 +195,17 @@ def test_request_size_limit(tmp_path: Path, chunked: bool) -> None:
             "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})
     assert r.status_code == 413 and "larger than 10000 bytes" in r.json()["error"]["message"]
     assert small.status_code == 200
+
+
+async def test_progress_updates_are_coalesced(tmp_path: Path, slow_white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0.35)
+    with green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            out = await send(client, agentbeats(slow_white, benchmark="scripted", tasks=12,
+                                                turns=1, concurrency=1))
+    progress = [t for t in out.status_texts() if " done, pass rate " in t]
+    assert 2 <= len(progress) <= 6, progress  # ~1.3 s of task-trials, one update per 0.35 s
+    assert progress[0] == "1/12 done, pass rate 100.0%"  # the first is not held back
+    assert progress[-1] == "12/12 done, pass rate 100.0%"  # the last is always sent
+    counts = [int(t.split("/")[0]) for t in progress]
+    assert counts == sorted(counts)
