@@ -115,3 +115,30 @@ def test_build_app_serves_the_registered_benchmarks(tmp_path: Path) -> None:
     green = build_app(GreenSettings(output_dir=tmp_path), "http://green:9009")
     assert green.url == "http://green:9009/"
     assert {"scripted", "tau2"} <= {s.id for s in green.card.skills}
+
+
+def test_the_agentbeats_example_scenario_is_a_valid_request(tmp_path: Path) -> None:
+    """What AgentBeats' runner would send for examples/agentbeats/scenario.toml."""
+    import shlex
+    import tomllib
+
+    from a2abench.green import plan_run
+
+    root = Path(__file__).resolve().parents[2]
+    scenario = tomllib.loads((root / "examples/agentbeats/scenario.toml").read_text())
+    green = scenario["green_agent"]
+    args = shlex.split(green["cmd"])
+    assert args[:2] == ["a2abench", "serve-green"]
+    assert green["endpoint"].endswith(":" + args[args.index("--port") + 1])
+    request = json.dumps({"participants": {p["role"]: p["endpoint"]
+                                           for p in scenario["participants"]},
+                          "config": scenario["config"]})
+    parsed = parse_request([request], [], ["crmarena", "tau2"])
+    settings = GreenSettings(output_dir=tmp_path,
+                             allow_hosts=(args[args.index("--allow-host") + 1],))
+    planned = plan_run(parsed, settings, "example")
+    assert (planned.config.benchmark, planned.config.max_tasks) == ("tau2", 3)
+    assert planned.config.options["user_llm"] == "gpt-4.1"
+    dockerfile = (root / "examples/agentbeats/Dockerfile").read_text()
+    assert 'ENTRYPOINT ["a2abench", "serve-green"]' in dockerfile
+    assert "A2ABENCH_HOST=0.0.0.0" in dockerfile and "EXPOSE 9009" in dockerfile
