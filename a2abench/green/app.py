@@ -154,11 +154,21 @@ def bind(settings: GreenSettings) -> socket.socket:
     return sock
 
 
+def _log_to_stderr(level: str) -> None:
+    """One line per assessment event, beside uvicorn's own log (unless logging is set up)."""
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)-9s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(level.upper())
+
+
 def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | None = None,
           log_level: str = "info") -> None:
     """Serve until interrupted. `on_ready(card_url, warnings)` is called once bound."""
     import uvicorn
 
+    _log_to_stderr(log_level)
     sock = bind(settings)
     try:
         green = build_app(settings, settings.advertised_url(sock.getsockname()[1]))

@@ -198,23 +198,37 @@ class AssessmentExecutor(AgentExecutor):
             task_id, context_id, TaskState.TASK_STATE_SUBMITTED,
             history=[message] if message is not None else []))
         updater = TaskUpdater(event_queue, task_id, context_id)
+        planned = await self._plan(task_id, message, updater)
+        if planned is None:
+            return
+        request, plan = planned
+        assessment = Assessment(task_id)
+        self.running[task_id] = assessment
+        try:
+            await self._admit_and_run(assessment, request, plan, updater)
+        finally:
+            self.running.pop(task_id, None)
+            assessment.finished.set()
+
+    async def _plan(self, task_id: str, message: Message | None,
+                    updater: TaskUpdater) -> tuple[AssessmentRequest, Planned] | None:
+        """The request and its run plan; None once the task was rejected or failed."""
         try:
             parts = list(message.parts) if message is not None else []
             request = parse_request(get_text_parts(parts), get_data_parts(parts),
                                     self.benchmarks())
-            planned = plan_run(request, self.settings, task_id)
+            return request, plan_run(request, self.settings, task_id)
         except RequestRejected as exc:
             logger.info("assessment %s rejected: %s", task_id, exc.problem)
             await updater.reject(_say(updater, exc.render(), {
                 "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
-            return
-        assessment = Assessment(task_id)
-        self.running[task_id] = assessment
-        try:
-            await self._admit_and_run(assessment, request, planned, updater)
-        finally:
-            self.running.pop(task_id, None)
-            assessment.finished.set()
+        except A2ABenchError as exc:  # e.g. a plug-in benchmark that fails to load
+            logger.warning("assessment %s cannot start: %s", task_id, exc.render())
+            await updater.failed(_say(updater, f"the assessment cannot start: {exc.render()}"))
+        except Exception as exc:  # a bug: keep the traceback in the log, tell the client
+            logger.exception("assessment %s: planning failed", task_id)
+            await updater.failed(_say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+        return None
 
     async def _admit_and_run(self, assessment: Assessment, request: AssessmentRequest,
                              planned: Planned, updater: TaskUpdater) -> None:

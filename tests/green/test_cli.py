@@ -72,11 +72,16 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
         r = httpx.post(f"http://127.0.0.1:{port}/a2a/", headers={"A2A-Version": "1.0"}, json={
             "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})
         assert r.json()["error"]["code"] == -32001
+        r = httpx.post(f"http://127.0.0.1:{port}/a2a", headers={"A2A-Version": "1.0"}, json={
+            "jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": {
+                "role": "ROLE_USER", "messageId": "m", "parts": [{"text": "hello"}]}}})
+        assert r.json()["result"]["task"]["status"]["state"] == "TASK_STATE_REJECTED"
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err  # DESIGN.md §2: interrupted
     assert "Traceback" not in err
+    assert "rejected: the text is not a JSON object" in err  # the server's own log line
 
 
 def _listening_port(pid: int) -> int:

@@ -9,8 +9,12 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.helpers import get_data_parts
+from pydantic import BaseModel
 
+from a2abench.errors import DataMissing
 from a2abench.green import ACCEPTED_FORMATS, GreenSettings
+from a2abench.run.registry import register, unregister
+from tests.engine.scripted import ScriptedDriver
 from tests.green.helpers import STATE, agentbeats, green_server, result_of, sdk_client, send
 from tests.servers import free_port
 
@@ -161,3 +165,33 @@ def test_card_caching_headers(settings: GreenSettings) -> None:
     assert first.headers["cache-control"] == "public, max-age=300"
     assert first.headers["last-modified"].endswith(" GMT")
     assert again.status_code == 304 and again.headers["last-modified"]
+
+
+class _Broken(ScriptedDriver):
+    """A plug-in benchmark with a bug in its constructor."""
+
+    def __init__(self, options: BaseModel) -> None:
+        raise RuntimeError("boom")
+
+
+class _NoData(ScriptedDriver):
+    async def setup(self) -> None:
+        raise DataMissing("the tasks file is gone", hint="Download it again.")
+
+
+@pytest.mark.parametrize(("driver", "state", "text"), [
+    (_Broken, STATE.TASK_STATE_FAILED, "internal error: RuntimeError: boom"),
+    (_NoData, STATE.TASK_STATE_FAILED,
+     "the assessment failed: the tasks file is gone. Download it again."),
+])
+async def test_benchmark_failures_fail_the_task_with_the_reason(
+        settings: GreenSettings, white: str, driver: type[ScriptedDriver], state: int,
+        text: str) -> None:
+    register("odd", driver)
+    try:
+        with green_server(settings) as (base, _):
+            async with sdk_client(base) as client:
+                out = await send(client, agentbeats(white, benchmark="odd"))
+    finally:
+        unregister("odd")
+    assert out.state == state and out.final_text() == text
