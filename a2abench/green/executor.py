@@ -239,8 +239,10 @@ class AssessmentExecutor(AgentExecutor):
 
         try:
             admitted = await self.admission.enter(assessment.stop, queued)
-        except Busy as exc:
-            await planned.driver.aclose()
+        except BaseException as exc:
+            await planned.driver.aclose()  # execute_async never got it, so close it here
+            if not isinstance(exc, Busy):
+                raise
             await updater.reject(_say(updater, str(exc)))
             return
         if not admitted:

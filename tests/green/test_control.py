@@ -100,11 +100,12 @@ async def test_queued_assessment_runs_when_the_slot_frees(tmp_path: Path, slow_w
                                                           white: str) -> None:
     settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=1,
                              max_queued_assessments=1)
-    with green_server(settings) as (base, _):
+    with green_server(settings) as (base, green):
         async with sdk_client(base) as client:
             first = asyncio.create_task(send(client, agentbeats(
                 slow_white, benchmark="scripted", tasks=6, turns=1, concurrency=1)))
-            await asyncio.sleep(0.3)
+            while not green.executor.admission.running:
+                await asyncio.sleep(0.01)
             second = await send(client, agentbeats(white, benchmark="scripted", tasks=1))
             first_out = await first
     assert first_out.state == second.state == STATE.TASK_STATE_COMPLETED
@@ -128,7 +129,8 @@ async def test_cancel_while_queued(tmp_path: Path, slow_white: str, white: str) 
                 events = [e async for e in blocking.send_message(request)]
             queued = events[0].task
             assert queued.status.state == STATE.TASK_STATE_SUBMITTED
-            await asyncio.sleep(0.2)
+            while not green.executor.admission.waiting:
+                await asyncio.sleep(0.01)
             canceled = await cancel(client, queued.id)
             assert canceled.status.state == STATE.TASK_STATE_CANCELED
             assert "canceled before it started" in "".join(

@@ -195,3 +195,23 @@ async def test_benchmark_failures_fail_the_task_with_the_reason(
     finally:
         unregister("odd")
     assert out.state == state and out.final_text() == text
+
+
+def test_a2a_03_streaming_as_the_agentbeats_client_sees_it(settings: GreenSettings,
+                                                           white: str) -> None:
+    body = {"jsonrpc": "2.0", "id": 3, "method": "message/stream", "params": {"message": {
+        "kind": "message", "role": "user", "messageId": "m-3", "parts": [
+            {"kind": "data", "data": {"participants": {"agent": white},
+                                      "config": {"benchmark": "scripted", "tasks": 2}}}]}}}
+    with green_server(settings) as (base, _), httpx.stream(
+            "POST", base + "/", json=body, headers={"Accept": "text/event-stream"},
+            timeout=30) as response:
+        events = [json.loads(line[5:])["result"] for line in response.iter_lines()
+                  if line.startswith("data:")]
+    assert events[0]["kind"] == "task" and events[0]["status"]["state"] == "submitted"
+    kinds = [(e["kind"], e.get("status", {}).get("state"), e.get("final")) for e in events]
+    assert kinds[-2:] == [("artifact-update", None, None), ("status-update", "completed", True)]
+    assert ("status-update", "working", False) in kinds
+    artifact = events[-2]["artifact"]
+    assert artifact["name"] == "Result"
+    assert artifact["parts"][1]["data"]["summary"]["total_tasks"] == 2
