@@ -215,3 +215,19 @@ def test_a2a_03_streaming_as_the_agentbeats_client_sees_it(settings: GreenSettin
     artifact = events[-2]["artifact"]
     assert artifact["name"] == "Result"
     assert artifact["parts"][1]["data"]["summary"]["total_tasks"] == 2
+
+
+@pytest.mark.parametrize("payload", [
+    '{{"white_agent_url": "{agent}", "benchmark": "scripted", "max_tasks": 2}}',
+    "<white_agent_url>{agent}</white_agent_url><env_config>"
+    '{{"benchmark": "scripted", "task_ids": ["t001", "t003"]}}</env_config>',
+])
+async def test_seed_and_agentify_formats_end_to_end(settings: GreenSettings, white: str,
+                                                    payload: str) -> None:
+    """Both formats name their benchmark implicitly; `benchmark` overrides it for the test."""
+    with green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            out = await send(client, payload.format(agent=white))
+    assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+    data = result_of(out.task)[1]  # type: ignore[arg-type]
+    assert data["summary"]["task_trials"] == 2 and data["participants"] == {"agent": white}
