@@ -35,9 +35,10 @@ def serve_green(
     = 1_000_000,
     output_dir: Annotated[Path, c.opt("--output-dir", "Where each assessment's metrics.jsonl "
                                                       "is written.")] = Path("runs"),
-    option: Annotated[list[str] | None, c.opt("--option", "Benchmark option fixed by the "
-                                                          "server, BENCH.KEY=VALUE (repeatable), "
-                                                          "e.g. tau2.user_llm=gpt-4.1.",
+    option: Annotated[list[str] | None, c.opt("--option", "Benchmark option, BENCH.KEY=VALUE "
+                                                          "(repeatable): a default requests may "
+                                                          "override, or an operator-only one "
+                                                          "such as tau2.data_dir=/data.",
                                               show_default=False)] = None,
     tck: Annotated[bool, c.opt("--tck", "Test only: answer A2A TCK scenario messages "
                                         "(docs/conformance.md).", hidden=True)] = False,
