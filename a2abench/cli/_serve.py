@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 from a2abench.cli import _common as c
@@ -11,20 +12,66 @@ def serve_green(
     host: Annotated[str, c.opt("--host", "Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, c.opt("--port", "Port to bind (0 picks a free one).", min=0,
                                max=65535)] = 9009,
-    card_url: Annotated[str | None, c.opt("--card-url", "URL the agent card advertises.",
+    card_url: Annotated[str | None, c.opt("--card-url", "URL the agent card advertises (the "
+                                                        "JSON-RPC endpoint) [default: "
+                                                        "http://HOST:PORT/].",
                                           show_default=False)] = None,
-    auth_token: c.AuthToken = None,
+    auth_token: Annotated[str | None, c.opt("--auth-token", "Bearer token clients must send "
+                                                            "(prefer the environment "
+                                                            "variable).",
+                                            show_default=False)] = None,
     max_concurrent_assessments: Annotated[int, c.opt("--max-concurrent-assessments",
                                                      "Assessments run in parallel.", min=1)] = 1,
+    max_queued_assessments: Annotated[int, c.opt(
+        "--max-queued-assessments", "Assessments that wait for a free slot; more are "
+                                    "rejected.", min=0)] = 8,
     allow_host: Annotated[list[str] | None, c.opt("--allow-host", "White-agent host pattern "
-                                                                  "allowed (repeatable).",
+                                                                  "allowed (repeatable): "
+                                                                  "name, *.glob, host:port "
+                                                                  "or CIDR.",
                                                   show_default=False)] = None,
+    max_request_bytes: Annotated[int, c.opt("--max-request-bytes", "Largest request body "
+                                                                   "accepted.", min=1024)]
+    = 1_000_000,
+    output_dir: Annotated[Path, c.opt("--output-dir", "Where each assessment's metrics.jsonl "
+                                                      "is written.")] = Path("runs"),
+    option: Annotated[list[str] | None, c.opt("--option", "Benchmark option, BENCH.KEY=VALUE "
+                                                          "(repeatable): a default requests may "
+                                                          "override, or an operator-only one "
+                                                          "such as tau2.data_dir=/data.",
+                                              show_default=False)] = None,
+    tck: Annotated[bool, c.opt("--tck", "Test only: answer A2A TCK scenario messages "
+                                        "(docs/conformance.md).", hidden=True)] = False,
 ) -> None:
     """Serve a2abench as an A2A green agent that AgentBeats-style platforms call.
 
+    Each A2A task is one assessment: send {"participants": {"agent": URL}, "config":
+    {"benchmark": "tau2", "domain": "airline", "max_tasks": 5}}; progress streams as status
+    updates and the Result artifact holds the scores. See docs/serve-green.md.
+
     Example: a2abench serve-green --host 0.0.0.0 --port 9009 --card-url http://green:9009/
     """
-    from a2abench.errors import NotAvailableYet
+    from urllib.parse import urlsplit
 
-    raise NotAvailableYet("`serve-green` is not available in this version yet",
-                          hint="Run benchmarks locally with `a2abench run` meanwhile.")
+    from pydantic import SecretStr
+
+    from a2abench._output import Output
+    from a2abench.green import GreenSettings, parse_presets, serve
+
+    settings = GreenSettings(
+        host=host, port=port, card_url=card_url,
+        auth_token=SecretStr(auth_token) if auth_token else None,
+        max_concurrent_assessments=max_concurrent_assessments,
+        max_queued_assessments=max_queued_assessments, allow_hosts=tuple(allow_host or ()),
+        max_request_bytes=max_request_bytes, output_dir=output_dir,
+        presets=parse_presets(option), tck=tck)
+    out = Output.for_command()
+
+    def ready(url: str, warnings: list[str]) -> None:
+        for warning in warnings:
+            out.err.print(f"Warning: {warning}", markup=False)
+        parts = urlsplit(url)
+        out.err.print(f"a2abench green agent: card {parts.scheme}://{parts.netloc}/.well-known/"
+                      f"agent-card.json, JSON-RPC {url} (Ctrl-C stops)", markup=False)
+
+    serve(settings, on_ready=ready)

@@ -1,0 +1,180 @@
+"""The ASGI app of `serve-green` and the uvicorn loop that serves it.
+
+Routes: the card at /.well-known/agent-card.json and the legacy /.well-known/agent.json; A2A
+JSON-RPC (1.0 and, on the same endpoint, 0.3) at the card URL's path, with and without a
+trailing slash. Middleware: bearer auth (when a token is set), then the body-size limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from email.utils import formatdate
+from typing import Any
+
+from a2a.server.agent_execution import AgentExecutor
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import AgentCard
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from a2abench.errors import ConfigError
+from a2abench.green.card import build_card
+from a2abench.green.executor import AssessmentExecutor
+from a2abench.green.guard import BearerAuth, BodyLimit
+from a2abench.green.request import RUN_KEYS, secret_keys
+from a2abench.green.settings import GreenSettings, normalized_card_url, rpc_path
+from a2abench.green.tck import TckRouter
+
+logger = logging.getLogger("a2abench.green")
+CARD_CACHE_CONTROL = "public, max-age=300"
+
+
+@dataclass
+class GreenApp:
+    """The app and the parts tests and the CLI look at."""
+
+    app: Starlette
+    card: AgentCard
+    executor: AssessmentExecutor
+    url: str
+
+
+def check_presets(settings: GreenSettings, benchmarks: list[str]) -> None:
+    """Fail at startup, not at the first request, on a misspelt --option."""
+    from a2abench.run.registry import get_driver
+
+    for bench, values in settings.presets.items():
+        if bench not in benchmarks:
+            raise ConfigError(f"--option {bench}.…: unknown benchmark {bench!r}",
+                              hint=f"Registered: {', '.join(benchmarks) or 'none'}.")
+        fields = set(get_driver(bench).options_model.model_fields) | RUN_KEYS
+        unknown = sorted(set(values) - fields)
+        if unknown:
+            raise ConfigError(f"--option {bench}.{unknown[0]}: not an option of {bench}",
+                              hint=f"Options: {', '.join(sorted(fields))}.")
+        if secret_keys(values):
+            raise ConfigError(f"--option {bench}.{secret_keys(values)[0]} looks like a secret",
+                              hint="Secrets come from the environment (e.g. OPENAI_API_KEY).")
+
+
+def build_app(settings: GreenSettings, url: str | None = None,
+              benchmarks: Callable[[], list[str]] | None = None) -> GreenApp:
+    """The serve-green app whose card advertises `url` (default: settings.advertised_url())."""
+    from a2abench.run.registry import names
+
+    list_benchmarks = benchmarks or names
+    check_presets(settings, list_benchmarks())
+    url = normalized_card_url(url or settings.advertised_url())
+    card = build_card(url, list_benchmarks(), auth=settings.auth_token is not None,
+                      tck=settings.tck)
+    executor = AssessmentExecutor(settings, list_benchmarks)
+    agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
+    handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),
+                                    agent_card=card)
+    routes: list[BaseRoute] = [card_route(card, path) for path in
+                               ("/.well-known/agent-card.json", "/.well-known/agent.json")]
+    for path in _rpc_paths(rpc_path(url)):
+        routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        await executor.shutdown()  # running assessments end FAILED with what finished
+        await handler.aclose()
+
+    middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
+    if settings.auth_token is not None:
+        middleware.insert(0, Middleware(BearerAuth,
+                                        token=settings.auth_token.get_secret_value()))
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    return GreenApp(app, card, executor, url)
+
+
+def card_route(card: AgentCard, path: str) -> Route:
+    """a2a-sdk's card route (ETag, If-None-Match, Cache-Control) plus Last-Modified: the card
+    is fixed for the life of the process, so its start time is when it last changed."""
+    (sdk_route,) = create_agent_card_routes(card, card_url=path,
+                                            cache_control=CARD_CACHE_CONTROL)
+    endpoint = sdk_route.endpoint
+    modified = formatdate(time.time(), usegmt=True)
+
+    async def serve_card(request: Request) -> Response:
+        response: Response = await endpoint(request)
+        response.headers["Last-Modified"] = modified
+        return response
+
+    return Route(path, serve_card, methods=["GET"])
+
+
+def _rpc_paths(path: str) -> list[str]:
+    """The JSON-RPC path with and without a trailing slash (Starlette would answer the other
+    with a 307 that JSON-RPC clients do not follow)."""
+    if path == "/":
+        return ["/"]
+    bare = path.rstrip("/")
+    return [bare, bare + "/"]
+
+
+def startup_warnings(settings: GreenSettings) -> list[str]:
+    out = []
+    if settings.exposed() and not settings.allow_hosts:
+        out.append(f"serving on {settings.host} without --allow-host: anyone who can reach "
+                   "this server can make it contact any host (SSRF); pass --allow-host")
+    if settings.exposed() and settings.auth_token is None:
+        out.append(f"serving on {settings.host} without --auth-token: anyone who can reach "
+                   "this server can start assessments")
+    if settings.card_url is None and settings.exposed():
+        out.append("no --card-url: the card advertises a loopback URL that other machines "
+                   "cannot use")
+    return out
+
+
+def bind(settings: GreenSettings) -> socket.socket:
+    """Bind the listening socket first, so port 0 resolves before the card is built."""
+    family = socket.AF_INET6 if ":" in settings.host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host.strip("[]"), settings.port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror}",
+                          hint="Choose another --port or --host.") from None
+    sock.listen(2048)
+    return sock
+
+
+def _log_to_stderr(level: str) -> None:
+    """One line per assessment event, beside uvicorn's own log (unless logging is set up)."""
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)-9s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(level.upper())
+
+
+def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | None = None,
+          log_level: str = "info") -> None:
+    """Serve until interrupted. `on_ready(card_url, warnings)` is called once bound."""
+    import uvicorn
+
+    _log_to_stderr(log_level)
+    sock = bind(settings)
+    try:
+        green = build_app(settings, settings.advertised_url(sock.getsockname()[1]))
+        if on_ready is not None:
+            on_ready(green.url, startup_warnings(settings))
+        config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15)
+        uvicorn.Server(config).run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
+    finally:
+        sock.close()

@@ -1,0 +1,86 @@
+"""The green agent's card: what it is, one skill per benchmark it can run, how to reach it."""
+
+from __future__ import annotations
+
+import json
+
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    HTTPAuthSecurityScheme,
+    SecurityRequirement,
+    SecurityScheme,
+    StringList,
+)
+
+from a2abench._version import __version__
+
+DESCRIPTION = (
+    "a2abench assessor (green agent): runs tau2-bench and CRMArena against the A2A agent you "
+    "name, scores it the way the official benchmark does, streams progress, and returns a "
+    "Result artifact (a text summary and a JSON DataPart of scores). Send one message: a JSON "
+    '{"participants": {"agent": URL}, "config": {"benchmark": ..., ...}}.'
+)
+
+_SKILLS: dict[str, tuple[str, str, list[str], list[dict[str, object]]]] = {
+    "tau2": (
+        "tau2-bench assessment",
+        "Customer-service conversations (airline, retail, mock, telecom) with an LLM user "
+        "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
+        "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
+        "user_llm_args, judge_llm, max_steps, max_errors, seed.",
+        ["benchmark", "tau2", "customer-service", "tool-use"],
+        [{"domain": "airline", "max_tasks": 5},
+         {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}],
+    ),
+    "crmarena": (
+        "CRMArena / CRMArena-Pro assessment",
+        "Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored by the "
+        "official evaluator. Config: dataset, org, task_category, task_ids, max_tasks, "
+        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.",
+        ["benchmark", "crmarena", "crm", "salesforce"],
+        [{"task_category": "handle_time", "max_tasks": 5},
+         {"org": "b2c", "task_category": "all", "interactive": True}],
+    ),
+}
+
+
+def _skill(name: str) -> AgentSkill:
+    title, description, tags, configs = _SKILLS.get(name, (
+        f"{name} assessment", f"Runs the {name} benchmark (an a2abench plug-in) against the "
+        "named agent.", ["benchmark", name], [{}]))
+    examples = [json.dumps({"participants": {"agent": "http://purple-agent:9019"},
+                            "config": {"benchmark": name, **config}}) for config in configs]
+    return AgentSkill(id=name, name=title, description=description, tags=tags,
+                      examples=examples, input_modes=["text/plain", "application/json"],
+                      output_modes=["text/plain", "application/json"])
+
+
+def build_card(url: str, benchmarks: list[str], *, auth: bool, tck: bool = False) -> AgentCard:
+    """The card for a server whose JSON-RPC endpoint is `url`. It declares the endpoint twice,
+    A2A 1.0 and 0.3 (a2a-sdk then also writes the 0.3 top-level `url` 0.3 clients need)."""
+    card = AgentCard(
+        name="a2abench green agent", description=DESCRIPTION, version=__version__,
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain", "application/json"],
+        skills=[_skill(name) for name in benchmarks],
+        supported_interfaces=[
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3"),
+        ])
+    if tck:
+        card.skills.append(AgentSkill(
+            id="tck", name="A2A TCK scenarios (test mode)",
+            description="messageId prefixes tck-* and test-resubscribe-* run the A2A TCK "
+                        "scenario behaviours instead of an assessment.", tags=["test"]))
+    if auth:
+        card.security_schemes["bearer"].CopyFrom(SecurityScheme(
+            http_auth_security_scheme=HTTPAuthSecurityScheme(
+                scheme="Bearer", description="The token the operator passed to serve-green "
+                                             "--auth-token.")))
+        card.security_requirements.append(
+            SecurityRequirement(schemes={"bearer": StringList(list=[])}))
+    return card

@@ -1,0 +1,339 @@
+"""The green agent's AgentExecutor: one A2A task = one assessment run by the run engine.
+
+Lifecycle of a task: SUBMITTED (the Task is enqueued first, as a2a-sdk 1.x requires) ->
+REJECTED for a request that cannot run, or -> (queued) -> WORKING with a progress message per
+finished task-trial -> an artifact "Result" -> COMPLETED, CANCELED (after CancelTask, with what
+finished) or FAILED (the run could not go on; partial results attached when there are any).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_task, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Message, TaskState
+from a2a.utils.errors import UnsupportedOperationError
+
+from a2abench.errors import A2ABenchError, CircuitOpen, RecordsError
+from a2abench.green.request import (
+    ACCEPTED_FORMATS,
+    AssessmentRequest,
+    Planned,
+    RequestRejected,
+    parse_request,
+    plan_run,
+)
+from a2abench.green.result import progress_data, progress_text, result_data, summary_text
+from a2abench.green.settings import GreenSettings
+from a2abench.report import Report, build_report
+from a2abench.run import execute_async
+from a2abench.run.events import Event, Notice, RunStarted, TaskFinished
+
+logger = logging.getLogger("a2abench.green")
+
+
+class Busy(Exception):
+    """Every slot runs an assessment and the waiting line is full."""
+
+
+class Admission:
+    """At most `slots` assessments run at once; up to `queue_limit` more wait, first come
+    first served; beyond that a request is refused (`Busy`)."""
+
+    def __init__(self, slots: int, queue_limit: int) -> None:
+        self.slots = slots
+        self.queue_limit = queue_limit
+        self.running = 0
+        self._waiting: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def waiting(self) -> int:
+        return sum(not f.done() for f in self._waiting)
+
+    async def enter(self, stop: asyncio.Event,
+                    on_queued: Callable[[int], Awaitable[None]]) -> bool:
+        """Take a slot (True), or give up because `stop` was set while waiting (False)."""
+        if self.running < self.slots and not self.waiting:
+            self.running += 1
+            return True
+        if self.waiting >= self.queue_limit:
+            raise Busy(f"this server already runs {self.running} assessment(s) (its limit, "
+                       f"--max-concurrent-assessments {self.slots}) and {self.waiting} wait "
+                       f"(--max-queued-assessments {self.queue_limit}); try again later")
+        slot: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(slot)
+        stopper: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+        try:
+            await on_queued(self.waiting)
+            await asyncio.wait([slot, stopper], return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            self._abandon(slot)
+            raise
+        finally:
+            stopper.cancel()
+        if slot.done():
+            return True
+        self._abandon(slot)
+        return False
+
+    def _abandon(self, slot: asyncio.Future[None]) -> None:
+        if slot.done() and not slot.cancelled():
+            self.leave()  # the slot was handed over but will not be used
+        else:
+            slot.cancel()
+        if slot in self._waiting:
+            self._waiting.remove(slot)
+
+    def leave(self) -> None:
+        """Free a slot, handing it straight to the first live waiter."""
+        while self._waiting:
+            slot = self._waiting.popleft()
+            if not slot.done():
+                slot.set_result(None)
+                return
+        self.running -= 1
+
+
+@dataclass
+class Assessment:
+    task_id: str
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    cancel_requested: bool = False
+    stop_reason: str | None = None
+
+
+def _say(updater: TaskUpdater, text: str, data: dict[str, Any] | None = None) -> Message:
+    parts = [new_text_part(text)] + ([new_data_part(data)] if data is not None else [])
+    return updater.new_agent_message(parts)
+
+
+class _ProgressPump:
+    """Turns engine events (a sync callback) into ordered WORKING status updates.
+
+    Progress is coalesced to one update per `interval` seconds (the newest wins; the last one
+    is always sent): a2a-sdk keeps every status message in the task's history and copies the
+    task on every event, so one update per task-trial would make long runs quadratic.
+    """
+
+    def __init__(self, updater: TaskUpdater, interval: float) -> None:
+        self.updater = updater
+        self.interval = interval
+        self.items: deque[tuple[str, str, dict[str, Any] | None]] = deque()
+        self.wake = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.sent_at = -float("inf")
+
+    def _push(self, kind: str, text: str, data: dict[str, Any] | None = None) -> None:
+        self.items.append((kind, text, data))
+        self.wake.set()
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, TaskFinished):
+            progress = dataclasses.replace(event.progress)
+            self._push("progress", progress_text(progress), progress_data(progress))
+        elif isinstance(event, RunStarted):
+            self._push("note", f"running {event.total} task-trial(s) of {event.benchmark}"
+                               + (f" ({event.domain})" if event.domain else "")
+                               + f" against {event.agent} ({event.dialect})")
+        elif isinstance(event, Notice) and event.level in ("warning", "error"):
+            self._push("note", f"{event.level}: {event.message}")
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            while not self.items:
+                if self.closed.is_set():
+                    return
+                self.wake.clear()
+                await self.wake.wait()
+            kind, text, data = self.items[0]
+            if kind == "progress":
+                wait = self.sent_at + self.interval - loop.time()
+                if wait > 0 and not self.closed.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.closed.wait(), wait)
+                while len(self.items) > 1 and self.items[1][0] == "progress":
+                    self.items.popleft()  # a newer progress supersedes this one
+                kind, text, data = self.items[0]
+                self.sent_at = loop.time()
+            self.items.popleft()
+            await self.updater.update_status(TaskState.TASK_STATE_WORKING,
+                                             _say(self.updater, text, data))
+
+    def close(self) -> None:
+        self.closed.set()
+        self.wake.set()
+
+
+class AssessmentExecutor(AgentExecutor):
+    """Runs one assessment per A2A task with the same engine as `a2abench run`."""
+
+    def __init__(self, settings: GreenSettings, benchmarks: Callable[[], list[str]]) -> None:
+        self.settings = settings
+        self.benchmarks = benchmarks
+        self.admission = Admission(settings.max_concurrent_assessments,
+                                   settings.max_queued_assessments)
+        self.running: dict[str, Assessment] = {}
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if context.current_task is not None:
+            raise UnsupportedOperationError(
+                message="an assessment takes exactly one message; send a new message without "
+                        "a taskId to start another")
+        task_id, context_id = str(context.task_id), str(context.context_id)
+        message = context.message
+        await event_queue.enqueue_event(new_task(
+            task_id, context_id, TaskState.TASK_STATE_SUBMITTED,
+            history=[message] if message is not None else []))
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        planned = await self._plan(task_id, message, updater)
+        if planned is None:
+            return
+        request, plan = planned
+        assessment = Assessment(task_id)
+        self.running[task_id] = assessment
+        try:
+            await self._admit_and_run(assessment, request, plan, updater)
+        finally:
+            self.running.pop(task_id, None)
+            assessment.finished.set()
+
+    async def _plan(self, task_id: str, message: Message | None,
+                    updater: TaskUpdater) -> tuple[AssessmentRequest, Planned] | None:
+        """The request and its run plan; None once the task was rejected or failed."""
+        try:
+            parts = list(message.parts) if message is not None else []
+            request = parse_request(get_text_parts(parts), get_data_parts(parts),
+                                    self.benchmarks())
+            return request, plan_run(request, self.settings, task_id)
+        except RequestRejected as exc:
+            logger.info("assessment %s rejected: %s", task_id, exc.problem)
+            await updater.reject(_say(updater, exc.render(), {
+                "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
+        except A2ABenchError as exc:  # e.g. a plug-in benchmark that fails to load
+            logger.warning("assessment %s cannot start: %s", task_id, exc.render())
+            await updater.failed(_say(updater, f"the assessment cannot start: {exc.render()}"))
+        except Exception as exc:  # a bug: keep the traceback in the log, tell the client
+            logger.exception("assessment %s: planning failed", task_id)
+            await updater.failed(_say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+        return None
+
+    async def _admit_and_run(self, assessment: Assessment, request: AssessmentRequest,
+                             planned: Planned, updater: TaskUpdater) -> None:
+        async def queued(ahead: int) -> None:
+            await updater.update_status(TaskState.TASK_STATE_SUBMITTED, _say(
+                updater, f"queued: position {ahead} in line; "
+                         f"{self.admission.running} assessment(s) running"))
+
+        try:
+            admitted = await self.admission.enter(assessment.stop, queued)
+        except BaseException as exc:
+            await planned.driver.aclose()  # execute_async never got it, so close it here
+            if not isinstance(exc, Busy):
+                raise
+            await updater.reject(_say(updater, str(exc)))
+            return
+        if not admitted:
+            await planned.driver.aclose()
+            await self._stopped_before_start(assessment, updater)
+            return
+        try:
+            await self._run(assessment, request, planned, updater)
+        finally:
+            self.admission.leave()
+
+    async def _stopped_before_start(self, assessment: Assessment, updater: TaskUpdater) -> None:
+        reason = assessment.stop_reason or "stopped"
+        if assessment.cancel_requested:
+            await updater.cancel(_say(updater, "canceled before it started"))
+        else:
+            await updater.failed(_say(updater, f"{reason} before it started"))
+
+    async def _run(self, assessment: Assessment, request: AssessmentRequest, planned: Planned,
+                   updater: TaskUpdater) -> None:
+        config = planned.config
+        logger.info("assessment %s: %s against %s", assessment.task_id, config.benchmark,
+                    config.white_agent_url)
+        await updater.start_work(_say(updater, f"starting the {config.benchmark} assessment "
+                                               f"of {request.white_agent_url}"))
+        pump = _ProgressPump(updater, self.settings.progress_interval_s)
+        pumping = asyncio.create_task(pump.run())
+        status, error = "failed", None
+        try:
+            summary = await execute_async(config, pump.on_event, assessment.stop, planned.driver)
+            status = summary.status
+        except A2ABenchError as exc:
+            status, error = ("aborted" if isinstance(exc, CircuitOpen) else "failed"), exc.render()
+        except Exception as exc:  # a bug: keep the traceback in the log, tell the client
+            logger.exception("assessment %s failed", assessment.task_id)
+            error = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            pump.close()
+            await pumping
+        await self._finish(assessment, request, planned, updater, status, error)
+
+    async def _finish(self, assessment: Assessment, request: AssessmentRequest,
+                      planned: Planned, updater: TaskUpdater, status: str,
+                      error: str | None) -> None:
+        config = planned.config
+        report = await asyncio.to_thread(_read_report, config.output)
+        if report is not None or status == "completed":
+            data = result_data(report, config, status, request.participants, request.format)
+            text = summary_text(data, request.white_agent_url)
+            await updater.add_artifact([new_text_part(text), new_data_part(data)], name="Result")
+        logger.info("assessment %s: %s", assessment.task_id, error or status)
+        if assessment.cancel_requested:
+            await updater.cancel(_say(updater, "canceled; the results of the task-trials that "
+                                               "finished are in the Result artifact"))
+        elif error is not None:
+            await updater.failed(_say(updater, f"the assessment failed: {error}"))
+        elif status != "completed":
+            await updater.failed(_say(updater, f"the assessment stopped ({status}): "
+                                               f"{assessment.stop_reason or 'interrupted'}"))
+        else:
+            await updater.complete(_say(updater, "assessment complete"))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Stop the engine and wait (bounded) until the task ends CANCELED with its partial
+        result; a2a-sdk cancels `execute` right after this returns."""
+        assessment = self.running.get(str(context.task_id))
+        if assessment is None:  # rejected or already finishing: nothing to stop
+            return
+        assessment.cancel_requested = True
+        assessment.stop_reason = "canceled"
+        assessment.stop.set()
+        try:
+            await asyncio.wait_for(assessment.finished.wait(), self.settings.cancel_grace_s)
+        except TimeoutError:
+            logger.warning("assessment %s did not stop within %g s of its cancel",
+                           assessment.task_id, self.settings.cancel_grace_s)
+
+    async def shutdown(self, grace_s: float = 10.0) -> None:
+        """Stop every assessment (results so far are kept) and wait for them, bounded."""
+        for assessment in list(self.running.values()):
+            assessment.stop_reason = assessment.stop_reason or "the server is shutting down"
+            assessment.stop.set()
+        waits = [a.finished.wait() for a in self.running.values()]
+        if waits:
+            await asyncio.wait([asyncio.ensure_future(w) for w in waits], timeout=grace_s)
+
+
+def _read_report(path: Path | None) -> Report | None:
+    if path is None or not path.exists():
+        return None
+    try:
+        return build_report([path])
+    except RecordsError:
+        return None

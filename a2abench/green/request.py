@@ -1,0 +1,318 @@
+"""Assessment requests: the three formats platforms send, parsed into one `AssessmentRequest`,
+then into the `RunConfig` the run engine takes.
+
+Accepted (as a TextPart holding the text/JSON, or a DataPart holding the object):
+
+- AgentBeats v3: `{"participants": {"agent": URL}, "config": {"benchmark": ..., ...}}`; config
+  keys are named like the `a2abench run` flags (`max_tasks` or `max-tasks`; `num_tasks` is an
+  alias of `max_tasks`, as AgentBeats' tau2 scenario names it).
+- The CRMArena-Pro AgentBeats seed: `{"white_agent_url": URL, "task_category": ..., ...}`.
+- tau2's agentify example: `<white_agent_url>URL</white_agent_url>` and
+  `<env_config>{"env": ..., "user_model": ..., "task_split": ..., "task_ids": [...]}</env_config>`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from a2abench.errors import ConfigError
+from a2abench.green.guard import HostPolicy
+from a2abench.green.settings import GreenSettings, check_http_url
+from a2abench.run.config import RunConfig, Shard
+from a2abench.run.driver import Driver
+
+Format = Literal["agentbeats", "seed", "agentify"]
+
+ACCEPTED_FORMATS = (
+    'AgentBeats: {"participants": {"agent": "<white agent URL>"}, "config": {"benchmark": '
+    '"tau2" | "crmarena", ...keys named like the `a2abench run` flags}}',
+    'CRMArena seed: {"white_agent_url": "<URL>", "task_category": "all", "max_tasks": 5, '
+    '"interactive": false, "max_turns": 20, "max_user_turns": 10}',
+    'tau2 agentify: <white_agent_url>URL</white_agent_url><env_config>{"env": "airline", '
+    '"user_model": "gpt-4.1", "task_ids": [0, 1]}</env_config>',
+)
+
+# Run-engine settings a request may choose; everything else is a benchmark option.
+RUN_KEYS = frozenset({"task_ids", "max_tasks", "num_trials", "concurrency", "seed", "timeout",
+                      "streaming", "retries", "retry_delay", "max_consecutive_failures",
+                      "task_timeout", "rate_limit", "shard"})
+ALIASES = {"num_tasks": "max_tasks"}  # AgentBeats' tau2 scenario says num_tasks
+MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's one loop
+_SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd",
+                           "credential", "credentials", "authorization"})
+_SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db")
+_CRM_HINTS = frozenset({"task_category", "org", "dataset", "interactive", "max_turns",
+                        "max_user_turns", "crm_db", "backend", "privacy_aware"})
+
+
+class RequestRejected(ConfigError):
+    """The assessment request cannot be run as sent; the message says why and how."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem, hint="Accepted formats: " + " | ".join(ACCEPTED_FORMATS))
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class AssessmentRequest:
+    format: Format
+    benchmark: str
+    white_agent_url: str
+    config: dict[str, Any] = field(default_factory=dict)  # keys normalised, aliases applied
+    participants: dict[str, str] = field(default_factory=dict)
+
+
+def parse_request(texts: list[str], data: list[Any], benchmarks: list[str]) -> AssessmentRequest:
+    """The request in a message's text and data parts. Raises RequestRejected."""
+    obj = next((d for d in data if isinstance(d, dict)), None)
+    text = "\n".join(t for t in texts if t).strip()
+    if obj is None and not text:
+        raise RequestRejected("the message holds no text and no JSON object")
+    if obj is None and ("<white_agent_url>" in text or "<env_config>" in text):
+        return _agentify(text, benchmarks)
+    if obj is None:
+        obj = _json_object(text)
+    if "participants" in obj:
+        return _agentbeats(obj, benchmarks)
+    if "white_agent_url" in obj:
+        return _seed(obj, benchmarks)
+    raise RequestRejected("the JSON object has neither `participants` (AgentBeats) nor "
+                          "`white_agent_url` (CRMArena seed format)")
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    candidate = fenced.group(1) if fenced else text
+    start = candidate.find("{")
+    if start < 0:
+        raise RequestRejected("the text is not a JSON object and has no <white_agent_url> tag")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(candidate[start:])
+    except ValueError as exc:
+        raise RequestRejected(f"the text is not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise RequestRejected("the JSON is not an object")
+    return value
+
+
+def _agentbeats(obj: dict[str, Any], benchmarks: list[str]) -> AssessmentRequest:
+    participants = obj.get("participants")
+    if not isinstance(participants, dict) or not participants or not all(
+            isinstance(v, str) for v in participants.values()):
+        raise RequestRejected("`participants` must map roles to agent URLs, e.g. "
+                              '{"agent": "http://purple:9019"}')
+    if "agent" in participants:
+        url = participants["agent"]
+    elif len(participants) == 1:
+        url = next(iter(participants.values()))
+    else:
+        raise RequestRejected("`participants` must name the agent under test with the role "
+                              f"`agent` (got roles: {', '.join(sorted(participants))})")
+    config = obj.get("config") or {}
+    if not isinstance(config, dict):
+        raise RequestRejected("`config` must be a JSON object")
+    config = normalize_keys(config)
+    benchmark = config.pop("benchmark", None) or _infer_benchmark(config, benchmarks)
+    return AssessmentRequest("agentbeats", _benchmark(benchmark, benchmarks), url, config,
+                             {str(k): str(v) for k, v in participants.items()})
+
+
+def _infer_benchmark(config: dict[str, Any], benchmarks: list[str]) -> str:
+    """AgentBeats' stock tau2 scenario sends only `domain`; CRMArena configs name categories."""
+    if "domain" in config:
+        return "tau2"
+    if _CRM_HINTS & config.keys():
+        return "crmarena"
+    if len(benchmarks) == 1:
+        return benchmarks[0]
+    raise RequestRejected("`config.benchmark` is missing (one of: " + ", ".join(benchmarks)
+                          + ")")
+
+
+def _seed(obj: dict[str, Any], benchmarks: list[str]) -> AssessmentRequest:
+    config = normalize_keys(obj)
+    url = config.pop("white_agent_url")
+    if not isinstance(url, str):
+        raise RequestRejected("`white_agent_url` must be a URL string")
+    benchmark = config.pop("benchmark", None) or "crmarena"
+    return AssessmentRequest("seed", _benchmark(benchmark, benchmarks), url, config,
+                             {"agent": url})
+
+
+def _agentify(text: str, benchmarks: list[str]) -> AssessmentRequest:
+    url = _tag(text, "white_agent_url")
+    raw = _tag(text, "env_config", required=False)
+    env: Any = {}
+    if raw:
+        try:
+            env = json.loads(raw)
+        except ValueError as exc:
+            raise RequestRejected(f"<env_config> is not valid JSON ({exc})") from None
+    if not isinstance(env, dict):
+        raise RequestRejected("<env_config> must hold a JSON object")
+    config = normalize_keys(env)
+    strategy = config.pop("user_strategy", "llm")
+    if strategy != "llm":
+        raise RequestRejected(f"user_strategy {strategy!r} is not supported (only `llm`)")
+    # tau-bench passes user_provider to litellm; a2abench always calls the OpenAI-compatible
+    # endpoint the operator configured, so the provider name has no use here.
+    config.pop("user_provider", None)
+    for old, new in (("env", "domain"), ("user_model", "user_llm"), ("task_split", "split")):
+        if old in config:
+            config[new] = config.pop(old)
+    benchmark = config.pop("benchmark", None) or "tau2"
+    return AssessmentRequest("agentify", _benchmark(benchmark, benchmarks), url, config,
+                             {"agent": url})
+
+
+def _tag(text: str, name: str, required: bool = True) -> str:
+    match = re.search(rf"<{name}>(.*?)</{name}>", text, re.S)
+    if match is None:
+        if required:
+            raise RequestRejected(f"<{name}>...</{name}> is missing")
+        return ""
+    return match.group(1).strip()
+
+
+def _benchmark(name: Any, benchmarks: list[str]) -> str:
+    if not isinstance(name, str) or name not in benchmarks:
+        raise RequestRejected(f"unknown benchmark {name!r} (this server runs: "
+                              f"{', '.join(benchmarks) or 'none'})")
+    return name
+
+
+def normalize_keys(config: dict[str, Any]) -> dict[str, Any]:
+    """`--max-tasks` / `max-tasks` / `max_tasks` -> `max_tasks`; aliases applied."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        name = str(key).strip().lstrip("-").replace("-", "_").lower()
+        out[ALIASES.get(name, name)] = value
+    return out
+
+
+def secret_keys(value: Any, prefix: str = "") -> list[str]:
+    """Keys (dotted paths) that name a secret: `api_key`, `authToken`, `password`, ..."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            path = f"{prefix}{key}"
+            words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(key)).lower()
+            if _SECRET_WORDS & set(re.split(r"[^a-z0-9]+", words)) or any(
+                    w in words.replace("_", "") for w in ("apikey", "accesstoken")):
+                found.append(path)
+            found.extend(secret_keys(inner, path + "."))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(secret_keys(item, prefix))
+    return found
+
+
+def server_only(model: type[BaseModel]) -> set[str]:
+    """Options only the operator may set: paths on the server and LLM endpoints (the server's
+    API key is sent there)."""
+    return {name for name, info in model.model_fields.items()
+            if name.endswith(_SERVER_SUFFIXES) or _mentions_path(info.annotation)}
+
+
+def _mentions_path(annotation: Any) -> bool:
+    if annotation is None:
+        return False
+    if isinstance(annotation, type) and issubclass(annotation, Path):
+        return True
+    return get_origin(annotation) is not None and any(_mentions_path(a)
+                                                      for a in get_args(annotation))
+
+
+@dataclass
+class Planned:
+    config: RunConfig
+    driver: Driver
+
+
+def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) -> Planned:
+    """The RunConfig and driver for a request: presets under the request, the checks of the
+    house applied (secrets, server-only options, allowed hosts). Raises RequestRejected."""
+    from a2abench.run import build_driver
+    from a2abench.run.registry import get_driver
+
+    try:
+        check_http_url(request.white_agent_url, "the white agent URL")
+    except ConfigError as exc:
+        raise RequestRejected(exc.message) from None
+    if not HostPolicy(settings.allow_hosts).allows(request.white_agent_url):
+        raise RequestRejected(f"the white agent {request.white_agent_url!r} is not on this "
+                              "server's allowed hosts (serve-green --allow-host)")
+    secrets = secret_keys(request.config)
+    if secrets:
+        raise RequestRejected(f"config keys that look like secrets are refused: "
+                              f"{', '.join(secrets)}; credentials come from the server's "
+                              "environment only")
+    cls = get_driver(request.benchmark)
+    run_keys, options = _split(request, cls, settings)
+    try:
+        config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
+                           options=options, **run_keys)
+    except ValidationError as exc:
+        raise RequestRejected("invalid config: " + _problems(exc)) from None
+    try:
+        driver = build_driver(config)
+    except ConfigError as exc:
+        raise RequestRejected(exc.message) from None
+    config.output = output_path(settings.output_dir, request.benchmark, driver.domain, task_id)
+    return Planned(config, driver)
+
+
+def _split(request: AssessmentRequest, cls: type[Driver],
+           settings: GreenSettings) -> tuple[dict[str, Any], dict[str, Any]]:
+    fields = set(cls.options_model.model_fields)
+    reserved = server_only(cls.options_model)
+    refused = sorted(reserved & request.config.keys())
+    if refused:
+        raise RequestRejected(f"{', '.join(refused)} can only be set by the server operator "
+                              f"(serve-green --option {request.benchmark}.{refused[0]}=...)")
+    unknown = sorted(request.config.keys() - fields - RUN_KEYS)
+    if unknown:
+        accepted = ", ".join(sorted((fields - reserved) | RUN_KEYS))
+        raise RequestRejected(f"unknown config key(s) for {request.benchmark}: "
+                              f"{', '.join(unknown)} (accepted: {accepted})")
+    merged = {**settings.presets.get(request.benchmark, {}), **request.config}
+    run = {k: v for k, v in merged.items() if k in RUN_KEYS}
+    options = {k: v for k, v in merged.items() if k not in RUN_KEYS}
+    return _coerce_run(run), options
+
+
+def _coerce_run(run: dict[str, Any]) -> dict[str, Any]:
+    if "task_ids" in run:
+        ids = run["task_ids"]
+        ids = ids if isinstance(ids, list) else [ids]
+        # A DataPart carries numbers as doubles: task 3 arrives as 3.0.
+        run["task_ids"] = [str(int(i)) if isinstance(i, float) and i.is_integer() else str(i)
+                           for i in ids] or None
+    if isinstance(run.get("shard"), str):
+        try:
+            run["shard"] = Shard.parse(run["shard"])
+        except ConfigError as exc:
+            raise RequestRejected(exc.message) from None
+    concurrency = run.get("concurrency")
+    if isinstance(concurrency, int | float) and concurrency > MAX_CONCURRENCY:
+        raise RequestRejected(f"concurrency {concurrency:g} is over this server's limit of "
+                              f"{MAX_CONCURRENCY}")
+    return run
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'config'}: {e['msg']}"
+                     for e in exc.errors())
+
+
+def output_path(root: Path, benchmark: str, domain: str | None, task_id: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    name = "_".join(p for p in (stamp, benchmark, domain, task_id[:8]) if p)
+    return root / name / "metrics.jsonl"

@@ -1,0 +1,122 @@
+"""GreenSettings: how `serve-green` runs, fixed by the operator when the server starts.
+
+Requests choose the benchmark and its options; the operator fixes everything that touches the
+server's own machine or credentials: where metrics go, data paths, LLM endpoints (the server's
+API key is sent there), which white-agent hosts may be contacted, and the limits.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import SecretStr
+
+from a2abench.errors import ConfigError
+
+DEFAULT_PORT = 9009
+DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class GreenSettings:
+    """Server configuration. `presets` maps benchmark -> option defaults (see `parse_presets`)."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    card_url: str | None = None
+    auth_token: SecretStr | None = None
+    max_concurrent_assessments: int = 1
+    max_queued_assessments: int = 8
+    allow_hosts: tuple[str, ...] = ()
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    output_dir: Path = Path("runs")
+    presets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cancel_grace_s: float = 30.0
+    progress_interval_s: float = 1.0  # at most one progress status update per interval
+    tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
+
+    def __post_init__(self) -> None:
+        if self.max_concurrent_assessments < 1:
+            raise ConfigError("--max-concurrent-assessments must be at least 1")
+        if self.max_queued_assessments < 0:
+            raise ConfigError("--max-queued-assessments must not be negative")
+        if self.max_request_bytes < 1024:
+            raise ConfigError("--max-request-bytes must be at least 1024",
+                              hint="The default is 1000000 (1 MB).")
+        if self.auth_token is not None and not self.auth_token.get_secret_value().strip():
+            raise ConfigError("--auth-token is empty", hint="Unset it to serve without auth.")
+        if self.card_url is not None:
+            check_http_url(self.card_url, "--card-url")
+
+    def advertised_url(self, port: int | None = None) -> str:
+        """The URL the card advertises: --card-url, else http://host:port/ (a wildcard bind
+        address is replaced by 127.0.0.1, which only local clients can use)."""
+        if self.card_url:
+            return self.card_url
+        host = self.host
+        if is_wildcard(host):
+            host = "127.0.0.1"
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self.port if port is None else port}/"
+
+    def exposed(self) -> bool:
+        """True when the bind address is reachable from other machines."""
+        return not is_loopback(self.host)
+
+
+def check_http_url(url: str, what: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{what} {url!r} is not an http(s) URL with a host",
+                          hint="Write it like http://green.example:9009/.")
+
+
+def rpc_path(card_url: str) -> str:
+    """The JSON-RPC path the card URL names ("/" when it names only the host)."""
+    path = urlsplit(card_url).path or "/"
+    return path if path.startswith("/") else "/" + path
+
+
+def normalized_card_url(card_url: str) -> str:
+    """The interface URL as advertised: the card URL without query or fragment."""
+    parts = urlsplit(card_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", "", ""))
+
+
+def is_wildcard(host: str) -> bool:
+    return host in ("0.0.0.0", "::", "", "[::]")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_presets(items: list[str] | None) -> dict[str, dict[str, Any]]:
+    """`["tau2.data_dir=/data", "tau2.user_llm=gpt-4.1"]` -> {"tau2": {...}}.
+
+    Values are JSON when they parse as JSON (numbers, booleans, objects), else plain strings.
+    """
+    presets: dict[str, dict[str, Any]] = {}
+    for item in items or []:
+        key, sep, raw = item.partition("=")
+        bench, dot, name = key.strip().partition(".")
+        if not sep or not dot or not bench or not name:
+            raise ConfigError(f"--option {item!r} is not BENCHMARK.KEY=VALUE",
+                              hint="e.g. --option tau2.data_dir=/data/tau2.")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        presets.setdefault(bench, {})[name.replace("-", "_")] = value
+    return presets

@@ -1,0 +1,213 @@
+"""Cancel, concurrent and queued assessments, shutdown, auth and the request-size limit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from a2a.client.client import Client
+from a2a.helpers import get_text_parts
+from a2a.types import SendMessageConfiguration, SendMessageRequest
+from pydantic import SecretStr
+
+from a2abench.green import GreenSettings
+from tests.green.helpers import (
+    STATE,
+    Outcome,
+    agentbeats,
+    cancel,
+    green_server,
+    request_message,
+    result_of,
+    sdk_client,
+    send,
+)
+
+
+def run_records(path: str | Path) -> dict[str, dict[str, Any]]:
+    recs = [json.loads(x) for x in Path(path).read_text().splitlines()]
+    return {r["type"]: r for r in recs if r["type"] in ("run", "run_end")}
+
+
+async def until_running(client: Client, payload: str, done: int = 1) -> tuple[str, Outcome]:
+    """Start a streamed assessment and return once `done` task-trials have finished."""
+    request = SendMessageRequest(message=request_message(payload),
+                                 configuration=SendMessageConfiguration())
+    outcome = Outcome()
+    stream = client.send_message(request)
+    async for event in stream:
+        kind = event.WhichOneof("payload")
+        value = getattr(event, kind)
+        outcome.events.append((kind, value))
+        if kind == "status_update" and any(
+                t.startswith(f"{done}/") for t in get_text_parts(value.status.message.parts)):
+            await stream.aclose()
+            return value.task_id, outcome
+    raise AssertionError(f"the assessment ended early: {outcome.kinds}")
+
+
+async def test_cancel_stops_the_run_and_returns_what_finished(settings: GreenSettings,
+                                                              slow_white: str) -> None:
+    with green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            task_id, _ = await until_running(client, agentbeats(
+                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
+            canceled = await cancel(client, task_id)
+            assert canceled.status.state == STATE.TASK_STATE_CANCELED
+            assert "canceled; the results of the task-trials that finished" in \
+                "".join(get_text_parts(canceled.status.message.parts))
+            _, data = result_of(canceled)
+            assert data["status"] == "interrupted"
+            assert 2 <= data["summary"]["task_trials"] < 40
+            assert data["summary"]["total_passed"] == data["summary"]["task_trials"]
+            again = await cancel_error(client, task_id)
+    assert again == "Task cannot be canceled"
+    assert run_records(data["metrics_path"])["run_end"]["status"] == "interrupted"
+
+
+async def cancel_error(client: Client, task_id: str) -> str:
+    try:
+        await cancel(client, task_id)
+    except Exception as exc:  # the SDK raises its A2AError subclass
+        return str(exc)
+    raise AssertionError("a second cancel of a finished task succeeded")
+
+
+async def test_busy_server_rejects_extra_assessments_when_no_queue(
+        tmp_path: Path, slow_white: str, white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=1,
+                             max_queued_assessments=0)
+    with green_server(settings) as (base, green):
+        async with sdk_client(base) as client:
+            first, _ = await until_running(client, agentbeats(
+                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
+            second = await send(client, agentbeats(white, benchmark="scripted", tasks=1))
+            assert second.state == STATE.TASK_STATE_REJECTED
+            assert second.final_text().startswith(
+                "this server already runs 1 assessment(s) (its limit, "
+                "--max-concurrent-assessments 1) and 0 wait (--max-queued-assessments 0)")
+            await cancel(client, first)
+            assert green.executor.admission.running == 0
+            third = await send(client, agentbeats(white, benchmark="scripted", tasks=1))
+    assert third.state == STATE.TASK_STATE_COMPLETED
+
+
+async def test_queued_assessment_runs_when_the_slot_frees(tmp_path: Path, slow_white: str,
+                                                          white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=1,
+                             max_queued_assessments=1)
+    with green_server(settings) as (base, green):
+        async with sdk_client(base) as client:
+            first = asyncio.create_task(send(client, agentbeats(
+                slow_white, benchmark="scripted", tasks=6, turns=1, concurrency=1)))
+            while not green.executor.admission.running:
+                await asyncio.sleep(0.01)
+            second = await send(client, agentbeats(white, benchmark="scripted", tasks=1))
+            first_out = await first
+    assert first_out.state == second.state == STATE.TASK_STATE_COMPLETED
+    assert second.status_texts()[0] == "queued: position 1 in line; 1 assessment(s) running"
+    a = run_records(result_of(first_out.task)[1]["metrics_path"])  # type: ignore[arg-type]
+    b = run_records(result_of(second.task)[1]["metrics_path"])  # type: ignore[arg-type]
+    assert a["run_end"]["finished_at"] <= b["run"]["started_at"]
+
+
+async def test_cancel_while_queued(tmp_path: Path, slow_white: str, white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=1,
+                             max_queued_assessments=1)
+    with green_server(settings) as (base, green):
+        async with sdk_client(base) as client:
+            first, _ = await until_running(client, agentbeats(
+                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
+            request = SendMessageRequest(message=request_message(
+                agentbeats(white, benchmark="scripted")), configuration=SendMessageConfiguration(
+                return_immediately=True))
+            async with sdk_client(base, streaming=False) as blocking:
+                events = [e async for e in blocking.send_message(request)]
+            queued = events[0].task
+            assert queued.status.state == STATE.TASK_STATE_SUBMITTED
+            while not green.executor.admission.waiting:
+                await asyncio.sleep(0.01)
+            canceled = await cancel(client, queued.id)
+            assert canceled.status.state == STATE.TASK_STATE_CANCELED
+            assert "canceled before it started" in "".join(
+                get_text_parts(canceled.status.message.parts))
+            assert not canceled.artifacts and green.executor.admission.waiting == 0
+            await cancel(client, first)
+
+
+async def test_parallel_assessments_overlap(tmp_path: Path, slow_white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=2)
+    with green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            outs = await asyncio.gather(*[send(client, agentbeats(
+                slow_white, benchmark="scripted", tasks=5, turns=1, concurrency=1))
+                for _ in range(2)])
+    a, b = (run_records(result_of(o.task)[1]["metrics_path"]) for o in outs)  # type: ignore[arg-type]
+    assert all(o.state == STATE.TASK_STATE_COMPLETED for o in outs)
+    assert b["run"]["started_at"] < a["run_end"]["finished_at"]
+    assert a["run"]["started_at"] < b["run_end"]["finished_at"]
+
+
+async def test_server_shutdown_ends_running_assessments_keeping_results(
+        tmp_path: Path, slow_white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path)
+    with green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            await until_running(client, agentbeats(slow_white, benchmark="scripted", tasks=40,
+                                                   turns=1, concurrency=1))
+    (metrics,) = tmp_path.glob("*/metrics.jsonl")
+    assert run_records(metrics)["run_end"]["status"] == "interrupted"
+
+
+async def test_auth_token_is_required_except_for_the_card(tmp_path: Path, white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, auth_token=SecretStr("s3cret"))
+    with green_server(settings) as (base, _):
+        card = httpx.get(base + "/.well-known/agent-card.json").json()
+        bearer = card["securitySchemes"]["bearer"]
+        assert bearer["httpAuthSecurityScheme"]["scheme"] == "Bearer"  # 1.0 shape
+        assert (bearer["type"], bearer["scheme"]) == ("http", "Bearer")  # 0.3 shape, by the SDK
+        assert card["securityRequirements"] == [{"schemes": {"bearer": {}}}]
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret"}):
+            r = httpx.post(base + "/", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask",
+                                             "params": {"id": "x"}}, headers=headers)
+            assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+            assert "bearer token" in r.json()["error"]["message"]
+        with pytest.raises(Exception, match="401"):
+            async with sdk_client(base) as client:
+                await send(client, agentbeats(white, benchmark="scripted"))
+        async with sdk_client(base, token="s3cret") as client:
+            out = await send(client, agentbeats(white, benchmark="scripted", tasks=1))
+    assert out.state == STATE.TASK_STATE_COMPLETED
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_request_size_limit(tmp_path: Path, chunked: bool) -> None:
+    settings = GreenSettings(output_dir=tmp_path, max_request_bytes=10_000)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "x" * 20_000}]}}})
+    content: Any = iter([body[:5000].encode(), body[5000:].encode()]) if chunked else body
+    with green_server(settings) as (base, _):
+        r = httpx.post(base + "/", content=content, headers={
+            "A2A-Version": "1.0", "Content-Type": "application/json"})
+        small = httpx.post(base + "/", headers={"A2A-Version": "1.0"}, json={
+            "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})
+    assert r.status_code == 413 and "larger than 10000 bytes" in r.json()["error"]["message"]
+    assert small.status_code == 200
+
+
+async def test_progress_updates_are_coalesced(tmp_path: Path, slow_white: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0.35)
+    with green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            out = await send(client, agentbeats(slow_white, benchmark="scripted", tasks=12,
+                                                turns=1, concurrency=1))
+    progress = [t for t in out.status_texts() if " done, pass rate " in t]
+    assert 2 <= len(progress) <= 6, progress  # ~1.3 s of task-trials, one update per 0.35 s
+    assert progress[0] == "1/12 done, pass rate 100.0%"  # the first is not held back
+    assert progress[-1] == "12/12 done, pass rate 100.0%"  # the last is always sent
+    counts = [int(t.split("/")[0]) for t in progress]
+    assert counts == sorted(counts)

@@ -1,0 +1,202 @@
+"""Request formats -> AssessmentRequest -> RunConfig, and every way a request is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2abench.benchmarks.tau2.driver import Tau2Options
+from a2abench.green import GreenSettings, RequestRejected, parse_request, plan_run
+from a2abench.green.request import AssessmentRequest, secret_keys, server_only
+
+BENCHES = ["crmarena", "scripted", "tau2"]
+AGENT = "http://purple:9019"
+
+
+def parse(payload: str | dict[str, Any], benches: list[str] = BENCHES) -> AssessmentRequest:
+    if isinstance(payload, str):
+        return parse_request([payload], [], benches)
+    return parse_request([], [payload], benches)
+
+
+def rejected(payload: str | dict[str, Any], benches: list[str] = BENCHES) -> str:
+    with pytest.raises(RequestRejected) as info:
+        parse(payload, benches)
+    return info.value.problem
+
+
+def test_agentbeats_as_text_and_as_data() -> None:
+    obj = {"participants": {"agent": AGENT}, "config": {"benchmark": "tau2", "domain": "retail",
+                                                        "--max-tasks": 3, "num-trials": 2}}
+    for payload in (json.dumps(obj), obj, f"Assess this:\n```json\n{json.dumps(obj)}\n```",
+                    "Please run " + json.dumps(obj) + " thanks"):
+        request = parse(payload)
+        assert request == AssessmentRequest(
+            "agentbeats", "tau2", AGENT, {"domain": "retail", "max_tasks": 3, "num_trials": 2},
+            {"agent": AGENT})
+
+
+def test_a_data_part_wins_over_text() -> None:
+    data = {"white_agent_url": AGENT, "task_category": "handle_time"}
+    request = parse_request(["some words"], ["not an object", data], BENCHES)
+    assert request.format == "seed" and request.benchmark == "crmarena"
+
+
+def test_agentbeats_roles() -> None:
+    many = {"participants": {"agent": AGENT, "judge": "http://j"}, "config": {"domain": "x"}}
+    assert parse(many).white_agent_url == AGENT
+    one = {"participants": {"purple": AGENT}, "config": {"domain": "x"}}
+    assert parse(one).white_agent_url == AGENT
+    two = {"participants": {"a": AGENT, "b": AGENT}, "config": {"domain": "x"}}
+    assert "with the role `agent` (got roles: a, b)" in rejected(two)
+
+
+@pytest.mark.parametrize(("config", "benchmark"), [
+    ({"domain": "airline", "num_tasks": 4}, "tau2"),  # AgentBeats' stock tau2 scenario
+    ({"task_category": "handle_time"}, "crmarena"),
+    ({"org": "b2c", "interactive": True}, "crmarena"),
+    ({"benchmark": "scripted", "domain": "x"}, "scripted"),
+])
+def test_benchmark_inferred_when_missing(config: dict[str, Any], benchmark: str) -> None:
+    request = parse({"participants": {"agent": AGENT}, "config": config})
+    assert request.benchmark == benchmark and "benchmark" not in request.config
+
+
+def test_benchmark_required_when_not_inferable() -> None:
+    assert rejected({"participants": {"agent": AGENT}, "config": {"max_tasks": 2}}) == \
+        "`config.benchmark` is missing (one of: crmarena, scripted, tau2)"
+    only = parse({"participants": {"agent": AGENT}}, ["tau2"])
+    assert only.benchmark == "tau2" and only.config == {}
+
+
+def test_num_tasks_is_an_alias_of_max_tasks() -> None:
+    request = parse({"participants": {"agent": AGENT}, "config": {"domain": "a", "num_tasks": 4}})
+    assert request.config == {"domain": "a", "max_tasks": 4}
+
+
+def test_crmarena_seed_format() -> None:
+    seed = {"white_agent_url": AGENT, "task_category": "all", "max_tasks": 5,
+            "interactive": False, "max_turns": 20, "max_user_turns": 10}
+    request = parse(json.dumps(seed))
+    assert request == AssessmentRequest(
+        "seed", "crmarena", AGENT, {"task_category": "all", "max_tasks": 5, "interactive": False,
+                                    "max_turns": 20, "max_user_turns": 10}, {"agent": AGENT})
+
+
+def test_tau2_agentify_format() -> None:
+    text = f"""Your task is to instantiate tau-bench to test the agent located at:
+<white_agent_url>
+{AGENT}/
+</white_agent_url>
+You should use the following env configuration:
+<env_config>
+{{"env": "retail", "user_strategy": "llm", "user_model": "gpt-4o", "user_provider": "openai",
+  "task_split": "test", "task_ids": [1]}}
+</env_config>"""
+    request = parse(text)
+    assert request == AssessmentRequest(
+        "agentify", "tau2", AGENT + "/",
+        {"domain": "retail", "user_llm": "gpt-4o", "split": "test", "task_ids": [1]},
+        {"agent": AGENT + "/"})
+    bare = parse(f"<white_agent_url>{AGENT}</white_agent_url>")
+    assert bare.config == {} and bare.benchmark == "tau2"
+
+
+@pytest.mark.parametrize(("payload", "problem"), [
+    ("", "the message holds no text and no JSON object"),
+    ("[1, 2]", "the text is not a JSON object and has no <white_agent_url> tag"),
+    ('{"participants": ', "the text is not valid JSON"),
+    ({"participants": []}, "`participants` must map roles to agent URLs"),
+    ({"participants": {"agent": AGENT}, "config": [1]}, "`config` must be a JSON object"),
+    ({"participants": {"agent": AGENT}, "config": {"benchmark": 3}}, "unknown benchmark 3"),
+    ({"white_agent_url": 5}, "`white_agent_url` must be a URL string"),
+    ("<env_config>{}</env_config>", "<white_agent_url>...</white_agent_url> is missing"),
+    ("<white_agent_url>u</white_agent_url><env_config>[1]</env_config>",
+     "<env_config> must hold a JSON object"),
+    ('<white_agent_url>u</white_agent_url><env_config>{"user_strategy": "human"}</env_config>',
+     "user_strategy 'human' is not supported (only `llm`)"),
+])
+def test_malformed_requests(payload: str | dict[str, Any], problem: str) -> None:
+    assert rejected(payload).startswith(problem)
+
+
+def test_the_rejection_lists_every_accepted_format() -> None:
+    with pytest.raises(RequestRejected) as info:
+        parse("hello")
+    text = info.value.render()
+    assert "AgentBeats: {\"participants\"" in text and "CRMArena seed:" in text
+    assert "tau2 agentify: <white_agent_url>" in text
+
+
+def test_secret_keys() -> None:
+    config = {"api_key": 1, "apiKey": 2, "authToken": 3, "password": 4, "max_tokens": 5,
+              "user_llm_args": {"temperature": 0, "max_tokens": 9, "x-api-key": "k"},
+              "keys_seen": 1, "OPENAI_API_KEY": "k", "token_budget": 1, "list": [{"secret": 1}]}
+    assert secret_keys(config) == ["api_key", "apiKey", "authToken", "password",
+                                   "user_llm_args.x-api-key", "OPENAI_API_KEY",
+                                   "token_budget", "list.secret"]
+
+
+def test_server_only_options_of_tau2() -> None:
+    assert server_only(Tau2Options) == {"data_dir", "user_llm_base_url", "judge_llm_base_url"}
+
+
+# --- plan_run: the request against the server's settings ----------------------------------
+
+def plan(config: dict[str, Any], settings: GreenSettings, benchmark: str = "tau2",
+         agent: str = AGENT) -> Any:
+    return plan_run(AssessmentRequest("agentbeats", benchmark, agent, config, {"agent": agent}),
+                    settings, "0123456789abcdef")
+
+
+def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
+    settings = GreenSettings(output_dir=tmp_path, presets={"tau2": {
+        "data_dir": "/srv/tau2", "user_llm": "gpt-4.1", "max_steps": 50, "num_trials": 3}})
+    planned = plan({"domain": "retail", "max_tasks": 2.0, "task_ids": [3.0, "7", 11],
+                    "user_llm": "gpt-4o", "shard": "1/2"}, settings)
+    config = planned.config
+    assert (config.max_tasks, config.num_trials, config.task_ids) == (2, 3, ["3", "7", "11"])
+    assert str(config.shard) == "1/2"
+    assert config.options == {"data_dir": "/srv/tau2", "user_llm": "gpt-4o", "max_steps": 50,
+                              "domain": "retail"}
+    assert planned.driver.opts.data_dir == Path("/srv/tau2")
+    assert config.output.parent.parent == tmp_path
+    assert config.output.parent.name.endswith("_tau2_retail_01234567")
+
+
+@pytest.mark.parametrize(("config", "problem"), [
+    ({"data_dir": "/etc"}, "data_dir can only be set by the server operator "
+                           "(serve-green --option tau2.data_dir=...)"),
+    ({"user_llm_base_url": "http://evil"}, "user_llm_base_url can only be set by the server"),
+    ({"colour": "red", "output": "/tmp/x"}, "unknown config key(s) for tau2: colour, output "
+                                            "(accepted: concurrency, domain, judge_llm, "),
+    ({"domain": "chess"}, "invalid tau2 options: domain: Input should be 'airline'"),
+    ({"num_trials": 0}, "invalid config: num_trials: Value error, must be at least 1"),
+    ({"concurrency": 65}, "concurrency 65 is over this server's limit of 64"),
+    ({"shard": "3/2"}, "--shard 3/2: I must be between 1 and N"),
+    ({"user_llm_args": {"api_key": "x"}}, "config keys that look like secrets are refused: "
+                                          "user_llm_args.api_key"),
+])
+def test_plan_run_refusals(tmp_path: Path, config: dict[str, Any], problem: str) -> None:
+    with pytest.raises(RequestRejected) as info:
+        plan(config, GreenSettings(output_dir=tmp_path))
+    assert info.value.problem.startswith(problem)
+
+
+@pytest.mark.parametrize(("agent", "allowed"), [
+    ("http://purple:9019", True), ("http://purple.agents.internal/", True),
+    ("http://10.1.2.3:80", True), ("http://169.254.169.254/latest", False),
+    ("http://localhost:9019", False), ("file:///etc/passwd", False),
+])
+def test_plan_run_checks_the_white_agent_host(tmp_path: Path, agent: str,
+                                              allowed: bool) -> None:
+    settings = GreenSettings(output_dir=tmp_path,
+                             allow_hosts=("purple", "*.agents.internal", "10.0.0.0/8"))
+    if allowed:
+        assert plan({}, settings, agent=agent).config.white_agent_url == agent
+        return
+    with pytest.raises(RequestRejected, match="allowed hosts|not an http"):
+        plan({}, settings, agent=agent)
