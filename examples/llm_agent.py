@@ -46,6 +46,7 @@ from a2a.utils.errors import UnsupportedOperationError
 from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 
+from a2abench.a2a.dialects import whole_numbers
 from a2abench.errors import A2ABenchError, LLMError
 from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMConfig
 
@@ -105,18 +106,6 @@ def read_parts(message: Message | None) -> list[Piece]:
         else:
             pieces.append(Piece("other", part.WhichOneof("content") or "unknown"))
     return pieces
-
-
-def whole_numbers(value: Any) -> Any:
-    """1.0 -> 1 throughout: A2A 1.0 data parts are protobuf Values, which store every number as
-    a double, so a schema's `"minimum": 1` would otherwise reach the model as 1.0."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: whole_numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [whole_numbers(v) for v in value]
-    return value
 
 
 def _tools_of(pieces: list[Piece]) -> list[dict[str, Any]] | None:

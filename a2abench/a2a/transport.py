@@ -11,7 +11,6 @@ the tests prove interop against real a2a-sdk 1.x servers (and a2a-sdk serves our
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import itertools
 import json
 import time
@@ -22,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from a2abench._http import parse_retry_after
 from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -53,24 +53,6 @@ def version_headers(dialect: Dialect) -> dict[str, str]:
     if dialect == "0.3":
         return {"A2A-Version": "0.3"}
     return {}
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 @dataclass

@@ -16,6 +16,7 @@ from a2abench.llm._client import ChatLLM, MetricsHook
 from a2abench.llm._config import (
     API_KEY_ENV_VARS,
     DEFAULT_BASE_URL,
+    LLMArgs,
     LLMConfig,
     RetryPolicy,
     api_key_from_env,
@@ -29,6 +30,7 @@ __all__ = [
     "PRICES",
     "ChatLLM",
     "ChatResult",
+    "LLMArgs",
     "LLMCallMetrics",
     "LLMConfig",
     "MetricsHook",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import SecretStr
+from pydantic import BeforeValidator, SecretStr
 
 from a2abench.errors import ConfigError
 
@@ -103,3 +104,21 @@ def check_args(args: dict[str, Any], *, source: str) -> None:
         raise ConfigError(f"{source} may not set {', '.join(clash)}",
                           hint="Set the model in the config, pass messages and tools to chat(); "
                                "streaming is not supported.")
+
+
+def parse_llm_args(value: Any) -> dict[str, Any]:
+    """`--user-llm-args` as given on the command line (a JSON object string) or already a
+    dict; ValueError says what is wrong."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"--user-llm-args is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError("--user-llm-args must be a JSON object")
+    return value
+
+
+LLMArgs = Annotated[dict[str, Any], BeforeValidator(parse_llm_args)]

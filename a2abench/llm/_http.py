@@ -7,13 +7,12 @@ that another attempt would only repeat.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import time
 from typing import Any
 
 import httpx
 
+from a2abench._http import parse_retry_after
 from a2abench.errors import (
     LLMAuthError,
     LLMBadRequest,
@@ -113,15 +112,4 @@ def retry_after_s(headers: httpx.Headers) -> float | None:
             return max(float(value) / 1000, 0.0)
         except ValueError:
             pass  # fall through to the standard header
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
+    return parse_retry_after(headers.get("retry-after"))

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from a2abench.a2a.metrics import ProtocolMetrics
+
 SCHEMA_VERSION = 1
 
 TaskStatus = Literal["ok", "agent_error", "infrastructure_error", "harness_error"]
@@ -50,24 +52,12 @@ class RunRecord(_Record):
     started_at: str
 
 
-class RequestRecord(_Record):
+class RequestRecord(_Record, ProtocolMetrics):
+    """One A2A request attempt (every ProtocolMetrics field) and the task-trial it served."""
+
     type: Literal["request"] = "request"
     task_id: str | None = None
     trial: int | None = None
-    request_id: str
-    endpoint: str
-    method: str
-    attempt: int = 1
-    status_code: int | None = None
-    latency_ms: float
-    first_event_ms: float | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    bytes_sent: int = 0
-    bytes_received: int = 0
-    context_id: str | None = None
-    error: str | None = None
-    timestamp: str
 
 
 class ErrorInfo(BaseModel):

@@ -6,7 +6,8 @@ import a2abench.llm
 from a2abench.llm import LLMConfig
 
 EXPECTED = [
-    "API_KEY_ENV_VARS", "DEFAULT_BASE_URL", "PRICES", "ChatLLM", "ChatResult", "LLMCallMetrics",
+    "API_KEY_ENV_VARS", "DEFAULT_BASE_URL", "PRICES", "ChatLLM", "ChatResult", "LLMArgs",
+    "LLMCallMetrics",
     "LLMConfig", "MetricsHook", "Price", "ResponseCache", "RetryPolicy", "ToolCall", "Usage",
     "api_key_from_env", "cache_key", "cost_usd", "default_cache_root", "lookup_price",
 ]
@@ -23,3 +24,17 @@ def test_config_is_hashable_and_compares_by_value() -> None:
     b = LLMConfig(model="m", api_key=None, args={"temperature": 0})
     assert a == b and hash(a) == hash(b)
     assert a != LLMConfig(model="m", api_key=None, args={"temperature": 1})
+
+
+def test_llm_args_accept_json_text_or_a_dict() -> None:
+    import pytest
+    from pydantic import TypeAdapter, ValidationError
+
+    from a2abench.llm import LLMArgs
+
+    adapter = TypeAdapter(LLMArgs)
+    assert adapter.validate_python('{"temperature": 0.5}') == {"temperature": 0.5}
+    assert adapter.validate_python(None) == {} and adapter.validate_python({"a": 1}) == {"a": 1}
+    for bad, words in (("{nope", "not JSON"), ("[1]", "JSON object")):
+        with pytest.raises(ValidationError, match=words):
+            adapter.validate_python(bad)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from a2abench._download import git_blob_sha1_file
 from a2abench.benchmarks.crmarena import upstream
@@ -30,7 +29,7 @@ from a2abench.benchmarks.crmarena.tasks import (
 )
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
 from a2abench.errors import ConfigError
-from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMConfig, api_key_from_env
+from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMArgs, LLMConfig, api_key_from_env
 from a2abench.run.driver import (
     Driver,
     Exporter,
@@ -63,24 +62,11 @@ class CRMArenaOptions(BaseModel):
     aided: bool = True
     user_llm: str | None = None
     user_llm_base_url: str | None = None
-    user_llm_args: dict[str, Any] = {}
+    user_llm_args: LLMArgs = {}
     judge_llm: str | None = None  # None: upstream's model; "offline": deterministic scoring
     judge_llm_base_url: str | None = None
     llm_cache: bool = True
 
-    @field_validator("user_llm_args", mode="before")
-    @classmethod
-    def _json_args(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return {}
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError as exc:
-                raise ValueError(f"--user-llm-args is not JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise ValueError("--user-llm-args must be a JSON object")
-        return value
 
     @model_validator(mode="after")
     def _dataset_and_org(self) -> CRMArenaOptions:

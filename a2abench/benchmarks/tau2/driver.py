@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, field_validator
+from pydantic import BaseModel, TypeAdapter
 
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -15,7 +14,7 @@ from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, Terminati
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
-from a2abench.llm import ChatLLM, LLMConfig
+from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
 from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
 from a2abench.run.records import Scoring, TaskRecord, is_success
 
@@ -29,7 +28,7 @@ class Tau2Options(BaseModel):
     split: str = "base"
     user_llm: str | None = None
     user_llm_base_url: str | None = None
-    user_llm_args: dict[str, Any] = {}
+    user_llm_args: LLMArgs = {}
     judge_llm: str | None = None
     judge_llm_base_url: str | None = None
     llm_cache: bool = True
@@ -39,19 +38,6 @@ class Tau2Options(BaseModel):
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
 
-    @field_validator("user_llm_args", mode="before")
-    @classmethod
-    def _json_args(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return {}
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError as exc:
-                raise ValueError(f"--user-llm-args is not JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise ValueError("--user-llm-args must be a JSON object")
-        return value
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from a2abench.a2a.client import AgentReply
+from a2abench.a2a.dialects import whole_numbers
 from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage
 from a2abench.errors import ProtocolError
@@ -163,18 +164,6 @@ def _message(calls: list[ToolCall], raw_text: str) -> AssistantMessage:
             raise ProtocolError("`respond` needs a non-empty string `content`")
         return AssistantMessage(content=content)
     return AssistantMessage(content=raw_text or None, tool_calls=calls)
-
-
-def whole_numbers(value: Any) -> Any:
-    """1.0 -> 1 throughout a DataPart: A2A 1.0 carries data as protobuf Values, which store
-    every number as a double, so an agent's integer arguments arrive as floats."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: whole_numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [whole_numbers(v) for v in value]
-    return value
 
 
 def parse_reply(reply: AgentReply) -> AssistantMessage:
