@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,16 +55,18 @@ def deep_update(target: dict[str, Any], patch: dict[str, Any]) -> None:
             target[key] = clone(value)
 
 
-class StateDB:
+class StateDB(ABC):
     """What toolkits and the evaluator need from a task-trial's DB."""
 
     name: str
 
+    @abstractmethod
     def db_hash(self) -> str:
-        raise NotImplementedError
+        """Upstream's SHA-256 over the canonical JSON of the whole DB."""
 
+    @abstractmethod
     def patch(self, update: dict[str, Any]) -> None:
-        raise NotImplementedError
+        """Deep-merge a task's data patch into this trial's DB."""
 
 
 class BaseDB:
