@@ -24,6 +24,9 @@ def report(
     scoring: Annotated[list[str] | None, c.opt(
         "--scoring", "With --rescore: benchmark option KEY=VALUE to change (repeatable), "
                      "e.g. judge_llm=gpt-4.1.", show_default=False)] = None,
+    compare: Annotated[bool, c.opt("--compare", "Put different runs side by side (b2b vs b2c, "
+                                                "two agents...): table, markdown or json.")]
+    = False,
     rescored_output: Annotated[Path | None, c.opt(
         "--rescored-output", "With --rescore: where to write the re-scored records "
                              "[default: <first file>.rescored.jsonl].", show_default=False)]
@@ -42,6 +45,9 @@ def report(
     from a2abench.errors import ScoreBelowThreshold
     from a2abench.report import build_report, render, step_summary
 
+    if compare:
+        _compare(paths, format, output)
+        return
     if rescore:
         from a2abench.report.rescore import rescore_files
 
@@ -84,3 +90,34 @@ def _pairs(items: list[str]) -> dict[str, object]:
         except ValueError:
             out[key] = value
     return out
+
+
+def _compare(paths: list[Path], format: str, output: Path | None) -> None:
+    from a2abench._output import Output
+    from a2abench.errors import ConfigError
+    from a2abench.report import step_summary
+    from a2abench.report.compare import compare, to_markdown
+
+    if format not in ("table", "markdown", "json"):
+        raise ConfigError(f"--compare writes table, markdown or json, not {format!r}")
+    comparison = compare(paths)
+    out = Output.for_command(format == "json" and output is None)
+    if format == "table" and output is None:
+        from rich.table import Table
+
+        table = Table(title="a2abench comparison", title_justify="left")
+        table.add_column("")
+        for column in comparison.columns:
+            table.add_column(column, justify="right")
+        for name, values in comparison.rows:
+            table.add_row(name, *("—" if v is None else f"{v:.3f}" for v in values))
+        out.out.print(table)
+    else:
+        text = (comparison.model_dump_json(indent=2, exclude={"reports"}) if format == "json"
+                else to_markdown(comparison))
+        if output is not None:
+            output.write_text(text, encoding="utf-8")
+        else:
+            typer.echo(text)
+    if format in ("table", "markdown"):
+        step_summary(to_markdown(comparison))

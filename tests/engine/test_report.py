@@ -121,3 +121,20 @@ def test_rescore_uses_recorded_transcripts_without_the_agent(metrics: Path,
     assert json.loads(target.read_text().splitlines()[0])["rescored"]["overrides"] == ["strict"]
     assert run_cli("report", str(metrics), "--rescore", "--scoring", "strict",
                    "--rescored-output", str(tmp_path / "x.jsonl")).code == 2
+
+
+def test_compare_puts_different_runs_side_by_side(metrics: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.jsonl"
+    with agent(wrong_for=frozenset({"t001", "t002"})) as (_, base):
+        r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(other),
+                    "--option", "tasks=6", "--num-trials", "2", "--seed", "9")
+    assert r.code == 0, r.err
+    assert run_cli("report", str(metrics), str(other)).code == 1  # not one run: refused
+    data = json.loads(run_cli("report", str(metrics), str(other), "--compare",
+                              "--format", "json").out)
+    assert len(data["columns"]) == 2 and "seed=9" in data["columns"][1]
+    rows = dict((name, values) for name, values in data["rows"])
+    assert rows["score"] == [pytest.approx(10 / 12), pytest.approx(8 / 12)]
+    assert rows["cat1"] == [0.5, 0.5] and rows["cat2"] == [1.0, 0.5]
+    table = run_cli("report", str(metrics), str(other), "--compare")
+    assert table.code == 0 and "a2abench comparison" in table.out
