@@ -21,3 +21,28 @@ def machine() -> str:
 
 def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
+
+
+def wall(cmd: list[str]) -> float:
+    """Seconds one whole process takes (output discarded; a failure stops the benchmark)."""
+    import subprocess
+    import time
+
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0
+
+
+def wait_for_card(base: str, what: str, tries: int = 400) -> None:
+    """Poll an A2A server's card until it answers (servers started as subprocesses)."""
+    import time
+
+    import httpx
+
+    for _ in range(tries):
+        try:
+            httpx.get(base + "/.well-known/agent-card.json", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    raise SystemExit(f"{what} did not start")

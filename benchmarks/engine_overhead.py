@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 
 import httpx
-from _util import ROOT, machine
+from _util import ROOT, machine, wait_for_card
 
 from a2abench.run import RunConfig, execute_async
 from tests.engine.scripted import ScriptedDriver, ScriptedOptions
@@ -48,13 +48,8 @@ def start_agent(delay: float) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen([sys.executable, "-c", AGENT, str(port), str(delay)], cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            httpx.get(base + "/.well-known/agent-card.json", timeout=1)
-            return proc, base
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    raise SystemExit("agent did not start")
+    wait_for_card(base, "agent")
+    return proc, base
 
 
 def cpu() -> float:

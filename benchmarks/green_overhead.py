@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 
 import httpx
-from _util import ROOT, machine
+from _util import ROOT, machine, wait_for_card
 from engine_overhead import free_port, start_agent
 
 from a2abench.run import RunConfig, execute_async
@@ -44,13 +44,8 @@ def start_green(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen([sys.executable, "-c", GREEN, str(port), str(tmp)], cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     base = f"http://127.0.0.1:{port}"
-    for _ in range(400):
-        try:
-            httpx.get(base + "/.well-known/agent-card.json", timeout=1)
-            return proc, base
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    raise SystemExit("serve-green did not start")
+    wait_for_card(base, "serve-green")
+    return proc, base
 
 
 async def direct(agent: str, tasks: int, tmp: Path) -> float:

@@ -55,6 +55,13 @@ def version_headers(dialect: Dialect) -> dict[str, str]:
     return {}
 
 
+def _encode(method: str, params: dict[str, Any]) -> tuple[str, bytes, int]:
+    """A fresh request id, the JSON-RPC body, and the estimated input tokens."""
+    request_id = str(next(_ids))
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    return request_id, body.encode(), estimate_tokens(content_chars(params))
+
+
 @dataclass
 class _Attempt:
     """What one HTTP attempt produced, for metrics and the retry decision."""
@@ -101,10 +108,7 @@ class JsonRpcTransport:
     async def call(self, method: str, params: dict[str, Any], *,
                    context_id: str | None = None) -> Any:
         """One JSON-RPC call with retries; returns `result` or raises a named error."""
-        request_id = str(next(_ids))
-        content = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                              "params": params}).encode()
-        in_tokens = estimate_tokens(content_chars(params))
+        request_id, content, in_tokens = _encode(method, params)
         started = time.monotonic()
         attempt = 0
         while True:
@@ -210,10 +214,7 @@ class JsonRpcTransport:
 
         Only failures before the first event are retried (a half-consumed stream is not).
         """
-        request_id = str(next(_ids))
-        content = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                              "params": params}).encode()
-        in_tokens = estimate_tokens(content_chars(params))
+        request_id, content, in_tokens = _encode(method, params)
         started = time.monotonic()
         attempt = 0
         while True:
