@@ -13,6 +13,7 @@ a `kind` used by the run engine to classify failed task-trials:
     │   │   └── JSONRPCError                           a JSON-RPC error object from the agent
     │   ├── AgentHTTPError                             a deterministic HTTP error from the agent
     │   ├── TooManyRedirects                           a redirect loop or chain over the limit
+    │   ├── HostNotAllowed                             a URL outside the allowed hosts
     │   └── AgentCardInvalid                           card unusable (not JSON, missing fields)
     ├── InfrastructureError            infra     1   nothing to blame the agent for
     │   ├── AgentUnreachable                           connect errors, 5xx after retries
@@ -113,6 +114,10 @@ class AgentHTTPError(AgentError):
 
 class TooManyRedirects(AgentError):
     pass
+
+
+class HostNotAllowed(AgentError):
+    """The agent's card, an interface or a redirect points at a host we may not contact."""
 
 
 class AgentCardInvalid(AgentError):

@@ -21,6 +21,7 @@ import httpx
 from a2abench.a2a import dialects
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
 from a2abench.a2a.config import A2AConfig
+from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import (
     AgentCard,
@@ -38,7 +39,7 @@ from a2abench.a2a.models import (
     TextPart,
 )
 from a2abench.a2a.transport import JsonRpcTransport
-from a2abench.errors import AgentCardInvalid, AgentTimeout, ProtocolError
+from a2abench.errors import AgentCardInvalid, AgentTimeout, HostNotAllowed, ProtocolError
 
 _DIALECT_RANK: dict[Dialect, int] = {"1.0": 0, "0.3": 1, "0.2": 2}
 
@@ -143,11 +144,12 @@ class A2AClient:
     def __init__(self, config: A2AConfig, *, card: CardFetch | None = None,
                  on_request: MetricsHook | None = None, http: httpx.AsyncClient | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
-                 pool_size: int = 1) -> None:
+                 pool_size: int = 1, host_policy: HostPolicy | None = None) -> None:
         """`pool_size` httpx clients serve the conversations round-robin: httpcore scans
         its whole connection pool on every request, so a few small pools beat one big pool
         when many conversations run at once (benchmarks/engine_overhead.py)."""
         self.config = config
+        self.host_policy = host_policy
         self.on_request = on_request
         self.before_request = before_request
         self._fetched = card
@@ -164,7 +166,15 @@ class A2AClient:
             timeout=httpx.Timeout(self.config.timeout, connect=min(self.config.timeout, 10.0)),
             verify=self.config.verify_ssl, follow_redirects=True, max_redirects=MAX_REDIRECTS,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
-            trust_env=False)
+            trust_env=False, event_hooks={"request": [self._check_host]})
+
+    async def _check_host(self, request: httpx.Request) -> None:
+        """Refuse any request (card, interface, redirect) outside the host policy."""
+        if self.host_policy is not None and not self.host_policy.allows(str(request.url)):
+            raise HostNotAllowed(f"{request.url.host} is not an allowed host "
+                                 f"(requested {request.url})",
+                                 hint="The agent's card or a redirect points outside "
+                                      "--allow-host; allow that host or fix the card.")
 
     async def __aenter__(self) -> A2AClient:
         return self

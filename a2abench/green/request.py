@@ -266,6 +266,9 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
     config.output = output_path(settings.output_dir, request.benchmark, driver.domain, task_id)
+    # The allowed hosts bind every request of the run, not just the URL asked for: the
+    # agent's card, its interfaces and any redirect.
+    config.allowed_hosts = list(settings.allow_hosts)
     return Planned(config, driver)
 
 

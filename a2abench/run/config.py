@@ -66,6 +66,7 @@ class RunConfig(BaseModel):
     max_consecutive_failures: int = 5
     retries: int = 3
     retry_delay: float = 0.5
+    allowed_hosts: list[str] = Field(default_factory=list)  # empty: any host (serve-green sets)
     task_timeout: float | None = None  # wall-clock cap per task-trial
 
     @field_validator("num_trials", "concurrency", "max_consecutive_failures")

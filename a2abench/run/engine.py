@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from a2abench._version import __version__
 from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
+from a2abench.a2a.hosts import HostPolicy
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
 from a2abench.run.config import RunConfig, redact, resolve_output
@@ -164,7 +165,9 @@ class Engine:
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
                          before_request=limiter.acquire if limiter else None,
-                         pool_size=-(-config.concurrency // 4))
+                         pool_size=-(-config.concurrency // 4),
+                         host_policy=HostPolicy(config.allowed_hosts)
+                         if config.allowed_hosts else None)
 
     def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
                           previous: plan.Previous | None) -> None:

@@ -112,3 +112,40 @@ def test_v1_specific_required_fields() -> None:
     for gap in ("supportedInterfaces[0].protocolVersion", "defaultOutputModes (must not",
                 "provider.url", "skills[0].tags (must not be empty)"):
         assert any(gap in m for m in messages), gap
+
+
+async def test_host_policy_binds_interfaces_and_redirects() -> None:
+    from starlette.responses import RedirectResponse
+
+    from a2abench.a2a.hosts import HostPolicy
+    from a2abench.errors import HostNotAllowed
+
+    with serve(lambda b: LegacyAgent(b).app()) as elsewhere:
+        port = elsewhere.rsplit(":", 1)[1]
+
+        def pointing(base: str) -> Starlette:
+            card = {**LegacyAgent(base).card(), "url": elsewhere + "/rpc"}
+
+            async def card_route(_: Request) -> Response:
+                return JSONResponse(card)
+
+            async def moved(_: Request) -> Response:
+                return RedirectResponse(elsewhere + "/.well-known/agent-card.json")
+
+            return Starlette(routes=[Route("/.well-known/agent-card.json", card_route),
+                                     Route("/moved/.well-known/agent-card.json", moved)])
+
+        with serve(pointing) as base:
+            own = base.rsplit(":", 1)[1]
+            policy = HostPolicy([f"127.0.0.1:{own}"])
+            async with A2AClient(A2AConfig.create(base), host_policy=policy) as client:
+                await client.card()  # the card itself is on an allowed host
+                with pytest.raises(HostNotAllowed, match=port):
+                    await client.conversation().send("hi")  # its interface is not
+            async with A2AClient(A2AConfig.create(base + "/moved"),
+                                 host_policy=policy) as client:
+                with pytest.raises(HostNotAllowed):
+                    await client.card()  # nor is where the redirect leads
+            async with A2AClient(A2AConfig.create(base),
+                                 host_policy=HostPolicy(["127.0.0.1"])) as client:
+                assert (await client.conversation().send("hi")).text == "echo[turn=1]: hi"

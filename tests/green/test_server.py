@@ -134,6 +134,32 @@ async def test_white_agent_hosts_are_restricted(tmp_path: Path, white: str) -> N
     assert not tmp_path.joinpath("runs").exists()
 
 
+async def test_allowed_hosts_bind_the_interfaces_an_agent_advertises(tmp_path: Path,
+                                                                    white: str) -> None:
+    from tests.agents import LegacyAgent
+    from tests.servers import serve
+
+    def pointing(base: str) -> object:  # an allowed host whose card sends us elsewhere
+        agent = LegacyAgent(base)
+        agent.card = lambda: {**LegacyAgent(base).card(), "url": white + "/a2a"}  # type: ignore[method-assign]
+        return agent.app()
+
+    with serve(pointing) as decoy:
+        settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0,
+                                 allow_hosts=(decoy.removeprefix("http://"),))
+        with green_server(settings) as (base, _):
+            async with sdk_client(base) as client:
+                out = await send(client, agentbeats(decoy, benchmark="scripted",
+                                                    max_tasks=2))
+    assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+    data = result_of(out.task)[1]  # type: ignore[arg-type]
+    assert data["summary"]["pass_rate"] == 0.0  # nothing reached the other host
+    records = [json.loads(line) for path in tmp_path.rglob("metrics.jsonl")
+               for line in path.read_text().splitlines()]
+    errors = {r["error"]["error"] for r in records if r["type"] == "task"}
+    assert errors == {"HostNotAllowed"}
+
+
 async def test_an_unreachable_agent_fails_the_task(settings: GreenSettings) -> None:
     agent = f"http://127.0.0.1:{free_port()}"
     with green_server(settings) as (base, _):
