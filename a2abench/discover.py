@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit
 
 from pydantic import BaseModel, Field
@@ -12,6 +12,9 @@ from a2abench.a2a.card import WARN_CARD_BYTES, CardFetch
 from a2abench.a2a.config import A2AConfig, RetryPolicy
 from a2abench.a2a.dialects import dialect_of_version
 from a2abench.a2a.models import AgentCard, Dialect
+
+if TYPE_CHECKING:
+    from a2abench.a2a.client import A2AClient
 from a2abench.errors import A2ABenchError, AgentCardInvalid, ProtocolError
 
 Severity = Literal["error", "warning", "info"]
@@ -206,7 +209,7 @@ def _conclude(result: DiscoverResult) -> None:
     result.usable = result.error is None
 
 
-async def _probe(client: Any, card: AgentCard) -> Probe:
+async def _probe(client: A2AClient, card: AgentCard) -> Probe:
     try:
         reply = await client.conversation().send(PROBE_TEXT, stream=False)
     except A2ABenchError as exc:

@@ -67,7 +67,8 @@ def launch(config: Any, json_: bool) -> None:
         raise typer.Exit(130)
     try:
         report = build_report([summary.output])
-    except A2ABenchError:
+    except A2ABenchError as exc:  # the run itself finished: say why there is no summary
+        out.warn(f"no report for {summary.output}: {exc.render()}")
         report = None
     if report is not None:
         if json_:

@@ -9,8 +9,10 @@ is the production code path; only the agent and the user are scripted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,18 @@ class DemoResult:
     output: Path
     metrics: dict[str, Path] = field(default_factory=dict)  # benchmark -> metrics.jsonl
     duration_s: float = 0.0
+
+
+@contextlib.contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """Raise a logger's level to ERROR for the block, then restore it."""
+    logger = logging.getLogger(name)
+    before = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
 
 
 def _crm_data(folder: Path) -> tuple[Path, Path]:
@@ -46,10 +60,10 @@ async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
 
     started = time.monotonic()
     result = DemoResult(output=output)
-    # The scripted user has no price; the "unknown price" warning would only be noise here.
-    logging.getLogger("a2abench.llm").setLevel(logging.ERROR)
     data_root = tau2_data.write(output / "data")
-    with serve(agent.build_app) as agent_url, serve(lambda _: user_llm.app()) as user_url:
+    # The scripted user has no price; the "unknown price" warning would only be noise here.
+    with _quiet("a2abench.llm"), serve(agent.build_app) as agent_url, \
+            serve(lambda _: user_llm.app()) as user_url:
         tau2 = RunConfig(
             benchmark="tau2", white_agent_url=agent_url, concurrency=4,
             output=output / "tau2" / "metrics.jsonl",
