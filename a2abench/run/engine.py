@@ -37,6 +37,7 @@ from a2abench.run.records import (
     RunEndRecord,
     RunRecord,
     TaskRecord,
+    TaskStatus,
     is_success,
 )
 from a2abench.run.writer import RecordWriter
@@ -324,10 +325,11 @@ class Engine:
 
 def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:
     """An error that escaped a driver becomes an outcome of its kind (never dropped)."""
-    status = {"agent": "agent_error", "infrastructure": "infrastructure_error",
-              "data": "harness_error", "usage": "harness_error",
-              "harness": "harness_error"}[exc.kind]
-    return TaskOutcome(status=status,  # type: ignore[arg-type]
+    statuses: dict[str, TaskStatus] = {
+        "agent": "agent_error", "infrastructure": "infrastructure_error",
+        "data": "harness_error", "usage": "harness_error", "harness": "harness_error"}
+    status = statuses[exc.kind]
+    return TaskOutcome(status=status,
                        reward=0.0 if status == "agent_error" else None,
                        termination=status,
                        error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,

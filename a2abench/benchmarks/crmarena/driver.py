@@ -104,7 +104,7 @@ def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool,
     return ChatLLM(LLMConfig(model=model, base_url=url, args=args, cache=cache))
 
 
-class CRMArenaDriver(Driver):
+class CRMArenaDriver(Driver[CRMArenaOptions]):
     name = "crmarena"
     options_model = CRMArenaOptions
     scoring = Scoring(
@@ -113,9 +113,9 @@ class CRMArenaDriver(Driver):
                     "averaged over categories; confidentiality categories scored apart",
         separate={"confidentiality": list(PRIVACY_CATEGORIES)})
 
-    def __init__(self, options: BaseModel) -> None:
+    def __init__(self, options: CRMArenaOptions) -> None:
         super().__init__(options)
-        self.opts: CRMArenaOptions = options  # type: ignore[assignment]
+        self.opts = options
         self.texts = upstream.TextSource(None, "not loaded")
         self.judge_llm: ChatLLM | None = None
         self.user_llm: ChatLLM | None = None

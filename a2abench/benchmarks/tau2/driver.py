@@ -47,15 +47,15 @@ def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) ->
     return ChatLLM(LLMConfig(**kwargs))
 
 
-class Tau2Driver(Driver):
+class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
     options_model = Tau2Options
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
 
-    def __init__(self, options: BaseModel) -> None:
+    def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
-        self.opts: Tau2Options = options  # type: ignore[assignment]
+        self.opts = options
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
         self.judge_llm: ChatLLM | None = None
@@ -155,7 +155,7 @@ class Tau2Driver(Driver):
             ["classic"] if info.reward_basis_mode == "classic" else [])
         status = outcome.status
         return TaskOutcome(
-            status=status,  # type: ignore[arg-type]
+            status=status,
             reward=info.reward if status != "infrastructure_error" else None,
             reward_components={k.value: v for k, v in (info.reward_breakdown or {}).items()},
             labels=labels, termination=outcome.termination.value, turns=outcome.agent_turns,

@@ -30,7 +30,7 @@ from a2abench.benchmarks.tau2.translator import (
 )
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
-from a2abench.run.records import ErrorInfo
+from a2abench.run.records import ErrorInfo, TaskStatus
 
 _FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
                   TaskState.AUTH_REQUIRED}
@@ -75,7 +75,7 @@ class Outcome:
     errors: int
     agent_turns: int
     error: ErrorInfo | None = None
-    status: str = "ok"  # ok | agent_error | infrastructure_error
+    status: TaskStatus = "ok"  # ok | agent_error | infrastructure_error
     notes: dict[str, Any] = field(default_factory=dict)
 
 
@@ -132,7 +132,7 @@ class Orchestrator:
         return Outcome(self.trajectory, self.termination, self.steps, self.errors,
                        self.agent.turns)
 
-    def _fail(self, status: str, reason: TerminationReason, exc: A2ABenchError) -> Outcome:
+    def _fail(self, status: TaskStatus, reason: TerminationReason, exc: A2ABenchError) -> Outcome:
         return Outcome(self.trajectory, reason, self.steps, self.errors, self.agent.turns,
                        error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,
                                        message=exc.message, hint=exc.hint), status=status)
