@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 import pytest
 
@@ -82,12 +82,14 @@ def test_output_modes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ctrl_c_exits_130_without_traceback() -> None:
-    with serve(lambda b: agents.slow_card(b, delay=30)) as base:
+    arrived = threading.Event()
+    with serve(lambda b: agents.slow_card(b, delay=30, arrived=arrived)) as base:
         proc = subprocess.Popen([sys.executable, "-m", "a2abench", "discover", base,
                                  "--timeout", "60"], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        time.sleep(1.5)
+        # Interrupt once the command is inside its request (not while Python starts up).
+        assert arrived.wait(60), "the CLI never asked for the card"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
