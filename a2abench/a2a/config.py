@@ -1,42 +1,16 @@
-"""A2AConfig (the seed data model) and the retry policy, as value objects."""
+"""A2AConfig (the seed data model): how to reach one agent, as a value object."""
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from a2abench._retry import RetryPolicy
 from a2abench.errors import ConfigError
 
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Exponential backoff with jitter for transient failures, bounded by count and time.
-
-    Delay before retry n (1-based) is `base_delay * 2**(n-1)`, capped at `max_delay`, scaled by
-    a random factor in [1 - jitter, 1]; a server's Retry-After replaces it (still capped by the
-    remaining budget). `max_attempts` counts the first try.
-    """
-
-    max_attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 8.0
-    total_budget: float = 60.0
-    jitter: float = 0.5
-
-    def delay(self, retry_number: int, retry_after: float | None = None,
-              rng: random.Random | None = None) -> float:
-        if retry_after is not None:
-            return max(0.0, retry_after)
-        raw = min(self.max_delay, self.base_delay * 2 ** (retry_number - 1))
-        factor = 1.0 - self.jitter * (rng.random() if rng else random.random())
-        return float(raw * factor)
-
-    @classmethod
-    def none(cls) -> RetryPolicy:
-        return cls(max_attempts=1)
+# Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).
+AGENT_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.5, max_delay_s=8.0, budget_s=60.0)
 
 
 class A2AConfig(BaseModel):
@@ -49,7 +23,7 @@ class A2AConfig(BaseModel):
     timeout: float = Field(default=300.0, description="Seconds per request.")
     verify_ssl: bool = True
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
-    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    retry: RetryPolicy = Field(default=AGENT_RETRY)
 
     @field_validator("endpoint")
     @classmethod

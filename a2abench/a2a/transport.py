@@ -22,7 +22,8 @@ from typing import Any
 import httpx
 
 from a2abench._http import parse_retry_after
-from a2abench.a2a.config import RetryPolicy
+from a2abench._retry import RetryPolicy
+from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
 from a2abench.errors import (
@@ -99,7 +100,7 @@ class JsonRpcTransport:
         self.url = url
         self.dialect = dialect
         self.timeout = timeout
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or AGENT_RETRY
         self.on_request = on_request
         self.before_request = before_request
         self.headers = {"Content-Type": "application/json", **version_headers(dialect),
@@ -188,11 +189,11 @@ class JsonRpcTransport:
         return payload["result"]
 
     def _retry_delay(self, outcome: _Attempt, attempt: int, started: float) -> float | None:
-        if not outcome.transient or attempt >= self.retry.max_attempts:
+        if not outcome.transient:
             return None
         delay = self.retry.delay(attempt, outcome.retry_after)
-        remaining = self.retry.total_budget - (time.monotonic() - started)
-        return delay if delay <= remaining else None
+        return delay if self.retry.retry_after(attempt, time.monotonic() - started,
+                                               delay) else None
 
     def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
               latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,

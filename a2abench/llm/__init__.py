@@ -11,6 +11,7 @@ LLMBadRequest, LLMContextWindowExceeded, LLMRateLimited, LLMResponseInvalid).
 See docs/llm.md for configuration, environment variables and the cache.
 """
 
+from a2abench._retry import RetryPolicy
 from a2abench.llm._cache import ResponseCache, cache_key, default_cache_root
 from a2abench.llm._client import ChatLLM, MetricsHook
 from a2abench.llm._config import (
@@ -18,7 +19,6 @@ from a2abench.llm._config import (
     DEFAULT_BASE_URL,
     LLMArgs,
     LLMConfig,
-    RetryPolicy,
     api_key_from_env,
 )
 from a2abench.llm._pricing import PRICES, Price, cost_usd, lookup_price

@@ -160,9 +160,9 @@ class Engine:
         a2a = A2AConfig.create(
             config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
             auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
-            retry=RetryPolicy(max_attempts=config.retries + 1, base_delay=config.retry_delay,
-                              max_delay=max(8.0, config.retry_delay),
-                              total_budget=max(60.0, config.timeout)))
+            retry=RetryPolicy(max_attempts=config.retries + 1, base_delay_s=config.retry_delay,
+                              max_delay_s=max(8.0, config.retry_delay),
+                              budget_s=max(60.0, config.timeout)))
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
                          before_request=limiter.acquire if limiter else None,

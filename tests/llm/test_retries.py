@@ -211,6 +211,6 @@ async def test_backoff_grows_exponentially_with_jitter_and_a_ceiling(
     policy = RetryPolicy(max_attempts=10, base_delay_s=1.0, max_delay_s=5.0)
     async with ChatLLM(dataclasses.replace(llm_config, retry=policy)) as llm:
         for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (9, 5.0)]:
-            delays = [llm._backoff(attempt) for _ in range(200)]
+            delays = [policy.delay(attempt, rng=llm._random) for _ in range(200)]
             assert all(ceiling / 2 <= d <= ceiling for d in delays)
             assert max(delays) - min(delays) > ceiling / 10  # jittered, not constant
