@@ -12,6 +12,7 @@ See docs/llm.md for configuration, environment variables and the cache.
 """
 
 from a2abench._retry import RetryPolicy
+from a2abench.llm._build import build_llm
 from a2abench.llm._cache import ResponseCache, cache_key, default_cache_root
 from a2abench.llm._client import ChatLLM, MetricsHook
 from a2abench.llm._config import (
@@ -40,6 +41,7 @@ __all__ = [
     "ToolCall",
     "Usage",
     "api_key_from_env",
+    "build_llm",
     "cache_key",
     "cost_usd",
     "default_cache_root",

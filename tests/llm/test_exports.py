@@ -9,7 +9,8 @@ EXPECTED = [
     "API_KEY_ENV_VARS", "DEFAULT_BASE_URL", "PRICES", "ChatLLM", "ChatResult", "LLMArgs",
     "LLMCallMetrics",
     "LLMConfig", "MetricsHook", "Price", "ResponseCache", "RetryPolicy", "ToolCall", "Usage",
-    "api_key_from_env", "cache_key", "cost_usd", "default_cache_root", "lookup_price",
+    "api_key_from_env", "build_llm", "cache_key", "cost_usd", "default_cache_root",
+    "lookup_price",
 ]
 
 

@@ -14,7 +14,7 @@ from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, Terminati
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
-from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
+from a2abench.llm import ChatLLM, LLMArgs, build_llm
 from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
 from a2abench.run.records import Scoring, TaskRecord, is_success
 
@@ -40,13 +40,6 @@ class Tau2Options(BaseModel):
 
 
 
-def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
-    kwargs: dict[str, Any] = {"model": model, "args": args, "cache": cache}
-    if base_url:
-        kwargs["base_url"] = base_url
-    return ChatLLM(LLMConfig(**kwargs))
-
-
 class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
     options_model = Tau2Options
@@ -70,8 +63,9 @@ class Tau2Driver(Driver[Tau2Options]):
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy)
         if opts.judge_llm:
-            self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
-                                  opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
+            self.judge_llm = build_llm(
+                opts.judge_llm, base_url=opts.judge_llm_base_url or opts.user_llm_base_url,
+                args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
 
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
@@ -81,8 +75,8 @@ class Tau2Driver(Driver[Tau2Options]):
                                        "--user-llm-base-url for other OpenAI-compatible "
                                        "endpoints; the key comes from OPENAI_API_KEY.")
             args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
-            self.user_llm = _llm(self.opts.user_llm, self.opts.user_llm_base_url, args,
-                                 self.opts.llm_cache)
+            self.user_llm = build_llm(self.opts.user_llm, base_url=self.opts.user_llm_base_url,
+                                      args=args, cache=self.opts.llm_cache, flag="--user-llm")
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
