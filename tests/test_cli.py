@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +113,10 @@ def test_cli_reference_is_current() -> None:
                           capture_output=True, text=True,
                           cwd=os.path.dirname(os.path.dirname(__file__)))
     assert proc.returncode == 0, proc.stdout
+
+
+def test_no_private_typer_imports() -> None:
+    package = Path(a2abench.__file__).parent
+    offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
+                 if re.search(r"typer\._|from typer import _", p.read_text())]
+    assert offenders == []

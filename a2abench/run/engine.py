@@ -96,6 +96,16 @@ class RunSummary(BaseModel):
 
 
 class Engine:
+    """Runs one benchmark's task-trials against one agent and records every result.
+
+    The engine is benchmark-neutral: the `Driver` supplies tasks and runs one task-trial; the
+    engine plans (filters, trials with derived seeds, shards, resume), runs up to
+    `config.concurrency` task-trials at once on one event loop with one A2A client, turns
+    escaped `A2ABenchError`s into outcomes of their kind, writes the `run`, `request`, `task`
+    and `run_end` records (fsynced), emits events for the display, and stops early on Ctrl-C
+    (`stop`) or when the agent stays unreachable (`--max-consecutive-failures`).
+    """
+
     def __init__(self, config: RunConfig, driver: Driver, on_event: EventSink,
                  stop: asyncio.Event | None = None) -> None:
         self.config = config
@@ -109,6 +119,14 @@ class Engine:
         self.writer: RecordWriter | None = None
 
     async def run(self) -> RunSummary:
+        """Plan, run and record the whole run; returns the summary the CLI renders.
+
+        Order: resolve the output path, `driver.setup()`, plan the pending task-trials (a
+        ConfigError if the output holds another run and `--resume` is off), fetch the card (an
+        unreachable agent fails here, before anything is written), write the `run` record,
+        execute, write `run_end`. Raises `CircuitOpen` when the run was aborted; completed
+        records stay on disk in every case.
+        """
         config, driver = self.config, self.driver
         started = time.monotonic()
         output = resolve_output(config.output, config.benchmark, driver.domain)

@@ -80,6 +80,15 @@ class Outcome:
 
 
 class Orchestrator:
+    """One tau2 conversation: routes messages between the user simulator, the agent (over
+    A2A, through `AgentLink`) and the environment's tools, as upstream's `Orchestrator` does.
+
+    After the fixed greeting the user speaks; a tool call goes to the environment and its
+    results back to the caller; the run ends on the user's stop token, `max_steps` steps or
+    `max_errors` tool errors (checked after every step, as upstream). `run()` returns an
+    `Outcome`; agent errors and infrastructure failures become outcomes, never exceptions.
+    """
+
     def __init__(self, env: Tau2Environment, user: UserSimulator, agent: AgentLink, *,
                  history: Sequence[Any] = (), max_steps: int = 200,
                  max_errors: int = 10) -> None:
@@ -117,6 +126,7 @@ class Orchestrator:
                             and m.requestor == last.requestor][-1:]
 
     async def run(self) -> Outcome:
+        """Step until the conversation ends; the trajectory and why it ended."""
         try:
             while not self.done:
                 await self.step()
