@@ -17,7 +17,7 @@ class _BenchmarkGroup(typer.core.TyperGroup):
     """`run` lists tau2, crmarena and every benchmark registered by an installed package."""
 
     # `ctx` is Typer's click Context and the result a click Command; Typer vendors click and
-    # names neither publicly, so they stay untyped here rather than importing `typer._click`.
+    # names neither publicly, so they stay untyped here (no import of its private module).
     def list_commands(self, ctx: Any) -> list[str]:
         from a2abench.run.registry import names
 
