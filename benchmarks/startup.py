@@ -1,8 +1,9 @@
-"""Median wall time of `a2abench --help` vs `python -c "import typer, rich"` (same run).
+"""Median wall time of every `a2abench ... --help` vs `python -c "import typer, rich"`.
 
     python benchmarks/startup.py [--runs 15]
 
-Target (issue 2): ratio <= 1.5. Runs are interleaved so machine noise hits both alike.
+Target (issues 2 and 16): every ratio <= 1.5. Runs are interleaved so machine noise hits
+all commands alike.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ def main() -> None:
     commands = {
         "baseline: python -c 'import typer, rich'": [sys.executable, "-c", "import typer, rich"],
         "a2abench --help": [exe, "--help"],
-        "a2abench discover --help": [exe, "discover", "--help"],
-        "a2abench run tau2 --help": [exe, "run", "tau2", "--help"],
+        **{f"a2abench {' '.join(sub)} --help": [exe, *sub, "--help"]
+           for sub in (["discover"], ["run", "tau2"], ["run", "crmarena"], ["serve-green"],
+                       ["report"], ["data"])},
     }
     for cmd in commands.values():  # warm-up
         wall(cmd)

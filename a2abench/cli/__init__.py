@@ -4,15 +4,13 @@ Nothing heavy is imported here: a2a-sdk, httpx and the benchmarks load inside th
 so that `a2abench --help` starts fast (tests/test_cli_startup.py checks it).
 """
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 
 import typer
 
 from a2abench._version import __version__
-from a2abench.cli import _data, _demo, _discover, _report, _run, _serve
+from a2abench.cli import _common, _data, _demo, _discover, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
@@ -31,6 +29,7 @@ app = typer.Typer(
     # Markdown/markup parsing costs ~100 ms of imports on every --help; panels stay Rich.
     rich_markup_mode=None,
     pretty_exceptions_show_locals=False,
+    cls=_common.Group,
 )
 
 

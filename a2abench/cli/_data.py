@@ -1,7 +1,5 @@
 """`a2abench data pull|status`: fill and inspect the cache of pinned benchmark data."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -15,7 +13,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     help="Download pinned benchmark data into the cache, or show what is cached.\n\n"
          "Example: a2abench data pull all",
-    no_args_is_help=True, rich_markup_mode=None)
+    no_args_is_help=True, rich_markup_mode=None, cls=c.Group)
 
 Which = Annotated[str, typer.Argument(help="tau2 | crmarena | all.")]
 
@@ -61,7 +59,7 @@ def status(
     _show(data.status(data.file_sets(data.selected(which))), out, json_)
 
 
-def _show(result: list[SetStatus], out: Output, json_: bool) -> None:
+def _show(result: "list[SetStatus]", out: "Output", json_: bool) -> None:
     if json_:
         out.emit_json([s.to_dict() for s in result])
         return

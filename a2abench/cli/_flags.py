@@ -5,8 +5,6 @@ gate) to a command and hands them over as one `RunFlags`; `@llm_flags` adds the 
 and judge flags as a dict of benchmark options. The commands then declare only their own flags.
 """
 
-from __future__ import annotations
-
 import functools
 import inspect
 from collections.abc import Callable

@@ -1,7 +1,5 @@
 """`a2abench run <benchmark>`: flags -> RunConfig -> the run engine -> rendered summary."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +11,7 @@ from a2abench.cli._launch import launch_run
 from a2abench.cli._plugin import plugin_command
 
 
-class _BenchmarkGroup(typer.core.TyperGroup):
+class _BenchmarkGroup(c.Group):
     """`run` lists tau2, crmarena and every benchmark registered by an installed package."""
 
     # `ctx` is Typer's click Context and the result a click Command; Typer vendors click and
