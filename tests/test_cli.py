@@ -126,3 +126,11 @@ def test_no_private_typer_imports() -> None:
     offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
                  if re.search(r"typer\._|from typer import _", p.read_text())]
     assert offenders == []
+
+
+def test_command_modules_do_not_postpone_annotations() -> None:
+    # Typer would compile each parameter's annotation string at every start (~20 ms).
+    cli = Path(a2abench.__file__).parent / "cli"
+    postponed = [p.name for p in cli.glob("*.py") if p.name != "_launch.py"  # no commands
+                 and re.search(r"^from __future__ import annotations", p.read_text(), re.M)]
+    assert postponed == []

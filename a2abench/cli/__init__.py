@@ -1,7 +1,9 @@
 """The `a2abench` command line. Commands parse flags, call one core function, render.
 
 Nothing heavy is imported here: a2a-sdk, httpx and the benchmarks load inside the commands
-so that `a2abench --help` starts fast (tests/test_cli_startup.py checks it).
+so that `a2abench --help` starts fast (tests/test_cli.py checks it). The command modules do
+not postpone annotations (`from __future__ import annotations`): Typer would then compile
+every parameter's annotation string on each start (docs/performance.md, Startup).
 """
 
 import sys

@@ -1,7 +1,5 @@
 """Option types shared by several commands. Each flag also reads A2ABENCH_<FLAG>."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 
