@@ -49,7 +49,7 @@ def test_bad_config_is_a_config_error(kwargs: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize("kwargs", [{"max_attempts": 0}, {"base_delay_s": -1},
-                                    {"budget_s": -0.1}])
+                                    {"budget_s": -0.1}, {"jitter": 1.5}])
 def test_bad_retry_policy_is_a_config_error(kwargs: dict[str, float]) -> None:
     with pytest.raises(ConfigError):
         RetryPolicy(**kwargs)  # type: ignore[arg-type]
@@ -141,3 +141,14 @@ def test_tau2_without_a_key_fails_before_the_first_task() -> None:
     driver = Tau2Driver(Tau2Options(domain="mock", user_llm="gpt-4.1"))
     with pytest.raises(ConfigError, match="--user-llm gpt-4.1 needs an API key"):
         driver._user_llm()
+
+
+def test_retry_policy_stops_on_attempts_or_budget() -> None:
+    policy = RetryPolicy(max_attempts=3, base_delay_s=1.0, max_delay_s=2.0, budget_s=10.0,
+                         jitter=0.0)
+    assert [policy.delay(n) for n in (1, 2, 3)] == [1.0, 2.0, 2.0]
+    assert policy.delay(1, retry_after=-3) == 0.0 and policy.delay(1, retry_after=7) == 7
+    assert policy.retry_after(2, elapsed_s=1.0, delay_s=2.0)
+    assert not policy.retry_after(3, elapsed_s=0.0, delay_s=0.0)  # attempts used up
+    assert not policy.retry_after(1, elapsed_s=9.0, delay_s=2.0)  # would end past the budget
+    assert RetryPolicy.none().max_attempts == 1
