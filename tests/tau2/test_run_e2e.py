@@ -111,7 +111,12 @@ def test_malformed_replies_are_agent_errors(tmp_path: Path, airline: dict[str, T
     records = tasks_of(out)
     assert all(v["status"] == "agent_error" and v["reward"] == 0.0
                and v["termination"] == "agent_error" for v in records.values())
-    assert all(v["error"]["error"] == "ProtocolError" for v in records.values())
+    assert all(v["error"]["error"] == {"malformed": "ProtocolError", "empty": "EmptyReply"}[mode]
+               for v in records.values())
+    if mode == "empty":  # issue 18 item 4: the empty reply stays in the transcript
+        assert all(v["transcript"][-1]["role"] == "assistant"
+                   and v["transcript"][-1]["content"] is None
+                   and v["transcript"][-1]["tool_calls"] is None for v in records.values())
 
 
 def test_user_llm_is_required(tmp_path: Path) -> None:
