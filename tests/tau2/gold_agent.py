@@ -1,13 +1,16 @@
 """A real a2a-sdk white agent for tau2 end-to-end tests.
 
 Modes: "gold" replays a task's gold actions (one DataPart tool call per turn), then says the
-task's communicate_info; "silent" only ever answers politely; "malformed" sends a tool call
+task's communicate_info; "text" does the same with its tool calls as bare JSON text, "tags"
+with every reply as `<json>{"name", "arguments"}</json>` after a line of prose (`respond`
+for its words); "silent" only ever answers politely; "malformed" sends a tool call
 without a name; "empty" answers with no parts at all. The task is named by the user's first
 words ("TASK:<id>"), which the fake user LLM says.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -54,11 +57,20 @@ class GoldExecutor(AgentExecutor):
         actions = self.plans.get(task_id) or [
             (a.name, a.arguments) for a in (task.evaluation_criteria.actions or [])  # type: ignore[union-attr]
             if a.requestor == "assistant"]
+        said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
+        words = f"All done. {said}".strip()
         if step < len(actions):
             name, arguments = actions[step]
-            return [new_data_part({"tool_call": {"name": name, "arguments": arguments}})]
-        said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
-        return [new_text_part(f"All done. {said}".strip())]
+            call = {"name": name, "arguments": arguments}
+            if self.mode == "text":
+                return [new_text_part(json.dumps(call))]
+            if self.mode == "tags":
+                return [new_text_part(f"Let me do that.\n<json>{json.dumps(call)}</json>")]
+            return [new_data_part({"tool_call": call})]
+        if self.mode == "tags":
+            respond = {"name": "respond", "arguments": {"content": words}}
+            return [new_text_part(f"Replying.\n<json>{json.dumps(respond)}</json>")]
+        return [new_text_part(words)]
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         return None

@@ -124,3 +124,29 @@ def test_user_llm_is_required(tmp_path: Path) -> None:
                 "--data-dir", str(shared_data("tau2").parent), "--output",
                 str(tmp_path / "x.jsonl"))
     assert r.code == 2 and "--user-llm" in r.err
+
+
+@pytest.mark.parametrize(("mode", "fmt", "executed"), [
+    ("text", "any", True), ("text", "datapart", False),
+    ("tags", "tags", True), ("tags", "any", False), ("gold", "datapart", True),
+])
+def test_tool_call_format_decides_what_is_a_call(tmp_path: Path, airline: dict[str, Task],
+                                                 user_llm: FakeLLMServer, mode: str, fmt: str,
+                                                 executed: bool) -> None:
+    # Issue 18 item 3: --tool-call-format; text that is not a call reaches the user as written.
+    out = tmp_path / f"{mode}-{fmt}.jsonl"
+    with serve(lambda base: gold_agent.app(base, airline, mode)[0]) as base:
+        r = run(base, user_llm, out, "--tool-call-format", fmt)
+    assert r.code == 0, r.err
+    records = tasks_of(out)
+    assert all(v["status"] == "ok" for v in records.values())
+    if executed:
+        assert {k: v["reward"] for k, v in records.items()} == {"3": 1.0, "14": 1.0, "19": 1.0}
+    else:
+        assert all(v["tool_calls"] == 0 for v in records.values())
+        first = records["14"]["transcript"][2]  # greeting, user, then the agent's prose
+        assert first["role"] == "assistant" and first["tool_calls"] is None
+        assert '{"name": "cancel_reservation", "arguments": ' in first["content"]
+        assert records["14"]["reward"] == 0.0
+    run_record = json.loads(out.read_text().splitlines()[0])
+    assert run_record["config"]["options"]["tool_call_format"] == fmt

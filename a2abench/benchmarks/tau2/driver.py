@@ -37,7 +37,7 @@ class Tau2Options(BaseModel):
     max_errors: int = 10
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
-
+    tool_call_format: Literal["any", "datapart", "tags"] = "any"
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
@@ -112,7 +112,8 @@ class Tau2Driver(Driver):
         return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
-                "reward_basis": o.reward_basis, "policy": o.policy}
+                "reward_basis": o.reward_basis, "policy": o.policy,
+                "tool_call_format": o.tool_call_format}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
@@ -123,7 +124,8 @@ class Tau2Driver(Driver):
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history)
+        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history,
+                          tool_call_format=self.opts.tool_call_format)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
