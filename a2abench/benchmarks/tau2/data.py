@@ -29,9 +29,11 @@ URL_ENV = "A2ABENCH_TAU2_DATA_URL"  # a mirror of the raw files (tests point it 
 DATA_FILES: dict[str, tuple[str, ...]] = {
     "airline": ("db.json", "tasks.json", "split_tasks.json", "policy.md"),
     "retail": ("db.json", "tasks.json", "split_tasks.json", "policy.md"),
-    "mock": ("db.json", "user_db.json", "tasks.json", "split_tasks.json", "policy.md"),
+    "mock": ("db.json", "user_db.json", "tasks.json", "split_tasks.json", "policy.md",
+             "policy_solo.md"),
     "telecom": ("db.toml", "user_db.toml", "tasks.json", "split_tasks.json", "main_policy.md",
-                "tech_support_manual.md", "tech_support_workflow.md"),
+                "tech_support_manual.md", "tech_support_workflow.md", "main_policy_solo.md",
+                "tech_support_workflow_solo.md"),
 }
 SOURCE_FILES: dict[str, tuple[str, ...]] = {
     "airline": ("tools.py", "data_model.py"),

@@ -48,6 +48,8 @@ class DomainSpec:
     sync: Callable[[Tau2Environment], None] | None = None
     policies: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"manual": ("policy.md",)})
     model_db: bool = False  # small DBs kept as pydantic models (telecom), see db.ModelDB
+    # Upstream's solo-mode policy files; empty: the domain has no solo mode (airline, retail).
+    solo_policies: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 _COMMON = {
@@ -114,19 +116,24 @@ SPECS: dict[str, DomainSpec] = {
     "retail": DomainSpec("retail", retail.RetailTools, retail.RetailDB, "db.json",
                          _COMMON | _RETAIL),
     "mock": DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
-                       mock.MockUserTools, mock.MockUserDB, "user_db.json"),
+                       mock.MockUserTools, mock.MockUserDB, "user_db.json",
+                       solo_policies={"manual": ("policy_solo.md",)}),
     "telecom": DomainSpec(
         "telecom", telecom.TelecomTools, telecom.TelecomDB, "db.toml",
         _COMMON | _TELECOM | _PHONE, telecom_user.TelecomUserTools,
         telecom_user_models.TelecomUserDB,
         "user_db.toml", telecom.sync_tools,
         {"manual": ("main_policy.md", "tech_support_manual.md"),
-         "workflow": ("main_policy.md", "tech_support_workflow.md")}, model_db=True),
+         "workflow": ("main_policy.md", "tech_support_workflow.md")}, model_db=True,
+        # upstream: solo mode keeps the manual (no solo variant) but not the workflow
+        solo_policies={"manual": ("main_policy_solo.md", "tech_support_manual.md"),
+                       "workflow": ("main_policy_solo.md", "tech_support_workflow_solo.md")}),
 }
 
 
 class Tau2Domain:
     """A loaded domain. Attributes: `name`, `split`, `policy` (agent policy text),
+    `solo_policy` (the solo-mode policy text, None where upstream has no solo mode),
     `user_guidelines` (user-simulator guidelines text), `tool_text_source`
     ("upstream" | "fallback"), `judge_prompt` (None without upstream text),
     `agent_instruction` (upstream's, or None), `files` (provenance)."""
@@ -140,6 +147,8 @@ class Tau2Domain:
         self.split = split
         self.policy_kind = policy
         self.policy = _policy_text(spec, files, policy)
+        self.solo_policy = (_policy_text(spec, files, policy, solo=True)
+                            if spec.solo_policies else None)
         self._tasks = tasks
         self.base_db = base
         self.user_base_db = user_base
@@ -208,11 +217,12 @@ def _copy(value: Any) -> Any:
     return clone(value)
 
 
-def _policy_text(spec: DomainSpec, files: data.DomainFiles, policy: str) -> str:
+def _policy_text(spec: DomainSpec, files: data.DomainFiles, policy: str,
+                 solo: bool = False) -> str:
     if policy not in spec.policies:
         raise ConfigError(f"unknown policy {policy!r} for tau2 {spec.name}",
                           hint=f"Valid policies: {', '.join(spec.policies)}")
-    names = spec.policies[policy]
+    names = (spec.solo_policies if solo else spec.policies)[policy]
     if len(names) == 1:
         return data.read_text(files.data[names[0]])
     # Upstream (telecom): main policy and tech-support text, each in its own tag.

@@ -50,21 +50,24 @@ class AgentLink:
 
     def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
                  history: Sequence[Any] = (), *,
-                 tool_call_format: ToolCallFormat = "any") -> None:
+                 tool_call_format: ToolCallFormat = "any",
+                 preamble: list[Part] | None = None) -> None:
         self.chat = chat
-        self._preamble: list[Part] | None = first_message(
+        self._preamble: list[Part] | None = preamble or first_message(
             policy, schemas, history, tool_call_format=tool_call_format)
         self.tools = parameters_by_tool(schemas)
         self.tool_call_format: ToolCallFormat = tool_call_format
         self.turns = 0
 
-    async def respond(self, incoming: UserMessage | list[ToolMessage],
+    async def respond(self, incoming: UserMessage | list[ToolMessage] | None,
                       calls: Sequence[ToolCall] = ()) -> AssistantMessage:
+        """The agent's answer to the user's words or to tool results (None: the preamble
+        alone, a solo run's first message)."""
         parts: list[Part] = list(self._preamble or [])
         self._preamble = None
         if isinstance(incoming, list):
             parts += tool_result_parts(incoming, calls)
-        else:
+        elif incoming is not None:
             parts.append(TextPart(text=incoming.content or ""))
         reply = await self.chat.send(*parts)
         self.turns += 1
