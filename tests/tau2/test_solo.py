@@ -179,3 +179,17 @@ def test_golden_solo_rerecorded_by_upstream_is_unchanged(tmp_path: Path) -> None
                     str(root / "scripts" / "tau2_solo_golden.py"), str(out), str(data)],
                    check=True, env=env, capture_output=True, timeout=600)
     assert json.loads(out.read_text()) == UPSTREAM
+
+
+def test_solo_policy_files_are_needed_only_for_solo_runs(tmp_path: Path) -> None:
+    import shutil
+
+    from a2abench.errors import DataMissing
+
+    src = shared_data("tau2")
+    shutil.copytree(src / "domains" / "mock", tmp_path / "tau2" / "domains" / "mock")
+    shutil.copytree(src / "user_simulator", tmp_path / "tau2" / "user_simulator")
+    (tmp_path / "tau2" / "domains" / "mock" / "policy_solo.md").unlink()
+    assert load_domain("mock", data_dir=tmp_path).solo_policy is None
+    with pytest.raises(DataMissing, match="policy_solo.md is missing"):
+        load_domain("mock", data_dir=tmp_path, solo=True)

@@ -133,22 +133,21 @@ SPECS: dict[str, DomainSpec] = {
 
 class Tau2Domain:
     """A loaded domain. Attributes: `name`, `split`, `policy` (agent policy text),
-    `solo_policy` (the solo-mode policy text, None where upstream has no solo mode),
+    `solo_policy` (the solo-mode policy text; None unless loaded with `solo=True`),
     `user_guidelines` (user-simulator guidelines text), `tool_text_source`
     ("upstream" | "fallback"), `judge_prompt` (None without upstream text),
     `agent_instruction` (upstream's, or None), `files` (provenance)."""
 
     def __init__(self, spec: DomainSpec, files: data.DomainFiles, split: str, policy: str,
                  tasks: list[Task], base: BaseDB | ModelBase,
-                 user_base: BaseDB | ModelBase | None) -> None:
+                 user_base: BaseDB | ModelBase | None, solo: bool = False) -> None:
         self.spec = spec
         self.name = spec.name
         self.files = files
         self.split = split
         self.policy_kind = policy
         self.policy = _policy_text(spec, files, policy)
-        self.solo_policy = (_policy_text(spec, files, policy, solo=True)
-                            if spec.solo_policies else None)
+        self.solo_policy = _policy_text(spec, files, policy, solo=True) if solo else None
         self._tasks = tasks
         self.base_db = base
         self.user_base_db = user_base
@@ -250,15 +249,16 @@ def _load_texts(spec: DomainSpec, files: data.DomainFiles
 # --------------------------------------------------------------------------- loading
 
 _LOCK = threading.Lock()
-_DOMAINS: dict[tuple[str, str, str, str], Tau2Domain] = {}
+_DOMAINS: dict[tuple[str, str, str, str, bool], Tau2Domain] = {}
 _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
-                policy: str = "manual") -> Tau2Domain:
+                policy: str = "manual", solo: bool = False) -> Tau2Domain:
     """Load (once per process) a domain: `airline`, `retail`, `mock` or `telecom`.
 
     `policy` is "manual" or, for telecom, "workflow" (the flow-chart tech-support text).
+    `solo` also loads the solo-mode policy (mock and telecom only, as upstream).
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
@@ -266,15 +266,19 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(SPECS)}")
-    key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy)
+    if solo and not SPECS[domain].solo_policies:
+        raise ConfigError(f"tau2 {domain} has no solo mode (upstream refuses it too)",
+                          hint="Use --solo with --domain mock or --domain telecom.")
+    key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy, solo)
     with _LOCK:
         if key not in _DOMAINS:
-            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy)
+            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo)
         return _DOMAINS[key]
 
 
-def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str) -> Tau2Domain:
-    files = data.resolve(spec.name, data_dir)
+def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
+           solo: bool = False) -> Tau2Domain:
+    files = data.resolve(spec.name, data_dir, solo=solo)
     ids = set(data.split_ids(files.data["split_tasks.json"], split))
     raw_tasks = data.read_json(files.data["tasks.json"])
     # Validate only the split's tasks: telecom's file holds 2,285 of them.
@@ -284,7 +288,7 @@ def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str) -> 
     user_base = None
     if spec.user_db_model is not None and spec.user_db_file is not None:
         user_base = _base(spec.user_db_model, files.data[spec.user_db_file], spec.model_db)
-    return Tau2Domain(spec, files, split, policy, tasks, base, user_base)
+    return Tau2Domain(spec, files, split, policy, tasks, base, user_base, solo)
 
 
 def _task(raw: dict[str, Any], path: Path) -> Task:

@@ -71,10 +71,7 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy)
-        if opts.solo and self.domain_data.solo_policy is None:
-            raise ConfigError(f"tau2 {opts.domain} has no solo mode (upstream refuses it too)",
-                              hint="Use --solo with --domain mock or --domain telecom.")
+            policy=opts.policy, solo=opts.solo)
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
@@ -149,7 +146,7 @@ class Tau2Driver(Driver):
                         history: list[Any]) -> TaskOutcome:
         domain = self._domain()
         env.set_solo()
-        assert domain.solo_policy is not None  # checked in setup
+        assert domain.solo_policy is not None  # setup loads the domain with solo=True
         agent = solo_agent(ctx.conversation(), env, task, domain.solo_policy, history,
                            tool_call_format=self.opts.tool_call_format)
         outcome = await SoloOrchestrator(env, agent, history=history,

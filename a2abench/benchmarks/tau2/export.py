@@ -42,12 +42,13 @@ def results_json(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
     simulations = [_simulation(r) for r in records]
     domain = load_domain(options.get("domain", run.get("domain") or "airline"),
                          data_dir=options.get("data_dir"), split=options.get("split", "base"),
-                         policy=options.get("policy", "manual"))
+                         policy=options.get("policy", "manual"),
+                         solo=bool(options.get("solo")))
     wanted = {s["task_id"] for s in simulations}
     tasks = [t.model_dump(mode="json", exclude_none=True) for t in domain.tasks()
              if t.id in wanted]
     user = (run.get("models") or {}).get("user_simulator") or {}
-    solo = bool(options.get("solo"))  # upstream's solo runs: llm_agent_solo + dummy_user
+    solo = domain.solo_policy is not None  # upstream's solo runs: llm_agent_solo + dummy_user
     results = {
         "timestamp": run.get("started_at"),
         "info": {
