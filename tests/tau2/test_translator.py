@@ -200,3 +200,13 @@ def test_an_empty_reply_is_an_agent_error_that_keeps_the_message(shape: AgentRep
     with pytest.raises(EmptyReply, match="empty") as caught:
         parse_reply(shape)
     assert caught.value.reply.content == content and caught.value.reply.tool_calls is None
+
+
+def test_the_first_message_explains_the_chosen_format() -> None:
+    schemas = [{"type": "function", "function": {"name": "t", "parameters": {}}}]
+    texts = {fmt: first_message("P", schemas, tool_call_format=fmt)[0].text  # type: ignore[union-attr]
+             for fmt in ("any", "datapart", "tags")}
+    assert "(as a data part, or as text)" in texts["any"]
+    assert "Text parts always go to the user" in texts["datapart"]
+    assert "<json>{\"name\": \"respond\"" in texts["tags"]
+    assert "plain text go to the user" not in texts["tags"]

@@ -104,9 +104,13 @@ def first_message(policy: str, schemas: Sequence[dict[str, Any]],
                   history: Sequence[Any] = (), *,
                   tool_call_format: ToolCallFormat = "any") -> list[Part]:
     """The preamble parts of a conversation's first A2A message (the user's words follow)."""
-    text = "\n".join([INSTRUCTIONS.format(greeting=GREETING), "<policy>", policy.strip(),
-                      "</policy>", "", render_tools(schemas), "",
-                      reply_format(tool_call_format)])
+    instructions = INSTRUCTIONS.format(greeting=GREETING)
+    if tool_call_format == "tags":  # there, words for the user go through `respond`
+        instructions = instructions.replace(
+            "Messages you write as plain text go to the user.",
+            "Messages for the user go in a `respond` action.")
+    text = "\n".join([instructions, "<policy>", policy.strip(), "</policy>", "",
+                      render_tools(schemas), "", reply_format(tool_call_format)])
     if history:
         text += "\n\n" + render_history(history)
     return [TextPart(text=text), DataPart(data={"tools": list(schemas)})]
