@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,3 +152,28 @@ def test_tool_call_format_decides_what_is_a_call(tmp_path: Path, airline: dict[s
         assert records["14"]["reward"] == 0.0
     run_record = json.loads(out.read_text().splitlines()[0])
     assert run_record["config"]["options"]["tool_call_format"] == fmt
+
+
+@pytest.mark.skipif(not os.environ.get("TAU2_UPSTREAM_PYTHON"),
+                    reason="set TAU2_UPSTREAM_PYTHON to a Python with upstream tau2-bench to "
+                           "load the export in upstream's Results model")
+@pytest.mark.parametrize("mode", ["tags", "empty"])
+def test_tau2_export_loads_in_upstreams_results_model(tmp_path: Path, airline: dict[str, Task],
+                                                      user_llm: FakeLLMServer,
+                                                      mode: str) -> None:
+    # Issue 18 item 4: byte-exact content (null, "", the empty last reply) stays loadable.
+    out = tmp_path / f"{mode}.jsonl"
+    with serve(lambda base: gold_agent.app(base, airline, mode)[0]) as base:
+        run(base, user_llm, out, "--tool-call-format", "tags" if mode == "tags" else "any")
+    target = tmp_path / "results.json"
+    assert run_cli("report", str(out), "--format", "tau2", "--output", str(target)).code == 0
+    check = ("import sys; from tau2.data_model.simulation import Results; "
+             "r = Results.model_validate_json(open(sys.argv[1]).read()); "
+             "print(len(r.simulations), r.simulations[0].messages[-1].content)")
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    if os.environ.get("TAU2_UPSTREAM_CHECKOUT"):
+        env["TAU2_DATA_DIR"] = str(Path(os.environ["TAU2_UPSTREAM_CHECKOUT"]) / "data")
+    done = subprocess.run([os.environ["TAU2_UPSTREAM_PYTHON"], "-c", check, str(target)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("3 ")
