@@ -67,7 +67,7 @@ def test_pull_verifies_caches_and_is_idempotent(mirror: FileServer) -> None:
         shared_data("tau2", "domains/airline/db.json").read_bytes())
     assert (layout["crmarena"] / "schema/b2b_schema.json").is_file()
     fetched = len(mirror.requests)
-    assert fetched == 22 + 7
+    assert fetched == 25 + 7
     data.pull(_needed())
     assert len(mirror.requests) == fetched  # everything was verified in the cache, not fetched
 
@@ -82,7 +82,7 @@ def test_pull_stops_at_a_missing_file_keeps_the_rest_and_status_says_so(
     status = run_cli("data", "status", "tau2", "--json")
     assert status.code == 0
     by_set = {s["set"]: s for s in status.json()}
-    assert by_set["data"]["complete"] and by_set["data"]["verified"] == 22
+    assert by_set["data"]["complete"] and by_set["data"]["verified"] == 25
     assert not by_set["sources"]["complete"] and len(by_set["sources"]["missing"]) == 14
 
 
@@ -175,7 +175,7 @@ def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
     clone, cache, dead = _fresh_clone(tmp_path), tmp_path / "user-cache", _dead_url()
     first = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=mirror.url)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "skipped" not in first.stdout and len(mirror.requests) == 22 + 7
+    assert "skipped" not in first.stdout and len(mirror.requests) == 25 + 7
     assert "26 passed" in first.stdout, first.stdout
     # Offline from now on: the cache alone serves the next run.
     cached = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=dead)
