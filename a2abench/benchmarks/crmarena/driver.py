@@ -229,11 +229,14 @@ class CRMArenaDriver(Driver):
             opening = await user.start()
         message = task_message(task, self.schema_text, self.texts.texts, PromptOptions(
             opts.max_turns, opts.interactive, opts.privacy_aware, opts.aided), opening)
-        episode = Episode(ctx.conversation(), self.backend, rule_text(self.texts.texts),
+        chat = ctx.conversation()
+        episode = Episode(chat, self.backend, rule_text(self.texts.texts),
                           opts.max_turns, task.today, user, opts.max_user_turns)
         result = await episode.run(message, self._logged(message), opening)
         verdict = await self._score(task, result.answer, result.trajectory, ctx.usage)
-        return self._outcome(task, result, verdict)
+        outcome = self._outcome(task, result, verdict)
+        outcome.details["a2a_turns"] = chat.log  # per-reply A2A state and latency (viewer)
+        return outcome
 
     def _logged(self, message: str) -> str:
         """The task message for the transcript, the (long, shared) schema text elided."""

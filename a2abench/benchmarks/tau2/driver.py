@@ -123,12 +123,15 @@ class Tau2Driver(Driver):
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history)
+        chat = ctx.conversation()
+        agent = AgentLink(chat, domain.policy, env.agent_tool_schemas(), history)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return self._outcome(outcome, info)
+        result = self._outcome(outcome, info)
+        result.details["a2a_turns"] = chat.log  # per-reply A2A state and latency (viewer)
+        return result
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:
