@@ -13,6 +13,7 @@ background-network feature off; pages are opened from disk (file://).
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -48,8 +49,9 @@ class BrowserError(RuntimeError):
 
 
 class Chromium:
-    def __init__(self, proc: subprocess.Popen[bytes], profile: str, ws: Any) -> None:
-        self.proc, self.profile, self.ws = proc, profile, ws
+    def __init__(self, proc: subprocess.Popen[bytes], profile: str, ws: Any,
+                 stack: contextlib.ExitStack) -> None:
+        self.proc, self.profile, self.ws, self._stack = proc, profile, ws, stack
         self._ids = itertools.count(1)
         self.events: list[dict[str, Any]] = []
 
@@ -63,18 +65,20 @@ class Chromium:
         profile = tempfile.mkdtemp(prefix="a2abench-chromium-")
         proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stack = contextlib.ExitStack()
         try:
             port = _devtools_port(Path(profile) / "DevToolsActivePort", proc, timeout)
             target = _page_target(port, timeout)
-            ws = connect(target, max_size=None, open_timeout=timeout)
+            ws = stack.enter_context(connect(target, max_size=None, open_timeout=timeout))
+            browser = cls(proc, profile, ws, stack)
+            browser.call("Page.enable")
+            browser.call("Runtime.enable")
         except BaseException:
+            stack.close()
             proc.kill()
             proc.wait()
             shutil.rmtree(profile, ignore_errors=True)
             raise
-        browser = cls(proc, profile, ws)
-        browser.call("Page.enable")
-        browser.call("Runtime.enable")
         return browser
 
     def call(self, method: str, timeout: float = 30.0, **params: Any) -> dict[str, Any]:
@@ -126,7 +130,7 @@ class Chromium:
 
     def close(self) -> None:
         try:
-            self.ws.close()
+            self._stack.close()
         finally:
             self.proc.terminate()
             try:

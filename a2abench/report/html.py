@@ -37,9 +37,10 @@ def _groups(report: Report) -> list[GroupStats]:
 
 
 def _script_json(value: object) -> str:
-    """JSON safe inside <script>: no `</` can close the element early."""
+    """JSON safe inside <script>: with every `<` escaped nothing can close the element or
+    switch the parser into its script-escape states."""
     text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c")
 
 
 def _page(title: str, summary: list[str], data: ViewerData, runs: list[str]) -> str:

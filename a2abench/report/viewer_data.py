@@ -79,12 +79,12 @@ def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None)
             requests.setdefault(key, []).append(_request(rec))
             continue
         own = requests.pop((rec.get("run_id"), rec.get("task_id"), rec.get("trial")), [])
-        key = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"])
+        trial = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"])
         scored = rec.get("status", "ok") in SCORED
-        old = kept.get(key)
+        old = kept.get(trial)
         if old is not None and old[0] and not scored:
             continue  # keep the scored result over a later infrastructure failure
-        kept[key] = (scored, _row(rec, run), _blob(rec, own))
+        kept[trial] = (scored, _row(rec, run), _blob(rec, own))
     for _, row, blob in kept.values():
         out.rows.append(row)
         out.blobs.append(blob)
