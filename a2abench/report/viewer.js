@@ -56,7 +56,10 @@
     return h("table", attrs || null, h("thead", null, h("tr", null, head.map(function (x) { return h("th", null, x); }))),
       h("tbody", null, body.map(function (r) { return h("tr", null, r.map(function (c) { return h("td", null, c); })); })));
   }
-  function seconds(ms) { return ms === null || ms === undefined ? "" : (ms / 1000).toFixed(2) + " s"; }
+  function seconds(ms) {
+    if (ms === null || ms === undefined) return "";
+    return ms < 1000 ? ms.toFixed(ms < 10 ? 1 : 0) + " ms" : (ms / 1000).toFixed(2) + " s";
+  }
 
   async function load(i) {
     if (cache.has(i)) return cache.get(i);
