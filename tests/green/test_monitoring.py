@@ -211,3 +211,17 @@ def test_labels_and_error_classes() -> None:
     assert ('a2abench_green_llm_tokens_total{kind="prompt",model="gpt-4.1+gpt-4o",'
             'role="user_simulator+judge"} 100.0') in text
     assert 'a2abench_green_task_trials_total{benchmark="crmarena",result="failed"} 1.0' in text
+
+
+def test_the_grafana_dashboard_queries_only_metrics_that_exist() -> None:
+    import re
+    from pathlib import Path
+
+    dashboard = json.loads((Path(__file__).resolve().parents[2] / "examples" / "grafana"
+                            / "a2abench-green.json").read_text())
+    queried = {name for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"a2abench_green_\w+", target["expr"])}
+    families = {f.name for f in text_string_to_metric_families(GreenMetrics().render().decode())}
+    assert len(queried) >= 10
+    missing = {q for q in queried if re.sub(r"_(total|bucket|count|sum)$", "", q) not in families}
+    assert not missing, missing
