@@ -122,7 +122,9 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
         else:
             text = to_markdown(comparison)
         if output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(text, encoding="utf-8")
+            out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text)
     if format in ("table", "markdown"):
