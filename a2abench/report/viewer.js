@@ -312,15 +312,23 @@
     if (m.data) e.append(h("pre", null, json(m.data)));
     return e;
   }
+  function a2aBadge(turn) {
+    return h("span", { class: "badge a2a", title: "the agent's A2A reply" },
+      "A2A " + (turn.state || turn.kind) + " · " + seconds(turn.latency_ms));
+  }
   function conversation(b) {
     const t = b.transcript || [];
+    const turns = new Map();
+    ((b.details || {}).a2a_turns || []).forEach(function (x) { if (x.message !== null && x.message !== undefined) turns.set(x.message, x); });
     const sec = h("div", { class: "detail transcript", id: "transcript" }, h("h3", null, "Conversation (" + t.length + " messages)"));
     if (!t.length) { sec.append(h("p", { class: "muted" }, "No transcript recorded.")); return sec; }
     const tau2 = t.some(function (m) { return m.role === "assistant" || m.role === "tool"; });
     let prev = null;
-    t.forEach(function (m) {
-      if (tau2) { sec.append(tau2Message(m, prev)); const s = stamp(m.timestamp); if (s !== null) prev = s; }
-      else sec.append(crmMessage(m));
+    t.forEach(function (m, k) {
+      const e = tau2 ? tau2Message(m, prev) : crmMessage(m);
+      if (turns.has(k)) e.querySelector(".who").append(" ", a2aBadge(turns.get(k)));
+      sec.append(e);
+      if (tau2) { const s = stamp(m.timestamp); if (s !== null) prev = s; }
     });
     return sec;
   }
@@ -328,8 +336,9 @@
     const sec = h("div", { class: "detail", id: "timings" }, h("h3", null, "A2A turns and timings"));
     const turns = (b.details || {}).a2a_turns || [];
     if (turns.length) {
-      sec.append(table(["agent turn", "reply", "A2A task state", "latency"], turns.map(function (x, k) {
-        return [String(k + 1), x.kind, x.state || "(message)", seconds(x.latency_ms)];
+      sec.append(table(["agent turn", "reply", "A2A task state", "latency", "message"], turns.map(function (x, k) {
+        return [String(k + 1), x.kind, x.state || "(message)", seconds(x.latency_ms),
+          x.message === null || x.message === undefined ? "(none: the reply was rejected)" : "#" + (x.message + 1)];
       }), { id: "a2a-turns" }));
     }
     const f = meta.request_fields;

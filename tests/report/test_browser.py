@@ -100,6 +100,11 @@ def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
     assert actions[0][0] == "✗" and actions[0][3] == "update_task_status"
     turns = _table(browser, "#a2a-turns")
     assert [t[:2] for t in turns] == [["1", "message"], ["2", "message"]]
+    # Each A2A reply is tied to the message it became (not the fixed greeting, message #1).
+    assert [t[4] for t in turns] == ["#3", "#5"]
+    badges = browser.evaluate("Array.from(document.querySelectorAll('#transcript .msg'))"
+                              ".map(m => m.querySelector('.badge.a2a') !== null)")
+    assert badges == [False, False, True, False, True, False]
     assert "A2A tokens in / out" in _text(browser, "#usage")
     browser.evaluate("document.getElementById('back').click()")
     browser.wait_for("!document.getElementById('list').hidden")
@@ -113,6 +118,8 @@ def test_a_crmarena_trial_shows_queries_results_and_answer_vs_reference(
     conversation = _text(browser, "#transcript")
     assert "SOSL query" in conversation or "SOQL query" in conversation
     assert "query result" in conversation and "→ answer" in conversation
+    assert browser.evaluate("document.querySelectorAll('#transcript .msg.agent .badge.a2a')"
+                            ".length") == 2
     verdict = dict((r[0], r[1]) for r in _table(browser, "#crm-verdict"))
     assert verdict["metric"] == "fuzzy_match" and verdict["scoring path"] == "fuzzy"
     assert ["f1", "0.000"] in _table(browser, "#components")

@@ -235,7 +235,12 @@ class CRMArenaDriver(Driver):
         result = await episode.run(message, self._logged(message), opening)
         verdict = await self._score(task, result.answer, result.trajectory, ctx.usage)
         outcome = self._outcome(task, result, verdict)
-        outcome.details["a2a_turns"] = chat.log  # per-reply A2A state and latency (viewer)
+        # For the report viewer: each A2A reply's state and latency, and the transcript index
+        # of its "agent" entry (one per reply, in order).
+        replies = [i for i, e in enumerate(result.transcript) if e.get("role") == "agent"]
+        outcome.details["a2a_turns"] = [
+            {**turn, "message": replies[k] if k < len(replies) else None}
+            for k, turn in enumerate(chat.log)]
         return outcome
 
     def _logged(self, message: str) -> str:

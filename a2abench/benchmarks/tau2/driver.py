@@ -10,7 +10,13 @@ from pydantic import BaseModel, TypeAdapter
 
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
-from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
+from a2abench.benchmarks.tau2.models import (
+    AssistantMessage,
+    Message,
+    RewardInfo,
+    Task,
+    TerminationReason,
+)
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
@@ -130,7 +136,15 @@ class Tau2Driver(Driver):
                                      max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         result = self._outcome(outcome, info)
-        result.details["a2a_turns"] = chat.log  # per-reply A2A state and latency (viewer)
+        # For the report viewer: each A2A reply's state and latency, and the transcript index
+        # of the assistant message it became (all assistant messages after the history or
+        # the fixed greeting come from the agent, one per reply; a rejected reply has none).
+        start = len(history) if history else 1
+        replies = [i for i, m in enumerate(outcome.messages)
+                   if i >= start and isinstance(m, AssistantMessage)]
+        result.details["a2a_turns"] = [
+            {**turn, "message": replies[k] if k < len(replies) else None}
+            for k, turn in enumerate(chat.log)]
         return result
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
