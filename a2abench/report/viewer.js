@@ -194,8 +194,9 @@
     const tabs = runs.length > 1 ? h("div", { class: "filters" },
       h("button", { id: "tab-trials", disabled: state.tab === "trials", onclick: function () { state.tab = "trials"; draw(); } }, "task-trials"),
       h("button", { id: "tab-tasks", disabled: state.tab === "tasks", onclick: function () { state.tab = "tasks"; draw(); } }, "per task, side by side")) : null;
-    if (state.tab === "tasks") { list.replaceChildren(tabs, ...perTaskTab()); return; }
-    list.replaceChildren(tabs, ...trialsTab());
+    list.replaceChildren();
+    add(list, [tabs, state.tab === "tasks" ? perTaskTab() : trialsTab()]);
+    if (state.tab === "tasks") return;
     drawRows();
   }
 

@@ -83,6 +83,7 @@ def _index(page: Path, **match: Any) -> int:
 def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
         browser: Chromium, reports: dict[str, Path]) -> None:
     _open(browser, reports["tau2"])
+    assert not _text(browser, "#list").startswith("null")
     rows = _table(browser, "#trials")
     assert len(rows) == 12 and [r[4] for r in rows[:2]] == ["fail", "fail"]  # failed first
     assert {r[0] for r in rows[:2]} == {"create_5", "complete_5"}
