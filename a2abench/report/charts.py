@@ -57,6 +57,11 @@ def pass_k_curve(series: list[list[PassK]], labels: list[str]) -> str:
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
                      + " ".join(f"{x:.1f},{y:.1f}" for x, y in line) + '"/>')
         for p, (x, y) in zip(points, line, strict=True):
+            if p.ci_low is not None and p.ci_high is not None:  # the 95% CI as an error bar
+                _, low = xy(p.k, p.ci_low)
+                _, high = xy(p.k, p.ci_high)
+                parts.append(f'<line x1="{x:.1f}" y1="{low:.1f}" x2="{x:.1f}" y2="{high:.1f}" '
+                             f'stroke="{colour}" stroke-opacity="0.5"/>')
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}">'
                          f'<title>pass^{p.k} = {p.value:.3f}</title></circle>')
     parts.append(f'<text x="{width - 10}" y="{height + 28}" text-anchor="end">k</text>')
