@@ -225,3 +225,10 @@ def test_the_grafana_dashboard_queries_only_metrics_that_exist() -> None:
     assert len(queried) >= 10
     missing = {q for q in queried if re.sub(r"_(total|bucket|count|sum)$", "", q) not in families}
     assert not missing, missing
+
+
+def test_an_unknown_log_format_is_a_usage_error(tmp_path: Any) -> None:
+    from tests.clihelp import run_cli
+
+    r = run_cli("serve-green", "--log-format", "xml", "--output-dir", str(tmp_path))
+    assert r.code == 2 and "--log-format 'xml' is not text or json" in r.err
