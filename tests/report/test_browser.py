@@ -13,6 +13,7 @@ import pytest
 from tests.browser import Chromium, find_chromium
 from tests.clihelp import run_cli
 from tests.report.pagedata import page_data
+from tests.servers import free_port
 
 pytest.importorskip("websockets", reason="the browser test drives Chromium with the "
                                          "`websockets` package (pip install -e '.[dev]')")
@@ -23,8 +24,12 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from a2abench.benchmarks.crmarena import upstream
+
     root = tmp_path_factory.mktemp("viewer")
-    r = run_cli("demo", "--output", str(root / "demo"))
+    with pytest.MonkeyPatch.context() as patch:  # upstream prompt files: a closed local port
+        patch.setenv(upstream.URL_ENV, f"http://127.0.0.1:{free_port()}/")
+        r = run_cli("demo", "--output", str(root / "demo"))
     assert r.code == 0, r.err
     out = {}
     for name in ("tau2", "crmarena"):
