@@ -29,6 +29,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("viewer")
     with pytest.MonkeyPatch.context() as patch:  # upstream prompt files: a closed local port
         patch.setenv(upstream.URL_ENV, f"http://127.0.0.1:{free_port()}/")
+        patch.setenv("A2ABENCH_CACHE_DIR", str(root / "cache"))  # before the autouse one runs
         r = run_cli("demo", "--output", str(root / "demo"))
     assert r.code == 0, r.err
     out = {}
