@@ -172,3 +172,27 @@ def test_compare_puts_runs_side_by_side_per_task(browser: Chromium,
     browser.evaluate("document.querySelector('.pertask td.cell.fail').click()")
     browser.wait_for("document.getElementById('trial-detail').dataset.loaded")
     assert "Task create_5 · trial 0" in _text(browser, "#trial-detail h2")
+
+
+def test_recorded_text_is_shown_as_text_never_run(browser: Chromium, tmp_path: Path) -> None:
+    from tests.report.test_html_data import _render, _task
+
+    attack = '<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>'
+    html = _render(tmp_path, [_task(
+        "t-" + attack, 0, status="agent_error", reward=0.0, termination="agent_error",
+        error={"error": "ProtocolError", "kind": "agent", "message": attack, "hint": "fix it"},
+        transcript=[{"role": "assistant", "content": attack,
+                     "tool_calls": [{"id": "c1", "name": attack, "arguments": {"q": attack}}]},
+                    {"role": "tool", "id": "c1", "content": attack, "error": True}])])
+    page = tmp_path / "hostile.html"
+    page.write_text(html)
+    _open(browser, page, "trial=0")
+    browser.wait_for("document.getElementById('trial-detail').dataset.loaded === '0'")
+    assert browser.evaluate("window.__pwned === undefined") is True
+    assert browser.evaluate("document.querySelectorAll('#trial-detail img').length") == 0
+    error = _text(browser, "#error")
+    assert error.startswith("ProtocolError (agent)") and attack in error and "fix it" in error
+    conversation = _text(browser, "#transcript")
+    # content, tool name and tool result verbatim; the arguments as JSON (quotes escaped)
+    assert conversation.count(attack) == 3 and json.dumps(attack) in conversation
+    assert "tool result (c1) — error" in conversation
