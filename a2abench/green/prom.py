@@ -77,16 +77,16 @@ class GreenMetrics:
         status = str(rec.get("status") or "ok")
         result = ("passed" if rec.get("success") else "failed") if status == "ok" else status
         self.task_trials.labels(benchmark=benchmark, result=result).inc()
-        model, role = _llm_label(run.get("models") or {})
-        prompt = int(rec.get("llm_prompt_tokens") or 0)
-        completion = int(rec.get("llm_completion_tokens") or 0)
-        if prompt:
-            self.llm_tokens.labels(model=model, role=role, kind="prompt").inc(prompt)
-        if completion:
-            self.llm_tokens.labels(model=model, role=role, kind="completion").inc(completion)
-        cost = rec.get("cost_usd")
-        if isinstance(cost, int | float) and cost > 0:
-            self.llm_cost.labels(model=model, role=role).inc(cost)
+        for model, role, usage in _llm_usage(rec, run.get("models") or {}):
+            prompt = int(usage.get("prompt_tokens") or 0)
+            completion = int(usage.get("completion_tokens") or 0)
+            if prompt:
+                self.llm_tokens.labels(model=model, role=role, kind="prompt").inc(prompt)
+            if completion:
+                self.llm_tokens.labels(model=model, role=role, kind="completion").inc(completion)
+            cost = usage.get("cost_usd")
+            if isinstance(cost, int | float) and cost > 0:
+                self.llm_cost.labels(model=model, role=role).inc(cost)
         options = ((run.get("config") or {}).get("options") or {})
         if benchmark == "crmarena" and options.get("backend") == "salesforce":
             calls = int(rec.get("tool_calls") or 0)
@@ -94,12 +94,24 @@ class GreenMetrics:
                 self.salesforce_calls.labels(org=str(options.get("org") or "unknown")).inc(calls)
 
 
-def _llm_label(models: dict[str, Any]) -> tuple[str, str]:
-    """(model, role) for a task-trial's LLM usage. A task record holds the sum over the user
-    simulator and the judge, so a run with both is labelled with both."""
-    used = [(role, (models.get(role) or {}).get("model")) for role in ("user_simulator", "judge")
-            if isinstance(models.get(role), dict) and models[role].get("model")]
+def _model(models: dict[str, Any], role: str) -> str | None:
+    entry = models.get(role)
+    return str(entry["model"]) if isinstance(entry, dict) and entry.get("model") else None
+
+
+def _llm_usage(rec: dict[str, Any], models: dict[str, Any]
+               ) -> list[tuple[str, str, dict[str, Any]]]:
+    """(model, role, usage) of a task-trial: per role when the record splits it
+    (`details.llm_usage`); else the record's total, labelled with every configured role."""
+    split = (rec.get("details") or {}).get("llm_usage")
+    if isinstance(split, dict) and split:
+        return [(_model(models, role) or "unknown", role, usage)
+                for role, usage in split.items() if isinstance(usage, dict)]
+    total = {"prompt_tokens": rec.get("llm_prompt_tokens"),
+             "completion_tokens": rec.get("llm_completion_tokens"),
+             "cost_usd": rec.get("cost_usd")}
+    used = [(role, model) for role in ("user_simulator", "judge")
+            if (model := _model(models, role)) is not None]
     if not used:
-        return "unknown", "unknown"
-    names = sorted({str(m) for _, m in used})
-    return "+".join(names), "+".join(role for role, _ in used)
+        return [("unknown", "unknown", total)]
+    return [("+".join(sorted({m for _, m in used})), "+".join(r for r, _ in used), total)]

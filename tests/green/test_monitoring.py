@@ -206,7 +206,17 @@ def test_labels_and_error_classes() -> None:
     metrics.count_task({"benchmark": "crmarena", "status": "ok", "success": False,
                         "tool_calls": 3, "llm_prompt_tokens": 100, "llm_completion_tokens": 7,
                         "cost_usd": 0.01}, run)
+    metrics.count_task({"benchmark": "tau2", "status": "ok", "success": True, "details": {
+        "llm_usage": {"user_simulator": {"prompt_tokens": 40, "completion_tokens": 4,
+                                         "cost_usd": 0.002},
+                      "judge": {"prompt_tokens": 9, "completion_tokens": 1}}}}, run)
     text = metrics.render().decode()
+    assert ('a2abench_green_llm_tokens_total{kind="prompt",model="gpt-4.1",'
+            'role="user_simulator"} 40.0') in text
+    assert ('a2abench_green_llm_tokens_total{kind="completion",model="gpt-4o",'
+            'role="judge"} 1.0') in text
+    assert ('a2abench_green_llm_cost_usd_total{model="gpt-4.1",role="user_simulator"} 0.002'
+            in text)
     assert 'a2abench_green_salesforce_api_calls_total{org="b2b"} 3.0' in text
     assert ('a2abench_green_llm_tokens_total{kind="prompt",model="gpt-4.1+gpt-4o",'
             'role="user_simulator+judge"} 100.0') in text

@@ -151,7 +151,7 @@ class CRMArenaDriver(Driver):
                                                 {"role": "user", "content": user}])
             if usage is not None:
                 usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                          result.cost_usd)
+                          result.cost_usd, role="judge")
             return result.content
         return judge
 
@@ -241,6 +241,8 @@ class CRMArenaDriver(Driver):
         outcome.details["a2a_turns"] = [
             {**turn, "message": replies[k] if k < len(replies) else None}
             for k, turn in enumerate(chat.log)]
+        if ctx.usage.by_role:  # LLM tokens and cost per role (user simulator, judge)
+            outcome.details["llm_usage"] = ctx.usage.roles()
         return outcome
 
     def _logged(self, message: str) -> str:

@@ -145,6 +145,8 @@ class Tau2Driver(Driver):
         result.details["a2a_turns"] = [
             {**turn, "message": replies[k] if k < len(replies) else None}
             for k, turn in enumerate(chat.log)]
+        if ctx.usage.by_role:  # LLM tokens and cost per role (user simulator, judge)
+            result.details["llm_usage"] = ctx.usage.roles()
         return result
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
@@ -162,7 +164,7 @@ class Tau2Driver(Driver):
                                                 {"role": "user", "content": user}])
             if usage is not None:
                 usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                          result.cost_usd)
+                          result.cost_usd, role="judge")
             return result.content or ""
         return judge
 
