@@ -358,8 +358,14 @@
       ["A2A tokens in / out (estimated)", b.input_tokens + " / " + b.output_tokens],
       ["LLM tokens prompt / completion (user simulator, judge)", b.llm_prompt_tokens + " / " + b.llm_completion_tokens],
       ["cost (USD)", b.cost_usd === null || b.cost_usd === undefined ? "n/a" : fmt(b.cost_usd, 4)],
-      ["user simulator cost in the transcript (USD)", fmt(userCost, 4)],
-      ["started / finished", (b.started_at || "") + " / " + (b.finished_at || "")], ["seed", String(b.seed)]], { id: "usage" }));
+      ["user simulator cost in the transcript (USD)", fmt(userCost, 4)]].concat(
+      Object.keys((b.details || {}).llm_usage || {}).map(function (role) {
+        const u = b.details.llm_usage[role];
+        return ["LLM " + role.replace("_", " ") + ": calls, tokens prompt / completion, cost",
+          u.calls + ", " + u.prompt_tokens + " / " + u.completion_tokens + ", " +
+          (u.cost_usd === null || u.cost_usd === undefined ? "n/a" : "$" + fmt(u.cost_usd, 4))];
+      }), [
+        ["started / finished", (b.started_at || "") + " / " + (b.finished_at || "")], ["seed", String(b.seed)]]), { id: "usage" }));
     return sec;
   }
   async function showTrial(i) {

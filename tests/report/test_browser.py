@@ -112,7 +112,8 @@ def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
     badges = browser.evaluate("Array.from(document.querySelectorAll('#transcript .msg'))"
                               ".map(m => m.querySelector('.badge.a2a') !== null)")
     assert badges == [False, False, True, False, True, False]
-    assert "A2A tokens in / out" in _text(browser, "#usage")
+    usage = _text(browser, "#usage")
+    assert "A2A tokens in / out" in usage and "LLM user simulator: calls" in usage
     browser.evaluate("document.getElementById('back').click()")
     browser.wait_for("!document.getElementById('list').hidden")
 
