@@ -217,7 +217,10 @@ def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | N
             on_ready(green.url, startup_warnings(settings))
         config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15,
                                 log_config=None if fmt == "json" else uvicorn.config.LOGGING_CONFIG)
-        uvicorn.Server(config).run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
+        server = uvicorn.Server(config)
+        if green.monitoring is not None:
+            green.monitoring.stopping = lambda: server.should_exit
+        server.run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
     finally:
         sock.close()
 

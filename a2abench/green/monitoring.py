@@ -163,6 +163,8 @@ class Monitoring:
         self.version = 0
         self.listeners: list[Callable[[], None]] = []
         self._tails: dict[str, tuple[_Tail, dict[str, Any]]] = {}
+        # True once the server begins to stop (set by `serve`): live streams then end.
+        self.stopping: Callable[[], bool] = lambda: False
 
     def _changed(self) -> None:
         self.version += 1

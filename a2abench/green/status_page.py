@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -27,6 +28,7 @@ _GROUPS = {"/healthz": "health", "/readyz": "health", "/metrics": "metrics",
            "/.well-known/agent-card.json": "card", "/.well-known/agent.json": "card"}
 KEEPALIVE_S = 15.0
 SSE_MIN_INTERVAL_S = 0.5  # coalesce bursts of task-trials into one update
+STOP_POLL_S = 0.5  # how often an idle stream checks whether the server is stopping
 
 
 class Readiness:
@@ -86,20 +88,25 @@ def routes(monitoring: Monitoring, readiness: Readiness,
 
 async def _stream(monitoring: Monitoring, request: Request) -> AsyncIterator[str]:
     """A snapshot now and after every change (at most one per SSE_MIN_INTERVAL_S), with a
-    comment line as keep-alive so proxies do not close an idle stream."""
+    comment line as keep-alive so proxies do not close an idle stream. The stream ends when
+    the server begins to stop, so an open page does not hold up a graceful shutdown."""
     changed = asyncio.Event()
     monitoring.listeners.append(changed.set)
     try:
-        while True:
+        yield "retry: 2000\n\n"  # the browser reconnects 2 s after a dropped stream
+        while not monitoring.stopping():
             changed.clear()
             yield f"data: {json.dumps(monitoring.snapshot())}\n\n"
-            try:
-                await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
-            except TimeoutError:
-                if await request.is_disconnected():
-                    return
-                yield ": keep-alive\n\n"
-                continue
+            idle = 0.0
+            while not changed.is_set() and not monitoring.stopping():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), STOP_POLL_S)
+                idle += STOP_POLL_S
+                if idle >= KEEPALIVE_S and not changed.is_set():
+                    if await request.is_disconnected():
+                        return
+                    yield ": keep-alive\n\n"
+                    idle = 0.0
             await asyncio.sleep(SSE_MIN_INTERVAL_S)  # rate limit: coalesce a burst of changes
     finally:
         monitoring.listeners.remove(changed.set)

@@ -242,3 +242,50 @@ def test_an_unknown_log_format_is_a_usage_error(tmp_path: Any) -> None:
 
     r = run_cli("serve-green", "--log-format", "xml", "--output-dir", str(tmp_path))
     assert r.code == 2 and "--log-format 'xml' is not text or json" in r.err
+
+
+def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from tests.green.test_cli import _listening_port
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "A2ABENCH_OUTPUT_DIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "a2abench", "serve-green", "--port", "0",
+                             "--log-format", "json"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    got_snapshot, stream_ended = threading.Event(), threading.Event()
+    problems: list[Exception] = []
+    try:
+        assert proc.stderr is not None
+        deadline, line = time.monotonic() + 30, ""
+        while "a2abench green agent" not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+        port = _listening_port(proc.pid)
+
+        def watch() -> None:
+            try:
+                with httpx.stream("GET", f"http://127.0.0.1:{port}/status/events",
+                                  timeout=60) as stream:
+                    for chunk in stream.iter_lines():
+                        if chunk.startswith("data: "):
+                            got_snapshot.set()
+                stream_ended.set()  # the server closed the stream cleanly
+            except httpx.HTTPError as exc:  # reported by the assertion below, not swallowed
+                problems.append(exc)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        assert got_snapshot.wait(30)
+    finally:
+        stopped_at = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    # uvicorn would wait its 15 s graceful timeout for an open stream; it ends at once instead
+    assert time.monotonic() - stopped_at < 10, err
+    assert proc.returncode == 130 and stream_ended.wait(10), problems
+    assert all(json.loads(x) for x in err.splitlines() if x.startswith("{"))
