@@ -161,6 +161,9 @@ def startup_warnings(settings: GreenSettings) -> list[str]:
     if settings.exposed() and settings.auth_token is None:
         out.append(f"serving on {settings.host} without --auth-token: anyone who can reach "
                    "this server can start assessments")
+    if settings.metrics_port is not None and settings.exposed():
+        out.append(f"--metrics-port {settings.metrics_port} serves /metrics on {settings.host} "
+                   "without the bearer token; keep that port behind a firewall")
     if settings.card_url is None and settings.exposed():
         out.append("no --card-url: the card advertises a loopback URL that other machines "
                    "cannot use")

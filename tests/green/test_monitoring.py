@@ -289,3 +289,14 @@ def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
     assert time.monotonic() - stopped_at < 10, err
     assert proc.returncode == 130 and stream_ended.wait(10), problems
     assert all(json.loads(x) for x in err.splitlines() if x.startswith("{"))
+
+
+def test_an_exposed_metrics_port_is_warned_about() -> None:
+    from a2abench.green.app import startup_warnings
+
+    exposed = GreenSettings(host="0.0.0.0", metrics_port=9100, allow_hosts=("x",),
+                            auth_token=SecretStr("t"), card_url="http://green:9009/")
+    assert startup_warnings(exposed) == [
+        "--metrics-port 9100 serves /metrics on 0.0.0.0 without the bearer token; keep that "
+        "port behind a firewall"]
+    assert startup_warnings(dataclasses.replace(exposed, host="127.0.0.1")) == []
