@@ -254,7 +254,9 @@ class AssessmentExecutor(AgentExecutor):
             return
         if not admitted:
             await planned.driver.aclose()
-            self.monitoring.finished_assessment(assessment.task_id, "canceled", None)
+            self.monitoring.finished_assessment(
+                assessment.task_id, "canceled" if assessment.cancel_requested else "failed",
+                assessment.stop_reason)
             await self._stopped_before_start(assessment, updater)
             return
         try:
