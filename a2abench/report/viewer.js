@@ -203,8 +203,17 @@
   // ---------------------------------------------------------------- one task-trial
   function header(r, b) {
     const badge = function (text, cls) { return h("span", { class: "badge " + (cls || "") }, text); };
+    // previous / next in the list as filtered now (failed first), to walk through failures
+    const hits = order.filter(matches);
+    const at = hits.indexOf(r);
+    const step = function (k, id, label) {
+      const target = at >= 0 ? hits[at + k] : undefined;
+      return target ? h("a", { href: "#trial=" + target.i, id: id }, label) : h("span", { class: "muted" }, label);
+    };
     return h("div", { class: "detail" },
-      h("p", null, h("a", { href: "#", id: "back" }, "← all task-trials")),
+      h("p", null, h("a", { href: "#", id: "back" }, "← all task-trials"), " · ",
+        step(-1, "prev", "previous"), " · ", step(1, "next", "next"),
+        at >= 0 ? h("span", { class: "muted" }, " (" + (at + 1) + " of " + hits.length + ")") : null),
       h("h2", null, "Task " + r.task_id + " · trial " + r.trial),
       h("p", null, runs.length > 1 ? badge(runs[r.run]) : null, badge(r.success ? "passed" : "failed", r.success ? "good" : "bad"),
         badge("status " + r.status), badge("reward " + fmt(r.reward, 3)), r.termination ? badge("termination " + r.termination) : null,

@@ -114,6 +114,12 @@ def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
     assert badges == [False, False, True, False, True, False]
     usage = _text(browser, "#usage")
     assert "A2A tokens in / out" in usage and "LLM user simulator: calls" in usage
+    # walk the failures: "next" opens the other failed task-trial (the list is failed first)
+    assert "(1 of 12)" in _text(browser, "#trial-detail p")
+    browser.evaluate("document.getElementById('next').click()")
+    browser.wait_for("document.querySelector('#trial-detail h2')"
+                     ".innerText === 'Task create_5 · trial 0'")
+    assert "(2 of 12)" in _text(browser, "#trial-detail p")
     browser.evaluate("document.getElementById('back').click()")
     browser.wait_for("!document.getElementById('list').hidden")
 
