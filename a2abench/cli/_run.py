@@ -69,12 +69,17 @@ def run_tau2(
                                                          "DB+COMMUNICATE as in v0.2).")]
     = "official",
     policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
+    prompt_style: Annotated[str, c.opt("--prompt-style", "Message format: a2abench | "
+                                                         "agentbeats (the stock AgentBeats "
+                                                         "tau2 green) | agentify (tau2's "
+                                                         "agentify example).")] = "a2abench",
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
     _require("tau2")
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
-                        "reward_basis": reward_basis, "policy": policy, **llm}, flags)
+                        "reward_basis": reward_basis, "policy": policy,
+                        "prompt_style": prompt_style, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

@@ -31,8 +31,10 @@ from a2abench.green.request import (
     AssessmentRequest,
     Planned,
     RequestRejected,
+    check_tasks,
     parse_request,
     plan_run,
+    server_only,
 )
 from a2abench.green.result import progress_data, progress_text, result_data, summary_text
 from a2abench.green.settings import GreenSettings
@@ -217,18 +219,40 @@ class AssessmentExecutor(AgentExecutor):
             parts = list(message.parts) if message is not None else []
             request = parse_request(get_text_parts(parts), get_data_parts(parts),
                                     self.benchmarks())
-            return request, plan_run(request, self.settings, task_id)
+            planned = plan_run(request, self.settings, task_id)
         except RequestRejected as exc:
-            logger.info("assessment %s rejected: %s", task_id, exc.problem)
-            await updater.reject(_say(updater, exc.render(), {
-                "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
+            await self._reject(task_id, exc, updater)
+            return None
         except A2ABenchError as exc:  # e.g. a plug-in benchmark that fails to load
             logger.warning("assessment %s cannot start: %s", task_id, exc.render())
             await updater.failed(_say(updater, f"the assessment cannot start: {exc.render()}"))
+            return None
         except Exception as exc:  # a bug: keep the traceback in the log, tell the client
             logger.exception("assessment %s: planning failed", task_id)
             await updater.failed(_say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+            return None
+        try:
+            await check_tasks(planned)
+            return request, planned
+        except RequestRejected as exc:
+            await planned.driver.aclose()
+            await self._reject(task_id, exc, updater)
+        except A2ABenchError as exc:  # e.g. data that cannot be downloaded
+            await planned.driver.aclose()
+            logger.warning("assessment %s cannot start: %s", task_id, exc.render())
+            await updater.failed(_say(updater, f"the assessment cannot start: {exc.render()}"))
+        except BaseException as exc:
+            await planned.driver.aclose()
+            if not isinstance(exc, Exception):
+                raise
+            logger.exception("assessment %s: loading the tasks failed", task_id)
+            await updater.failed(_say(updater, f"internal error: {type(exc).__name__}: {exc}"))
         return None
+
+    async def _reject(self, task_id: str, exc: RequestRejected, updater: TaskUpdater) -> None:
+        logger.info("assessment %s rejected: %s", task_id, exc.problem)
+        await updater.reject(_say(updater, exc.render(), {
+            "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
 
     async def _admit_and_run(self, assessment: Assessment, request: AssessmentRequest,
                              planned: Planned, updater: TaskUpdater) -> None:
@@ -289,8 +313,10 @@ class AssessmentExecutor(AgentExecutor):
                       error: str | None) -> None:
         config = planned.config
         report = await asyncio.to_thread(_read_report, config.output)
+        logger.info("assessment %s: metrics in %s", assessment.task_id, config.output)
         if report is not None or status == "completed":
-            data = result_data(report, config, status, request.participants, request.format)
+            data = result_data(report, config, status, request.participants, request.format,
+                               server_only(type(planned.driver).options_model))
             text = summary_text(data, request.white_agent_url)
             await updater.add_artifact([new_text_part(text), new_data_part(data)], name="Result")
         logger.info("assessment %s: %s", assessment.task_id, error or status)

@@ -12,6 +12,7 @@ from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
 from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.profiles import PromptStyle, get_profile
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
@@ -37,6 +38,7 @@ class Tau2Options(BaseModel):
     max_errors: int = 10
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
+    prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
 
 
 
@@ -112,7 +114,9 @@ class Tau2Driver(Driver):
         return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
-                "reward_basis": o.reward_basis, "policy": o.policy}
+                "reward_basis": o.reward_basis, "policy": o.policy,
+                # only when set, so runs recorded before profiles existed still resume
+                **({"prompt_style": o.prompt_style} if o.prompt_style != "a2abench" else {})}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
@@ -123,7 +127,8 @@ class Tau2Driver(Driver):
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history)
+        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history,
+                          get_profile(self.opts.prompt_style))
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from a2abench.a2a.client import Conversation
-from a2abench.a2a.models import Part, TaskState, TextPart
+from a2abench.a2a.models import TaskState
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
@@ -22,12 +22,8 @@ from a2abench.benchmarks.tau2.models import (
     ToolMessage,
     UserMessage,
 )
-from a2abench.benchmarks.tau2.translator import (
-    GREETING,
-    first_message,
-    parse_reply,
-    tool_result_parts,
-)
+from a2abench.benchmarks.tau2.profiles import Profile, get_profile
+from a2abench.benchmarks.tau2.translator import GREETING
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
 from a2abench.run.records import ErrorInfo
@@ -46,25 +42,26 @@ class AgentLink:
     """The white agent as a tau2 participant: tau2 messages in, an AssistantMessage out."""
 
     def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
-                 history: Sequence[Any] = ()) -> None:
+                 history: Sequence[Any] = (), profile: Profile | None = None) -> None:
         self.chat = chat
-        self._preamble: list[Part] | None = first_message(policy, schemas, history)
+        self.profile = profile or get_profile("a2abench")  # the message format (profiles.py)
+        self._first: tuple[str, list[dict[str, Any]], Sequence[Any]] | None = (
+            policy, schemas, history)
         self.turns = 0
 
     async def respond(self, incoming: UserMessage | list[ToolMessage],
                       calls: Sequence[ToolCall] = ()) -> AssistantMessage:
-        parts: list[Part] = list(self._preamble or [])
-        self._preamble = None
-        if isinstance(incoming, list):
-            parts += tool_result_parts(incoming, calls)
+        if self._first is not None:
+            parts = self.profile.first(*self._first, incoming, calls)
+            self._first = None
         else:
-            parts.append(TextPart(text=incoming.content or ""))
+            parts = self.profile.follow(incoming, calls)
         reply = await self.chat.send(*parts)
         self.turns += 1
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return parse_reply(reply)
+        return self.profile.parse(reply)
 
 
 @dataclass
