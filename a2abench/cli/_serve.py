@@ -65,12 +65,16 @@ def serve_green(
 
     Example: a2abench serve-green --host 0.0.0.0 --port 9009 --card-url http://green:9009/
     """
+    import os
+
     from pydantic import SecretStr
 
     from a2abench._output import Output
     from a2abench.green import GreenApp, GreenSettings, parse_presets, serve
     from a2abench.green.app import serving_paths
 
+    if auth_token is None and "A2ABENCH_AUTH_TOKEN" in os.environ:
+        auth_token = os.environ["A2ABENCH_AUTH_TOKEN"]  # click reads an empty one as unset
     settings = GreenSettings(
         host=host, port=port, card_url=card_url,
         # An empty token is refused by GreenSettings, never read as "no auth".

@@ -36,8 +36,9 @@ ACCEPTED_FORMATS = (
     '"tau2" | "crmarena", ...keys named like the `a2abench run` flags}}',
     'CRMArena seed: {"white_agent_url": "<URL>", "task_category": "all", "max_tasks": 5, '
     '"interactive": false, "max_turns": 20, "max_user_turns": 10}',
-    'tau2 agentify: <white_agent_url>URL</white_agent_url><env_config>{"env": "airline", '
-    '"user_model": "gpt-4.1", "task_ids": [0, 1]}</env_config>',
+    'tau2 agentify: <white_agent_url>URL</white_agent_url><env_config>{"domain": "airline", '
+    '"task_ids": ["0", "1"]}</env_config> (or tau-bench\'s {"env": "retail", "task_split": '
+    '"test", "task_ids": [1]}, ids as positions in the split)',
 )
 
 # Run-engine settings a request may choose; everything else is a benchmark option.
