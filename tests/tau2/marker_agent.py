@@ -27,6 +27,7 @@ from a2abench.benchmarks.tau2.models import Task
 
 TOOLS_MARKER = "Here's a list of tools you can use"
 JSON_FORMAT_MARKER = "Please respond in JSON format."
+AGENTIFY_MARKER = "Please wrap the JSON part with <json>...</json> tags."
 USER_MESSAGES_MARKER = "Now here are the user messages:"
 CLARIFY = "I need one more detail before I can safely proceed."
 
@@ -43,8 +44,11 @@ def _first_json(text: str) -> Any:
 
 
 class MarkerExecutor(AgentExecutor):
-    def __init__(self, tasks: dict[str, Task]) -> None:
-        self.tasks = tasks
+    """style "agentbeats": bare JSON actions; "agentify": actions in <json> tags, as an agent
+    written for tau2's agentify green agent answers."""
+
+    def __init__(self, tasks: dict[str, Task], style: str = "agentbeats") -> None:
+        self.tasks, self.style = tasks, style
         self.state: dict[str, dict[str, Any]] = {}  # context -> task id, step, tools
         self.recognised: list[bool] = []
 
@@ -54,11 +58,14 @@ class MarkerExecutor(AgentExecutor):
         if ctx not in self.state:
             self.state[ctx] = self._contract(text)
             self.recognised.append(bool(self.state[ctx]["tools"]))
-        await event_queue.enqueue_event(new_message([new_text_part(self._act(ctx))],
-                                                    context_id=ctx))
+        action = self._act(ctx)
+        if self.style == "agentify":
+            action = f"Here is my action.\n<json>\n{action}\n</json>"
+        await event_queue.enqueue_event(new_message([new_text_part(action)], context_id=ctx))
 
     def _contract(self, text: str) -> dict[str, Any]:
-        if TOOLS_MARKER not in text or JSON_FORMAT_MARKER not in text:
+        marker = AGENTIFY_MARKER if self.style == "agentify" else JSON_FORMAT_MARKER
+        if TOOLS_MARKER not in text or marker not in text:
             return {"task": None, "step": 0, "tools": set()}
         tools = _first_json(text.split(TOOLS_MARKER, 1)[1]) or []
         names = {t["function"]["name"] for t in tools if isinstance(t, dict)}
@@ -84,7 +91,8 @@ class MarkerExecutor(AgentExecutor):
         return None
 
 
-def app(base: str, tasks: dict[str, Task]) -> tuple[Starlette, MarkerExecutor]:
+def app(base: str, tasks: dict[str, Task],
+        style: str = "agentbeats") -> tuple[Starlette, MarkerExecutor]:
     card = AgentCard(
         name="stock-green purple", description="test agent", version="1.0",
         capabilities=AgentCapabilities(streaming=False), default_input_modes=["text/plain"],
@@ -92,7 +100,7 @@ def app(base: str, tasks: dict[str, Task]) -> tuple[Starlette, MarkerExecutor]:
         skills=[AgentSkill(id="t", name="t", description="t", tags=["t"])],
         supported_interfaces=[AgentInterface(url=base + "/", protocol_binding="JSONRPC",
                                              protocol_version="1.0")])
-    executor = MarkerExecutor(tasks)
+    executor = MarkerExecutor(tasks, style)
     handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(),
                                     agent_card=card)
     return Starlette(routes=[*create_agent_card_routes(card),

@@ -80,6 +80,17 @@ def test_agentify_first_message_and_observations() -> None:
         AgentifyProfile().parse(reply('{"name": "respond", "arguments": {"content": "x"}}'))
 
 
+def test_agentify_offers_done_and_done_ends_the_conversation() -> None:
+    profile = AgentifyProfile()
+    text = profile.first("P", [SCHEMA], (), UserMessage(content="hi"), ())[0].text  # type: ignore[union-attr]
+    tools = json.loads(text.split("(you can use at most one tool at a time):\n", 1)[1]
+                       .split("\nPlease response", 1)[0])
+    assert [t["function"]["name"] for t in tools] == ["get_user", "done"]
+    stop = profile.parse(reply('<json>{"name": "done", "arguments": {}}</json>'))
+    assert stop.content == "###STOP###" and profile.is_stop(stop)
+    assert not get_profile("a2abench").is_stop(stop)  # only agentify agents can stop
+
+
 def test_the_default_profile_is_a2abench() -> None:
     parts = get_profile("a2abench").first("POLICY", [SCHEMA], (), UserMessage(content="hi"), ())
     assert "<policy>" in parts[0].text and parts[1].data == {"tools": [SCHEMA]}  # type: ignore[union-attr]
@@ -113,3 +124,11 @@ def test_a_stock_green_agent_scores_like_gold_under_the_agentbeats_profile(
     assert set(default.values()) == {0.0}
     run_record = json.loads((tmp_path / "stock.jsonl").read_text().splitlines()[0])
     assert run_record["config"]["options"]["prompt_style"] == "agentbeats"
+
+
+def test_an_agentify_agent_completes_under_the_agentify_profile(
+        tmp_path: Path, airline: dict[str, Task], user_llm: FakeLLMServer) -> None:  # noqa: F811
+    with serve(lambda base: marker_agent.app(base, airline, "agentify")[0]) as purple:
+        scores = _score(purple, user_llm, tmp_path / "agentify.jsonl", "--prompt-style",
+                        "agentify")
+    assert scores == {"3": 1.0, "14": 1.0, "19": 1.0}

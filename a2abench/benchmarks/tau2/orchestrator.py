@@ -63,6 +63,9 @@ class AgentLink:
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
         return self.profile.parse(reply)
 
+    def is_stop(self, message: AssistantMessage) -> bool:
+        return self.profile.is_stop(message)
+
 
 @dataclass
 class Outcome:
@@ -146,6 +149,8 @@ class Orchestrator:
             calls = self._pending_calls() if self.source is Role.ENV else ()
             msg = await self.agent.respond(self.message, calls)
             self.trajectory.append(msg)
+            if self.agent.is_stop(msg):  # upstream: agent.is_stop -> AGENT_STOP
+                self.done, self.termination = True, TerminationReason.AGENT_STOP
             self._advance(msg, Role.AGENT)
         else:
             results = [self.env.execute(call) for call in self.message.tool_calls]

@@ -45,6 +45,13 @@ _RESPOND_SCHEMA = {
             "properties": {"content": {"description": "The message content to send to the user.",
                                        "title": "Content", "type": "string"}},
             "required": ["content"], "title": "parameters", "type": "object"}}}
+# tau2's GymAgent appends this tool (`as_tool(done)`) to the agent's tools; calling it stops
+# the conversation (AGENT_STOP), which the agentify green agent's tool list therefore shows.
+_DONE = "done"
+_DONE_SCHEMA = {"type": "function", "function": {
+    "name": _DONE, "description": "Call this function when you are done with the task.",
+    "parameters": {"properties": {}, "title": "parameters", "type": "object"}}}
+STOP_TOKEN = "###STOP###"
 _TOOL_EXAMPLE = {"name": "find_user_id_by_name_zip",
                  "arguments": {"first_name": "Yusuf", "last_name": "Rossi", "zip_code": "19122"}}
 _RESPOND_EXAMPLE_ARGS = {"content": "Hello, how can I help you today?"}
@@ -70,6 +77,10 @@ class Profile:
 
     def parse(self, reply: AgentReply) -> AssistantMessage:
         return translator.parse_reply(reply)
+
+    def is_stop(self, message: AssistantMessage) -> bool:
+        """Whether the agent ended the conversation (only the agentify format has a way)."""
+        return False
 
 
 def _action(action: Any, raw: str) -> AssistantMessage:
@@ -153,8 +164,9 @@ class AgentifyProfile(Profile):
     name = "agentify"
 
     def prompt(self, policy: str, schemas: Sequence[dict[str, Any]], observation: str) -> str:
+        tools = [*schemas, _DONE_SCHEMA]
         return (f"\n{policy}\nHere's a list of tools you can use (you can use at most one tool "
-                f"at a time):\n{_dumps(list(schemas))}\n"
+                f"at a time):\n{_dumps(tools)}\n"
                 "Please response in the JSON format. Please wrap the JSON part with "
                 "<json>...</json> tags.\nThe JSON should contain:\n"
                 f"- \"name\": the tool call function name, or \"{RESPOND}\" if you want to "
@@ -193,7 +205,12 @@ class AgentifyProfile(Profile):
             action = json.loads(body)
         except ValueError as exc:
             raise ProtocolError(f"the <json> action is not valid JSON: {exc}") from None
+        if isinstance(action, dict) and action.get("name") == _DONE:
+            return AssistantMessage(content=STOP_TOKEN)  # upstream's _check_if_stop_toolcall
         return _action(action, body)
+
+    def is_stop(self, message: AssistantMessage) -> bool:
+        return not message.tool_calls and STOP_TOKEN in (message.content or "")
 
 
 def _first_tag(text: str, name: str) -> str | None:
