@@ -129,3 +129,31 @@ def test_an_empty_auth_token_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("A2ABENCH_AUTH_TOKEN", "")
     r = run_cli("serve-green", "--port", "0")
     assert r.code == 2 and "Error: --auth-token is empty" in r.err
+
+
+def _redirect_to_forbidden(base: str) -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse, RedirectResponse
+    from starlette.routing import Route
+
+    async def card(_: Any) -> Any:
+        return RedirectResponse(base + "/sso/login?next=card", status_code=302)
+
+    async def login(_: Any) -> Any:
+        return PlainTextResponse("forbidden", status_code=403)
+
+    return Starlette(routes=[Route("/.well-known/agent-card.json", card),
+                             Route("/.well-known/agent.json", card),
+                             Route("/sso/login", login)])
+
+
+def test_a_redirect_that_ends_in_403_names_where_the_403_came_from() -> None:
+    """Issue 17 item 18: the error named the card URL asked for, as if it answered 403."""
+    from tests.servers import serve
+
+    with serve(_redirect_to_forbidden) as base:
+        r = run_cli("discover", base, "--json")
+    message = r.json()["error"]["message"]
+    assert r.code == 1 and r.json()["error"]["error"] == "AgentHTTPError"
+    assert message.startswith(f"HTTP 403 from {base}/sso/login?next=card (redirected from "
+                              f"{base}/.well-known/agent-card.json)"), message
