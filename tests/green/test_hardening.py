@@ -157,3 +157,20 @@ def test_a_redirect_that_ends_in_403_names_where_the_403_came_from() -> None:
     assert r.code == 1 and r.json()["error"]["error"] == "AgentHTTPError"
     assert message.startswith(f"HTTP 403 from {base}/sso/login?next=card (redirected from "
                               f"{base}/.well-known/agent-card.json)"), message
+
+
+async def test_server_paths_never_reach_the_client(settings: GreenSettings, white: str,
+                                                   tmp_path: Any) -> None:
+    """Issue 17 item 18: a data error quoted the operator's --option path to the client."""
+    import dataclasses
+
+    hidden = tmp_path / "operator-only" / "tau2-data"
+    operator = dataclasses.replace(settings, presets={"tau2": {
+        "data_dir": str(hidden), "user_llm": "m"}})
+    with green_server(operator) as (base, _):
+        async with sdk_client(base, streaming=False) as client:
+            out = await send(client, agentbeats(white, benchmark="tau2", domain="mock"))
+    assert out.state == STATE.TASK_STATE_FAILED
+    text = out.final_text()
+    assert "tau2 data file <server setting>/tau2/domains/mock/" in text, text
+    assert "operator-only" not in text and str(tmp_path) not in text
