@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from a2abench.a2a.client import Conversation
-from a2abench.a2a.models import TaskState
+from a2abench.a2a.models import Part, TaskState
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
@@ -22,8 +22,9 @@ from a2abench.benchmarks.tau2.models import (
     ToolMessage,
     UserMessage,
 )
+from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile
-from a2abench.benchmarks.tau2.translator import GREETING
+from a2abench.benchmarks.tau2.translator import GREETING, EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
 from a2abench.run.records import ErrorInfo
@@ -42,26 +43,33 @@ class AgentLink:
     """The white agent as a tau2 participant: tau2 messages in, an AssistantMessage out."""
 
     def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
-                 history: Sequence[Any] = (), profile: Profile | None = None) -> None:
+                 history: Sequence[Any] = (), *,
+                 tool_call_format: ToolCallFormat = "any",
+                 preamble: list[Part] | None = None, profile: Profile | None = None) -> None:
         self.chat = chat
-        self.profile = profile or get_profile("a2abench")  # the message format (profiles.py)
+        # The message format (profiles.py); a given preamble (solo) replaces its first message.
+        self.profile = profile or get_profile("a2abench", tool_call_format)
+        self._preamble = preamble
         self._first: tuple[str, list[dict[str, Any]], Sequence[Any]] | None = (
-            policy, schemas, history)
+            None if preamble else (policy, schemas, history))
+        self.tools = parameters_by_tool(schemas)
         self.turns = 0
 
-    async def respond(self, incoming: UserMessage | list[ToolMessage],
+    async def respond(self, incoming: UserMessage | list[ToolMessage] | None,
                       calls: Sequence[ToolCall] = ()) -> AssistantMessage:
-        if self._first is not None:
+        """The agent's answer to the user's words or to tool results (None: the preamble
+        alone, a solo run's first message)."""
+        if self._first is not None and incoming is not None:
             parts = self.profile.first(*self._first, incoming, calls)
-            self._first = None
         else:
-            parts = self.profile.follow(incoming, calls)
+            parts = list(self._preamble or []) + self.profile.follow(incoming, calls)
+        self._first = self._preamble = None
         reply = await self.chat.send(*parts)
         self.turns += 1
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return self.profile.parse(reply)
+        return self.profile.parse(reply, self.tools)
 
     def is_stop(self, message: AssistantMessage) -> bool:
         return self.profile.is_stop(message)
@@ -147,7 +155,11 @@ class Orchestrator:
             self._advance(msg, Role.USER)
         elif self.target is Role.AGENT:
             calls = self._pending_calls() if self.source is Role.ENV else ()
-            msg = await self.agent.respond(self.message, calls)
+            try:
+                msg = await self.agent.respond(self.message, calls)
+            except EmptyReply as exc:  # kept in the transcript, as upstream keeps it
+                self.trajectory.append(exc.reply)
+                raise
             self.trajectory.append(msg)
             if self.agent.is_stop(msg):  # upstream: agent.is_stop -> AGENT_STOP
                 self.done, self.termination = True, TerminationReason.AGENT_STOP

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from a2abench.a2a.client import AgentReply
@@ -34,7 +34,7 @@ from a2abench.errors import ProtocolError
 PromptStyle = Literal["a2abench", "agentbeats", "agentify"]
 PROMPT_STYLES: tuple[str, ...] = ("a2abench", "agentbeats", "agentify")
 RESPOND = translator.RESPOND
-Incoming = UserMessage | list[ToolMessage]
+Incoming = UserMessage | list[ToolMessage] | None  # None: no words yet (a solo run's start)
 
 _RESPOND_SCHEMA = {
     "type": "function",
@@ -62,21 +62,28 @@ def _dumps(value: Any) -> str:
 
 
 class Profile:
-    """The a2abench format (translator.py)."""
+    """The a2abench format (translator.py), with its `--tool-call-format`."""
 
     name: str = "a2abench"
 
+    def __init__(self, tool_call_format: translator.ToolCallFormat = "any") -> None:
+        self.tool_call_format = tool_call_format
+
     def first(self, policy: str, schemas: Sequence[dict[str, Any]], history: Sequence[Any],
               incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
-        return translator.first_message(policy, schemas, history) + self.follow(incoming, calls)
+        return translator.first_message(policy, schemas, history,
+                                        tool_call_format=self.tool_call_format) + \
+            self.follow(incoming, calls)
 
     def follow(self, incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
         if isinstance(incoming, list):
             return translator.tool_result_parts(incoming, calls)
-        return [TextPart(text=incoming.content or "")]
+        return [] if incoming is None else [TextPart(text=incoming.content or "")]
 
-    def parse(self, reply: AgentReply) -> AssistantMessage:
-        return translator.parse_reply(reply)
+    def parse(self, reply: AgentReply, tools: Mapping[str, Any] | None = None
+              ) -> AssistantMessage:
+        return translator.parse_reply(reply, tools=tools,
+                                      tool_call_format=self.tool_call_format)
 
     def is_stop(self, message: AssistantMessage) -> bool:
         """Whether the agent ended the conversation (only the agentify format has a way)."""
@@ -128,6 +135,7 @@ class AgentBeatsProfile(Profile):
         # first message lists every message of that state, the greeting included.
         state = list(history) or [AssistantMessage(content=translator.GREETING)]
         seen = [_text_of(m) for m in state] + [self._follow_text(incoming, calls)]
+        # (incoming is never None here: the stock green agent has no solo mode)
         text = f"{self.prompt(policy, schemas)}\n\nNow here are the user messages:\n" + \
             "\n".join(seen)
         return [TextPart(text=text)]
@@ -137,6 +145,8 @@ class AgentBeatsProfile(Profile):
 
     @staticmethod
     def _follow_text(incoming: Incoming, calls: Sequence[ToolCall]) -> str:
+        if incoming is None:
+            return ""
         if not isinstance(incoming, list):
             return incoming.content or ""
         if len(incoming) == 1:  # tau2 passes a lone ToolMessage, whose str(content) is sent
@@ -144,7 +154,8 @@ class AgentBeatsProfile(Profile):
         names = {c.id: c.name for c in calls}
         return "\n".join(f"Tool '{names.get(m.id, '')}' result: {m.content}" for m in incoming)
 
-    def parse(self, reply: AgentReply) -> AssistantMessage:
+    def parse(self, reply: AgentReply, tools: Mapping[str, Any] | None = None
+              ) -> AssistantMessage:
         text = reply.text
         try:
             action = json.loads(text)
@@ -191,37 +202,28 @@ class AgentifyProfile(Profile):
     @staticmethod
     def _observation(incoming: Incoming) -> str:
         """The gym observation: the messages since the agent's last turn, `role: content`."""
+        if incoming is None:
+            return ""
         if isinstance(incoming, list):
             return "\n".join(f"tool: {m.content}" for m in incoming)
         return f"user: {incoming.content}"
 
-    def parse(self, reply: AgentReply) -> AssistantMessage:
-        text = reply.text
-        body = _first_tag(text, "json")
-        if body is None:
-            raise ProtocolError("the reply has no <json>...</json> action",
-                                hint="Wrap the JSON action in <json> tags.")
-        try:
-            action = json.loads(body)
-        except ValueError as exc:
-            raise ProtocolError(f"the <json> action is not valid JSON: {exc}") from None
-        if isinstance(action, dict) and action.get("name") == _DONE:
+    def parse(self, reply: AgentReply, tools: Mapping[str, Any] | None = None
+              ) -> AssistantMessage:
+        # upstream's parse_tags semantics, shared with `--tool-call-format tags`
+        message = translator.parse_reply(reply, tool_call_format="tags")
+        if message.tool_calls and any(c.name == _DONE for c in message.tool_calls):
             return AssistantMessage(content=STOP_TOKEN)  # upstream's _check_if_stop_toolcall
-        return _action(action, body)
+        return message
 
     def is_stop(self, message: AssistantMessage) -> bool:
         return not message.tool_calls and STOP_TOKEN in (message.content or "")
 
 
-def _first_tag(text: str, name: str) -> str | None:
-    start = text.find(f"<{name}>")
-    end = text.find(f"</{name}>", start) if start >= 0 else -1
-    return None if end < 0 else text[start + len(name) + 2:end].strip()
+PROFILES: dict[str, type[Profile]] = {p.name: p for p in (Profile, AgentBeatsProfile,
+                                                           AgentifyProfile)}
 
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (Profile(), AgentBeatsProfile(),
-                                                     AgentifyProfile())}
-
-
-def get_profile(style: str) -> Profile:
-    return PROFILES[style]
+def get_profile(style: str, tool_call_format: translator.ToolCallFormat = "any") -> Profile:
+    """The profile named `style`; `tool_call_format` shapes the a2abench one only."""
+    return PROFILES[style](tool_call_format)
