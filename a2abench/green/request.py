@@ -47,6 +47,9 @@ RUN_KEYS = frozenset({"task_ids", "max_tasks", "num_trials", "concurrency", "see
                       "task_timeout", "rate_limit", "shard"})
 ALIASES = {"num_tasks": "max_tasks"}  # AgentBeats' tau2 scenario says num_tasks
 MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's one loop
+# The engine plans every task-trial up front; this bounds that plan per request (telecom's
+# `full` split, 2,285 tasks, fits 8 trials).
+MAX_TASK_TRIALS = 20_000
 _SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd",
                            "credential", "credentials", "authorization"})
 _SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db")
@@ -365,6 +368,13 @@ async def check_tasks(planned: Planned) -> None:
     if missing:
         raise RequestRejected(f"task id(s) not in {where}: {', '.join(missing[:10])}; valid "
                               f"ids: {_listing(ids)}")
+    tasks = len(set(config.task_ids)) if config.task_ids else len(ids)
+    if config.max_tasks is not None:
+        tasks = min(tasks, config.max_tasks)
+    if tasks * config.num_trials > MAX_TASK_TRIALS:
+        raise RequestRejected(f"{tasks} tasks × {config.num_trials} trials is over this "
+                              f"server's limit of {MAX_TASK_TRIALS} task-trials per assessment; "
+                              "choose fewer tasks (max_tasks, task_ids) or trials")
 
 
 def _position(value: Any, ids: list[str], where: str) -> str:

@@ -174,3 +174,21 @@ async def test_server_paths_never_reach_the_client(settings: GreenSettings, whit
     text = out.final_text()
     assert "tau2 data file <server setting>/tau2/domains/mock/" in text, text
     assert "operator-only" not in text and str(tmp_path) not in text
+
+
+async def test_the_plan_of_one_request_is_bounded(settings: GreenSettings, white: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17 item 10: tasks × trials per assessment is capped before anything is planned."""
+    from a2abench.green import request as request_module
+
+    monkeypatch.setattr(request_module, "MAX_TASK_TRIALS", 5)
+    with green_server(settings) as (base, _):
+        async with sdk_client(base, streaming=False) as client:
+            out = await send(client, agentbeats(white, benchmark="scripted", tasks=3,
+                                                num_trials=2))
+            fits = await send(client, agentbeats(white, benchmark="scripted", tasks=3,
+                                                 num_trials=2, max_tasks=2))
+    assert out.state == STATE.TASK_STATE_REJECTED
+    assert "3 tasks × 2 trials is over this server's limit of 5 task-trials" in \
+        out.final_text()
+    assert fits.state == STATE.TASK_STATE_COMPLETED
