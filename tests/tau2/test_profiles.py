@@ -132,3 +132,56 @@ def test_an_agentify_agent_completes_under_the_agentify_profile(
         scores = _score(purple, user_llm, tmp_path / "agentify.jsonl", "--prompt-style",
                         "agentify")
     assert scores == {"3": 1.0, "14": 1.0, "19": 1.0}
+
+
+SYNTHETIC_UPSTREAM = '''
+RESPOND_ACTION_NAME = "respond"
+
+async def ask_agent_to_solve(white_agent_url, env):
+    observation, info = env.reset()
+    task_description = f"""<{info["policy"]}|{tools_to_str(info["tools"])}|{RESPOND_ACTION_NAME}|{
+        json.dumps({"name": RESPOND_ACTION_NAME, "arguments": {}}, indent=2)}|{
+        json.dumps(observation, indent=2)}>"""
+'''
+
+
+def test_the_agentify_text_is_read_from_the_pinned_upstream_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With upstream's file beside --data-dir (checked against the pinned sha256) the text
+    comes from it; a stand-in file of the same shape shows the mechanism offline."""
+    import hashlib
+
+    from a2abench.benchmarks.tau2 import data
+    from a2abench.benchmarks.tau2.driver import load_profile
+    from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE
+
+    source = tmp_path / "checkout" / AGENTIFY_SOURCE
+    source.parent.mkdir(parents=True)
+    source.write_text(SYNTHETIC_UPSTREAM)
+    data_dir = tmp_path / "checkout" / "data"
+    profile, origin = load_profile("agentify", "any", data_dir)
+    assert origin.startswith("written from the format (") and "not found" in origin  # sha differs
+    pinned = data.manifest()
+    files = {**pinned.files, AGENTIFY_SOURCE: hashlib.sha256(source.read_bytes()).hexdigest()}
+    monkeypatch.setattr(data, "manifest", lambda: data.Manifest(pinned.repository,
+                                                                 pinned.commit, files))
+    profile, origin = load_profile("agentify", "any", data_dir)
+    assert origin == "upstream"
+    text = profile.first("POLICY", [SCHEMA], (), UserMessage(content="hi"), ())[0].text  # type: ignore[union-attr]
+    tools = json.dumps([SCHEMA, {"type": "function", "function": {
+        "name": "done", "description": "Call this function when you are done with the task.",
+        "parameters": {"properties": {}, "title": "parameters", "type": "object"}}}], indent=2)
+    respond = json.dumps({"name": "respond", "arguments": {}}, indent=2)
+    assert text == f'<POLICY|{tools}|respond|{respond}|"user: hi">'
+    assert load_profile("agentbeats", "any", data_dir)[1] == "written from the format"
+
+
+def test_a_prompt_style_sets_the_whole_format() -> None:
+    from pydantic import ValidationError
+
+    from a2abench.benchmarks.tau2.driver import Tau2Options
+
+    assert Tau2Options(prompt_style="agentbeats").prompt_style == "agentbeats"
+    for clash in ({"solo": True}, {"tool_call_format": "tags"}):
+        with pytest.raises(ValidationError, match="--tool-call-format and --solo go with"):
+            Tau2Options(prompt_style="agentify", **clash)  # type: ignore[arg-type]

@@ -102,3 +102,14 @@ def test_agentify_prompt_is_tau2s_agentify_green_agents() -> None:
     assert json.loads(example)["name"] == "find_user_id_by_name_zip"
     assert json.loads(respond_example)["name"] == "{RESPOND_ACTION_NAME}"  # upstream's quirk
     assert json.loads(observation) == "user: hi"
+
+
+def test_the_agentify_text_read_from_upstream_equals_the_written_one(tmp_path: Path) -> None:
+    from a2abench.benchmarks.tau2.profiles import extract_agentify_template
+
+    source = tmp_path / "agent.py"
+    source.write_text(upstream_source("agentify"))
+    read = AgentifyProfile(template=extract_agentify_template(source))
+    for incoming in (UserMessage(content="hi"), UserMessage(content='quote " and ✓')):
+        assert read.first("POLICY", [SCHEMA], (), incoming, ())[0].text == \
+            AgentifyProfile().first("POLICY", [SCHEMA], (), incoming, ())[0].text  # type: ignore[union-attr]

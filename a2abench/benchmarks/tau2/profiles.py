@@ -13,16 +13,22 @@
   Replies: the `<json>...</json>` tag's `{"name", "arguments"}`; a reply without it is an
   agent error (upstream's green agent fails the task there).
 
-The texts follow those formats line by line, because agents written for the stock green agents
-find their way by these lines (e.g. "Here's a list of tools you can use" and "Please respond in
-JSON format." mark the first message for agents such as VlaTz/tau2-agentbeats-base-purple).
+The agentify text is read at run time from upstream's file when it is available (pinned and
+sha256-checked, see `data.optional_source`), else written from its format; the agentbeats text
+is written from its format (that repository has no licence). Both follow their formats line by
+line (tests/tau2/test_profiles_upstream.py checks them against the sources), because agents
+written for the stock green agents find their way by these lines (e.g. "Here's a list of tools
+you can use" and "Please respond in JSON format." mark the first message for agents such as
+VlaTz/tau2-agentbeats-base-purple).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import uuid
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from a2abench.a2a.client import AgentReply
@@ -171,11 +177,66 @@ class AgentBeatsProfile(Profile):
             return AssistantMessage(content=text)
 
 
+# Where tau2's agentify green agent keeps its first message (an f-string), read at run time.
+AGENTIFY_SOURCE = ("src/experiments/agentify_tau_bench/src/agentify_tau_bench/green_agent/"
+                   "agent.py")
+Template = tuple[str, ...]  # literal text, with the slots "\0policy", "\0tools", "\0observation"
+_SLOTS = {"info['policy']": "\0policy", "tools_to_str(info['tools'])": "\0tools",
+          "json.dumps(observation, indent=2)": "\0observation"}
+
+
+class _RespondName(ast.NodeTransformer):
+    """The name RESPOND_ACTION_NAME as its value (a string constant spelling it stays)."""
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return ast.Constant(RESPOND) if node.id == "RESPOND_ACTION_NAME" else node
+
+
+def _constant_value(node: ast.expr) -> str:
+    """A slot of upstream's f-string that is a constant once RESPOND_ACTION_NAME is known:
+    the name itself, or json.dumps(<literal>, indent=2)."""
+    if isinstance(node, ast.Name) and node.id == "RESPOND_ACTION_NAME":
+        return RESPOND
+    if (isinstance(node, ast.Call) and ast.unparse(node.func) == "json.dumps"
+            and len(node.args) == 1 and [k.arg for k in node.keywords] == ["indent"]):
+        return _dumps(ast.literal_eval(_RespondName().visit(node.args[0])))
+    raise ValueError(f"unexpected expression in upstream's prompt: {ast.unparse(node)}")
+
+
+def extract_agentify_template(path: Path) -> Template:
+    """The first message of upstream's agentify green agent (`task_description` in
+    `ask_agent_to_solve`), as literal pieces and slots. Raises ValueError when not found."""
+    module = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(module):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.JoinedStr)
+                and any(isinstance(t, ast.Name) and t.id == "task_description"
+                        for t in node.targets)):
+            pieces: list[str] = []
+            for value in node.value.values:
+                if isinstance(value, ast.Constant):
+                    pieces.append(str(value.value))
+                elif isinstance(value, ast.FormattedValue):
+                    slot = _SLOTS.get(ast.unparse(value.value))
+                    pieces.append(slot or _constant_value(value.value))
+            if sorted(p for p in pieces if p.startswith("\0")) == sorted(_SLOTS.values()):
+                return tuple(pieces)
+    raise ValueError(f"no agentify task_description f-string in {path}")
+
+
 class AgentifyProfile(Profile):
     name = "agentify"
 
+    def __init__(self, tool_call_format: translator.ToolCallFormat = "any",
+                 template: Template | None = None) -> None:
+        super().__init__(tool_call_format)
+        self.template = template  # upstream's text, when its source file was found
+
     def prompt(self, policy: str, schemas: Sequence[dict[str, Any]], observation: str) -> str:
         tools = [*schemas, _DONE_SCHEMA]
+        if self.template is not None:
+            slots = {"\0policy": policy, "\0tools": _dumps(tools),
+                     "\0observation": json.dumps(observation, indent=2)}
+            return "".join(slots.get(piece, piece) for piece in self.template)
         return (f"\n{policy}\nHere's a list of tools you can use (you can use at most one tool "
                 f"at a time):\n{_dumps(tools)}\n"
                 "Please response in the JSON format. Please wrap the JSON part with "
@@ -224,6 +285,11 @@ PROFILES: dict[str, type[Profile]] = {p.name: p for p in (Profile, AgentBeatsPro
                                                            AgentifyProfile)}
 
 
-def get_profile(style: str, tool_call_format: translator.ToolCallFormat = "any") -> Profile:
-    """The profile named `style`; `tool_call_format` shapes the a2abench one only."""
+def get_profile(style: str, tool_call_format: translator.ToolCallFormat = "any",
+                agentify_source: Path | None = None) -> Profile:
+    """The profile named `style`; `tool_call_format` shapes the a2abench one only. With
+    `agentify_source` (upstream's file, pinned and verified) the agentify text is read from
+    it; without it, or when it cannot be read, the text written from its format is used."""
+    if style == "agentify" and agentify_source is not None:
+        return AgentifyProfile(tool_call_format, extract_agentify_template(agentify_source))
     return PROFILES[style](tool_call_format)
