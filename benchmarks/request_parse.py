@@ -14,13 +14,15 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
+from functools import partial
 
 from _util import machine, median_ms
 
 from a2abench.green import RequestRejected, parse_request
 
+OPEN = "open <white_agent_url> tags"
 SHAPES: dict[str, Callable[[int], str]] = {
-    "open <white_agent_url> tags": lambda n: "<white_agent_url>" * (n // 17),
+    OPEN: lambda n: "<white_agent_url>" * (n // 17),
     "tag pairs, <env_config> unclosed": lambda n: (
         "<white_agent_url>x</white_agent_url><env_config>" * (n // 48)),
     "code fences": lambda n: "```" + "```json " * (n // 8),
@@ -55,17 +57,16 @@ def old_regex(text: str) -> None:
 
 def main() -> None:
     print(machine())
-    print("0.1.0's regex on open <white_agent_url> tags (quadratic):", ", ".join(
-        f"{n // 1000} KB {timed(lambda t=SHAPES['open <white_agent_url> tags'](n): old_regex(t), 1):.0f} ms"  # noqa: E501
-        for n in (10_000, 20_000, 40_000)))
+    old = [f"{n // 1000} KB {timed(partial(old_regex, SHAPES[OPEN](n)), 1):.0f} ms"
+           for n in (10_000, 20_000, 40_000)]
+    print("0.1.0's regex on open <white_agent_url> tags (quadratic):", ", ".join(old))
     print("| text | size | parse | json.loads of a request that size | ratio |")
     print("|---|---:|---:|---:|---:|")
     for size in (100_000, 1_000_000):
-        reference = baseline(size)
-        base = timed(lambda: json.loads(reference))
+        base = timed(partial(json.loads, baseline(size)))
         for name, make in SHAPES.items():
             text = make(size)
-            ms = timed(lambda: parse(text))
+            ms = timed(partial(parse, text))
             print(f"| {name} | {len(text) / 1e6:.1f} MB | {ms:.2f} ms | {base:.2f} ms | "
                   f"{ms / base:.2f} |")
 
