@@ -44,6 +44,9 @@ class GreenSettings:
     max_trials: int = DEFAULT_MAX_TRIALS
     allow_models: tuple[str, ...] = ()  # models requests may pick (default: operator's only)
     allow_llm_args: tuple[str, ...] = ()  # keys of *_llm_args requests may set
+    metrics: bool = False  # serve /metrics (Prometheus) on the main port
+    metrics_port: int | None = None  # or on a port of its own (implies metrics)
+    log_format: str = "text"  # text | json: structured assessment/task lines
 
     def __post_init__(self) -> None:
         if self.max_concurrent_assessments < 1:
@@ -63,6 +66,8 @@ class GreenSettings:
                                    "the card URL's path.")
         if self.max_trials < 1:
             raise ConfigError("--max-trials must be at least 1")
+        if self.log_format not in ("text", "json"):
+            raise ConfigError(f"--log-format {self.log_format!r} is not text or json")
 
     def advertised_url(self, port: int | None = None) -> str:
         """The URL the card advertises: --card-url, else http://host:port/ (a wildcard bind
