@@ -6,9 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
+from a2abench.benchmarks.tau2.data import optional_source
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -20,6 +21,7 @@ from a2abench.benchmarks.tau2.models import (
     TerminationReason,
 )
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE, Profile, PromptStyle, get_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
@@ -48,6 +50,28 @@ class Tau2Options(BaseModel):
     policy: Literal["manual", "workflow"] = "manual"
     tool_call_format: Literal["any", "datapart", "tags"] = "any"
     solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
+    prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
+
+    @model_validator(mode="after")
+    def _one_format(self) -> Tau2Options:
+        if self.prompt_style != "a2abench" and (self.solo or self.tool_call_format != "any"):
+            raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
+                             "--tool-call-format and --solo go with --prompt-style a2abench")
+        return self
+
+
+def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tuple[Profile, str]:
+    """The prompt profile, and where its text comes from (the run record says)."""
+    if style != "agentify":
+        return get_profile(style, tool_call_format), "a2abench" if style == "a2abench" \
+            else "written from the format"
+    path, why = optional_source(AGENTIFY_SOURCE, data_dir)
+    if path is not None:
+        try:
+            return get_profile(style, tool_call_format, path), "upstream"
+        except (ValueError, SyntaxError, OSError) as exc:  # a source we cannot read
+            why = f"{AGENTIFY_SOURCE}: {exc}"
+    return get_profile(style, tool_call_format), f"written from the format ({why})"
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -75,6 +99,8 @@ class Tau2Driver(Driver[Tau2Options]):
         self.opts = options
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
+        self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
+        self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
 
     @property
@@ -90,6 +116,8 @@ class Tau2Driver(Driver[Tau2Options]):
             self.judge_llm = build_llm(
                 opts.judge_llm, base_url=opts.judge_llm_base_url or opts.user_llm_base_url,
                 args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
+        self.profile, self.prompt_text = await asyncio.to_thread(
+            load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
 
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
@@ -124,7 +152,8 @@ class Tau2Driver(Driver[Tau2Options]):
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
-                         "judge_prompt": domain.judge_prompt is not None, **solo},
+                         "judge_prompt": domain.judge_prompt is not None,
+                         "prompt_text": self.prompt_text, **solo},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -136,7 +165,8 @@ class Tau2Driver(Driver[Tau2Options]):
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
-                "tool_call_format": o.tool_call_format, "solo": o.solo}
+                "tool_call_format": o.tool_call_format, "solo": o.solo,
+                "prompt_style": o.prompt_style}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
@@ -151,7 +181,7 @@ class Tau2Driver(Driver[Tau2Options]):
                              history=history)
         chat = ctx.conversation()
         agent = AgentLink(chat, domain.policy, env.agent_tool_schemas(), history,
-                          tool_call_format=self.opts.tool_call_format)
+                          tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
