@@ -7,7 +7,7 @@ a `kind` used by the run engine to classify failed task-trials:
     ├── ConfigError                    usage     2   bad flag values, bad environment
     ├── NotAvailableYet                harness   1   a command of a later release
     ├── Interrupted                    harness   130 Ctrl-C; results are kept
-    ├── ScoreBelowThreshold            -         3   --fail-under missed
+    ├── ScoreBelowThreshold            -         3   --fail-under missed (or no/incomplete score)
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   └── JSONRPCError                           a JSON-RPC error object from the agent
@@ -80,10 +80,14 @@ class Interrupted(A2ABenchError):
 
 
 class ScoreBelowThreshold(A2ABenchError):
+    """--fail-under not met: the score is below it, missing, or incomplete."""
+
     exit_code = 3
 
-    def __init__(self, score: float, threshold: float) -> None:
-        super().__init__(f"score {score:.4f} is below --fail-under {threshold:g}")
+    def __init__(self, score: float | None, threshold: float, *, message: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message or f"score {score:.4f} is below --fail-under {threshold:g}",
+                         hint=hint)
         self.score = score
         self.threshold = threshold
 

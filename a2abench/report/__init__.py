@@ -9,6 +9,7 @@ from typing import Any
 
 from a2abench.errors import ConfigError, RecordsError
 from a2abench.report.aggregate import Report, build_report
+from a2abench.run.records import SCORED_STATUSES
 from a2abench.run.writer import iter_records
 
 BUILTIN_FORMATS = ("table", "json", "markdown", "html", "junit")
@@ -54,7 +55,7 @@ def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
     keep: dict[tuple[Any, ...], tuple[int, bool]] = {}
     for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
         key = (rec.get("benchmark"), rec.get("domain"), rec["task_id"], rec["trial"])
-        scored = rec.get("status") in ("ok", "agent_error")
+        scored = rec.get("status") in SCORED_STATUSES
         old = keep.get(key)
         if old is None or scored or not old[1]:
             keep[key] = (index, scored)

@@ -13,10 +13,18 @@ from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offlin
 from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
-from a2abench.errors import ConfigError
+from a2abench.errors import A2ABenchError, ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
-from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
-from a2abench.run.records import Scoring, TaskRecord, is_success
+from a2abench.run.driver import (
+    Driver,
+    Exporter,
+    LLMUsage,
+    TaskContext,
+    TaskOutcome,
+    TaskSpec,
+    evaluator_failure,
+)
+from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -127,8 +135,32 @@ class Tau2Driver(Driver):
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        try:
+            info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        except A2ABenchError:
+            raise  # LLM judge failures stay infrastructure errors
+        except Exception as exc:
+            # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
+            # never created: "Task task_2 not found"); its runner then records an error.
+            return self._evaluator_error(outcome, evaluator_failure(
+                exc, "upstream's tau2 evaluator raises on this trajectory too"))
         return self._outcome(outcome, info)
+
+    def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
+        if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
+            return TaskOutcome(
+                status=outcome.status,  # type: ignore[arg-type]
+                reward=0.0 if outcome.status == "agent_error" else None,
+                termination=outcome.termination.value, turns=outcome.agent_turns,
+                transcript=[m.model_dump(mode="json") for m in outcome.messages],
+                error=outcome.error)
+        return TaskOutcome(
+            status="evaluator_error", reward=0.0, termination=outcome.termination.value,
+            turns=outcome.agent_turns,
+            tool_calls=sum(len(m.tool_calls or []) for m in outcome.messages
+                           if getattr(m, "tool_calls", None)),
+            transcript=[m.model_dump(mode="json") for m in outcome.messages],
+            details={"steps": outcome.steps, "tool_errors": outcome.errors}, error=error)
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:
