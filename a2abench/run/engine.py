@@ -20,7 +20,7 @@ from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
 from a2abench.a2a.hosts import HostPolicy
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
-from a2abench.run.config import RunConfig, redact, resolve_output
+from a2abench.run.config import Redactor, RunConfig, redact, redact_url, resolve_output
 from a2abench.run.driver import Driver, TaskContext, TaskOutcome
 from a2abench.run.events import (
     EventSink,
@@ -41,6 +41,17 @@ from a2abench.run.records import (
     is_success,
 )
 from a2abench.run.writer import RecordWriter
+
+
+def _redacting(sink: EventSink, redactor: Redactor) -> EventSink:
+    """Events carry agent text (error messages); known secrets never reach the display."""
+    def emit(event: Any) -> None:
+        for name in ("error", "message", "agent", "reason"):
+            value = getattr(event, name, None)
+            if isinstance(value, str):
+                setattr(event, name, redactor.text(value))
+        sink(event)
+    return emit
 
 
 def now_iso() -> str:
@@ -103,7 +114,8 @@ class Engine:
                  stop: asyncio.Event | None = None) -> None:
         self.config = config
         self.driver = driver
-        self.emit = on_event
+        self.redactor = Redactor(config.secrets())
+        self.emit = _redacting(on_event, self.redactor) if self.redactor else on_event
         self.stop = stop or asyncio.Event()
         self.run_id = uuid.uuid4().hex[:12]
         self.progress = Progress()
@@ -134,13 +146,15 @@ class Engine:
         async with self._client() as client:
             card = await client.card()  # fail fast, before writing anything, if unreachable
             transport = await client.transport()
-            self.writer = RecordWriter(output)
+            self.writer = RecordWriter(output, redact=self.redactor.line
+                                       if self.redactor else None)
             try:
                 self._write_run_record(key, len(items), len(items) - len(todo), previous)
                 self.progress.total = len(todo)
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
-                    card.card.name or config.white_agent_url, transport.dialect, len(items),
+                    card.card.name or redact_url(config.white_agent_url), transport.dialect,
+                    len(items),
                     len(items) - len(todo), len(todo), config.concurrency,
                     str(config.shard) if config.shard else None))
                 status = await self._execute(todo, client)
@@ -161,8 +175,9 @@ class Engine:
     def _previous(self, output: Path, key: dict[str, object]) -> plan.Previous | None:
         exists = output.exists() and output.stat().st_size > 0
         if exists and not self.config.resume:
-            raise ConfigError(f"{output} already holds a run",
-                              hint="Pass --resume to continue it, or choose another --output.")
+            raise ConfigError(f"{output} already exists",
+                              hint="Pass --resume to continue the run it holds, or choose "
+                                   "another --output.")
         if not exists:
             return None
         return plan.read_previous(output, key)
@@ -189,7 +204,7 @@ class Engine:
         self.writer.write(RunRecord(
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
-            data=manifest.get("data", {}), models=manifest.get("models", {}),
+            data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
             scoring=self.driver.scoring, planned=planned, skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso()))

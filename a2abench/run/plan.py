@@ -106,9 +106,12 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
             # A later non-infrastructure result wins over an earlier infrastructure failure.
             if rec.get("status") != "infrastructure_error" or k not in outcome:
                 outcome[k] = rec.get("status", "ok")
-    if not run_ids and outcome:
-        raise ResumeMismatch(f"{path} has task records but no run record",
-                             hint="It was not written by `a2abench run`; use a new --output.")
+    if not run_ids:  # refuse before anything touches the file (the writer trims torn tails)
+        what = ("has task records but no run record" if outcome else
+                f"is not an a2abench run ({stats.lines} line(s), none of them a run record)")
+        raise ResumeMismatch(f"cannot resume {path}: it {what}",
+                             hint="It was not written by `a2abench run`; nothing was changed. "
+                                  "Choose a new --output.")
     infra = {k for k, s in outcome.items() if s == "infrastructure_error"}
     return Previous(run_ids, set(outcome) - infra, infra, stats)
 

@@ -30,6 +30,7 @@ from a2abench.benchmarks.tau2.translator import (
 )
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
+from a2abench.run.driver import agent_input
 from a2abench.run.records import ErrorInfo
 
 _FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
@@ -64,7 +65,8 @@ class AgentLink:
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return parse_reply(reply)
+        with agent_input("reply"):
+            return parse_reply(reply)
 
 
 @dataclass
