@@ -167,7 +167,8 @@ def _task_line(rec: dict[str, Any]) -> TaskLine:
         category=_text(rec.get("category")), task_id=_text(rec.get("task_id")) or "?",
         trial=trial if isinstance(trial, int) and not isinstance(trial, bool)
         and 0 <= trial < 2**31 else 0,
-        status=str(rec.get("status", "ok")), reward=rec.get("reward"),
+        status=str(rec.get("status", "ok"))[:40],
+        reward=rec.get("reward") if problem is None else None,
         success=rec.get("success") is True, termination=_text(rec.get("termination")),
         latency_ms=_number(rec.get("latency_ms")) or 0.0, turns=_count(rec.get("turns")),
         labels=[str(x)[:100] for x in labels] if isinstance(labels, list) else [],
