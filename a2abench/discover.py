@@ -114,7 +114,14 @@ def _url_findings(fetch: CardFetch) -> list[Finding]:
     out: list[Finding] = []
     card_host = urlsplit(fetch.card_url).hostname or ""
     for iface in fetch.card.interfaces:
-        parts = urlsplit(iface.url)
+        try:
+            parts = urlsplit(iface.url)
+            _ = parts.port
+        except ValueError as exc:
+            out.append(Finding(severity="warning", code="invalid-url",
+                               message=f"interface URL {iface.url!r} is not a valid URL "
+                                       f"({exc})"))
+            continue
         if not parts.scheme or not parts.netloc:
             out.append(Finding(severity="warning", code="relative-url",
                                message=f"interface URL {iface.url!r} is relative; resolved "
@@ -208,6 +215,12 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
                     message="the card advertises streaming, but message/stream failed: "
                             f"{result.probe.stream_error}"))
     _conclude(result)
+    if auth_token:  # an agent may echo the token it was sent; it never reaches the output
+        from a2abench.run.config import Redactor
+
+        redactor = Redactor([auth_token])
+        return DiscoverResult.model_validate_json(
+            redactor.line(result.model_dump_json().encode()))
     return result
 
 

@@ -30,7 +30,8 @@ a `kind` used by the run engine to classify failed task-trials:
     └── DataError                      data      1
         ├── DataMissing                                a data file is absent
         ├── DataCorrupt                                a data file fails its checksum or parse
-        ├── RecordsError                               a metrics.jsonl that cannot be read
+        ├── RecordsError                               a metrics.jsonl that cannot be read/written
+        ├── OutputError                                a report file that cannot be written
         └── ResumeMismatch                             --resume over an incompatible run
 """
 
@@ -202,6 +203,21 @@ class DataCorrupt(DataError):
 
 class RecordsError(DataError):
     pass
+
+
+class OutputError(DataError):
+    """An output file cannot be written (a directory, no permission, a full disk)."""
+
+
+def write_output(path: Any, text: str) -> None:
+    """Write a report file; OS failures become one clear OutputError."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}",
+                          hint="Choose another --output (a writable file, not a directory)."
+                          ) from None
 
 
 class ResumeMismatch(DataError):

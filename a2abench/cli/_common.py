@@ -37,7 +37,8 @@ NumTrials = Annotated[int, opt("--num-trials", "Trials per task (pass^k uses the
 Concurrency = Annotated[int, opt("--concurrency", "Task-trials in flight at once.", min=1)]
 RateLimit = Annotated[float | None, opt("--rate-limit", "Max A2A requests per second per host.",
                                         min=0.001, show_default=False)]
-Seed = Annotated[int, opt("--seed", "Run seed; per-trial seeds derive from it.")]
+Seed = Annotated[int, opt("--seed", "Run seed; per-trial seeds derive from it.",
+                          min=-(2**63), max=2**63 - 1)]
 OutputPath = Annotated[Path | None, opt("--output", "metrics.jsonl file or a directory "
                                                     "[default: runs/<time>_<bench>_<domain>/].",
                                         show_default=False)]

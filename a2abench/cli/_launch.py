@@ -64,8 +64,12 @@ def launch(config: Any, json_: bool, *, allow_incomplete: bool = False) -> None:
         if stop is not None:
             stop()
     if summary.status == "interrupted":
-        out.err.print(f"Interrupted: {summary.ran} task-trials recorded in {summary.output}. "
-                      f"Resume with:\n  {resume_command(summary.output)}", markup=False)
+        from a2abench.run.config import Redactor
+
+        command = Redactor(config.secrets()).text(resume_command(summary.output))
+        stopped = "terminated (SIGTERM)" if summary.stopped_by == "SIGTERM" else "Interrupted"
+        out.err.print(f"{stopped}: {summary.ran} task-trials recorded in {summary.output}. "
+                      f"Resume with:\n  {command}", markup=False)
         raise typer.Exit(143 if summary.stopped_by == "SIGTERM" else 130)
     try:
         report = build_report([summary.output])
@@ -103,10 +107,10 @@ def resume_command(output: Path, argv: list[str] | None = None) -> str:
         if skip:
             skip = False
             continue
-        if arg == "--output":
+        if arg in ("--output", "--auth-token"):  # the token: from A2ABENCH_AUTH_TOKEN
             skip = True
             continue
-        if arg.startswith("--output=") or arg == "--resume":
+        if arg.startswith(("--output=", "--auth-token=")) or arg == "--resume":
             continue
         cleaned.append(arg)
     return shlex.join(["a2abench", *cleaned, "--output", str(output), "--resume"])

@@ -45,6 +45,7 @@ def report(
 
     from a2abench._output import Output
     from a2abench.display import render_report
+    from a2abench.errors import write_output
     from a2abench.report import build_report, gate, render, step_summary
 
     _refuse_overwrite(paths, output)
@@ -66,8 +67,7 @@ def report(
             out.warn(warning)
         text = render(rep, "markdown" if format == "table" else format, paths)
         if output is not None:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(text, encoding="utf-8")
+            write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text)
@@ -112,7 +112,7 @@ def _pairs(items: list[str]) -> dict[str, object]:
 
 def _compare(paths: list[Path], format: str, output: Path | None) -> None:
     from a2abench._output import Output
-    from a2abench.errors import ConfigError
+    from a2abench.errors import ConfigError, write_output
     from a2abench.report import step_summary
     from a2abench.report.compare import compare, to_markdown
 
@@ -134,7 +134,7 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
         text = (comparison.model_dump_json(indent=2, exclude={"reports"}) if format == "json"
                 else to_markdown(comparison))
         if output is not None:
-            output.write_text(text, encoding="utf-8")
+            write_output(output, text)
         else:
             typer.echo(text)
     if format in ("table", "markdown"):

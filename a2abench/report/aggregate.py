@@ -138,9 +138,11 @@ def _count(value: Any) -> int:
     return int(number) if number is not None and number < 2**63 else 0
 
 
-def _problem(rec: dict[str, Any]) -> str | None:
+def record_problem(rec: dict[str, Any]) -> str | None:
     """Why a task record cannot be true (validated when reading: records may be forged)."""
     status, reward = rec.get("status", "ok"), rec.get("reward")
+    if not isinstance(rec.get("task_id"), str):
+        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
     if status not in _STATUSES:
         return f"unknown status {str(status)[:40]!r}"
     if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
@@ -159,7 +161,7 @@ def _problem(rec: dict[str, Any]) -> str | None:
 
 def _task_line(rec: dict[str, Any]) -> TaskLine:
     err = rec.get("error")
-    problem = _problem(rec)
+    problem = record_problem(rec)
     trial = rec.get("trial")
     labels = rec.get("labels")
     line = TaskLine(
@@ -332,9 +334,15 @@ def _headline(lines: list[TaskLine], how: str) -> float | None:
 def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
            ) -> tuple[float | None, str, dict[str, float | None]]:
     """The headline score, its method, and the score of each separately reported group."""
-    scoring = (runs[0].get("scoring") or {}) if runs else {}
-    how = scoring.get("headline", "mean_reward")
-    separate: dict[str, list[str]] = scoring.get("separate") or {}
+    scoring = runs[0].get("scoring") if runs else None
+    scoring = scoring if isinstance(scoring, dict) else {}
+    how = scoring.get("headline")
+    how = how if how in ("mean_reward", "macro_category_mean") else "mean_reward"
+    raw = scoring.get("separate")
+    separate: dict[str, list[str]] = {
+        str(name): [c for c in cats if isinstance(c, str)]
+        for name, cats in (raw.items() if isinstance(raw, dict) else ())
+        if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
     main = [i for i in lines if i.category not in apart]
     groups = {name: _headline([i for i in lines if i.category in cats], how)
@@ -388,8 +396,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     costs = [e[4] for e in extras if e[4] is not None]
     return Report(
         files=[str(p) for p in paths],
-        benchmark=acc.runs[0]["benchmark"] if acc.runs else (lines[0].benchmark if lines
-                                                             else None),
+        benchmark=_text(acc.runs[0].get("benchmark")) if acc.runs
+        else (lines[0].benchmark if lines else None),
         domains=sorted({str(i.domain) for i in lines if i.domain}),
         runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
                                       "resumed", "models", "data")}

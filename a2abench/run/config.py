@@ -74,8 +74,8 @@ def secret_values(value: Any) -> list[str]:
             out += secret_values(v)
     elif isinstance(value, str):
         if "://" in value:
-            parts = urlsplit(value.strip())
             with suppress(ValueError):
+                parts = urlsplit(value.strip())
                 if parts.password:
                     out.append(parts.password)
                     out.append(unquote(parts.password))

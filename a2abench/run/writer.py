@@ -40,7 +40,10 @@ class RecordWriter:
             self._repair_torn_tail(path)
             self._file = open(path, "ab")  # noqa: SIM115 - closed in close()
         except OSError as exc:
-            raise RecordsError(f"cannot write {path}: {exc.strerror or exc}",
+            parent = next((p for p in path.parents if p.exists()), None)
+            why = (f"{parent} is not a directory" if parent is not None and not parent.is_dir()
+                   else exc.strerror or str(exc))
+            raise RecordsError(f"cannot write {path}: {why}",
                                hint="Choose a writable --output (check permissions and free "
                                     "space).") from None
         self._fsync = fsync
@@ -111,7 +114,10 @@ class RecordWriter:
         if self._thread.is_alive():
             self._queue.put(_STOP)
             self._thread.join()
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError as exc:  # e.g. a full disk found by the last flush
+            self._error = self._error or exc
         self._raise_if_failed()
 
     def _loop(self) -> None:
@@ -194,7 +200,7 @@ def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
                             stats.corrupt += 1
                         continue
                 kind = obj.get("type") if isinstance(obj, dict) else None
-                if kind not in KNOWN_TYPES or "run_id" not in obj:
+                if kind not in KNOWN_TYPES or not isinstance(obj.get("run_id"), str):
                     stats.foreign += 1
                     continue
                 count += 1
