@@ -16,7 +16,8 @@ from a2abench.cli import _demo, _discover, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
-    "2 usage error · 3 finished but the score is below --fail-under · 130 interrupted."
+    "2 usage error · 3 --fail-under not met (score below it, missing or incomplete) · "
+    "130 interrupted · 143 terminated (SIGTERM)."
 )
 
 app = typer.Typer(

@@ -39,8 +39,11 @@ RateLimit = Annotated[float | None, opt("--rate-limit", "Max A2A requests per se
                                         min=0.001, show_default=False)]
 Seed = Annotated[int, opt("--seed", "Run seed; per-trial seeds derive from it.",
                           min=-(2**63), max=2**63 - 1)]
-OutputPath = Annotated[Path | None, opt("--output", "metrics.jsonl file or a directory "
-                                                    "[default: runs/<time>_<bench>_<domain>/].",
+OutputPath = Annotated[Path | None, opt("--output", "Metrics file (a path with a suffix, or an "
+                                                    "existing file) or a directory (an existing "
+                                                    "one, a path ending in /, or a new path "
+                                                    "without a suffix) [default: "
+                                                    "runs/<time>_<bench>_<domain>/].",
                                         show_default=False)]
 Resume = Annotated[bool, opt("--resume", "Skip task-trials already recorded in --output.")]
 RetryErrors = Annotated[bool, opt("--retry-errors", "With --resume: re-run task-trials that "

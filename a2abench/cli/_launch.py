@@ -68,7 +68,10 @@ def launch(config: Any, json_: bool, *, allow_incomplete: bool = False) -> None:
 
         command = Redactor(config.secrets()).text(resume_command(summary.output))
         stopped = "terminated (SIGTERM)" if summary.stopped_by == "SIGTERM" else "Interrupted"
-        out.err.print(f"{stopped}: {summary.ran} task-trials recorded in {summary.output}. "
+        from a2abench.report.wording import count
+
+        out.err.print(f"{stopped}: {count(summary.ran, 'task-trial')} recorded in "
+                      f"{summary.output}. "
                       f"Resume with:\n  {command}", markup=False)
         raise typer.Exit(143 if summary.stopped_by == "SIGTERM" else 130)
     try:
