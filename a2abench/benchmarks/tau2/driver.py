@@ -154,7 +154,7 @@ class Tau2Driver(Driver):
             info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         except A2ABenchError:
             raise  # LLM judge failures stay infrastructure errors
-        except Exception as exc:  # noqa: BLE001 - recorded with its traceback
+        except Exception as exc:
             # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
             # never created: "Task task_2 not found"); its runner then records an error.
             return self._evaluator_error(outcome, evaluator_failure(
