@@ -67,8 +67,9 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, prog_name="a2abench")
     except A2ABenchError as exc:
         from a2abench._output import Output
+        from a2abench.run.config import redact_url_credentials
 
-        Output.for_command().error(exc.render())
+        Output.for_command().error(redact_url_credentials(exc.render()))
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         # Ctrl-C outside a command body (Typer maps the in-command case to 130 itself).

@@ -187,6 +187,14 @@ def redact(value: Any) -> Any:
     return value
 
 
+_URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]+@")
+
+
+def redact_url_credentials(text: str) -> str:
+    """`http://user:pw@host` -> `http://***@host` anywhere in free text (error messages)."""
+    return _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
+
+
 def redact_url(url: str) -> str:
     try:
         parts = urlsplit(url)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from a2abench.benchmarks.tau2 import load_domain
-from a2abench.run.config import Redactor, redact, secret_values
+from a2abench.run.config import Redactor, redact, redact_url_credentials, secret_values
 from a2abench.run.registry import unregister
 from tests.agents import LegacyAgent
 from tests.clihelp import run_cli
@@ -89,6 +89,12 @@ def test_llm_url_password_and_secret_args_are_redacted(tmp_path: Path) -> None:
     assert "***@127.0.0.1" in out.read_text()
 
 
+def test_cli_errors_never_show_url_passwords(tmp_path: Path) -> None:
+    r = run_cli("run", "scripted", "--white-agent-url", f"http://me:{LLM_PASSWORD}@127.0.0.1:9",
+                "--output", str(tmp_path / "m.jsonl"), "--retries", "0", "--timeout", "1")
+    assert r.code == 1 and "http://***@127.0.0.1:9" in r.err and LLM_PASSWORD not in r.err
+
+
 def test_redaction_units() -> None:
     assert redact({"args": '{"api_key": "k-123456"}', "max_tokens": 5,
                    "headers": {"X-Api-Key": "abcdefgh"}}) == {
@@ -96,6 +102,8 @@ def test_redaction_units() -> None:
     assert set(secret_values({"u": "http://a:p%40ss-word@h/", "o": {"client_secret": "s3cr3t!"},
                               "text": '{"deep": {"password": "hunter22"}}'})) >= {
         "p%40ss-word", "p@ss-word", "s3cr3t!", "hunter22"}
+    assert redact_url_credentials("HTTP 401 from http://me:pw-1@h:9/x and https://tok@h2/") \
+        == "HTTP 401 from http://***@h:9/x and https://***@h2/"
     r = Redactor(['quo"te-secret'])
     assert r.line(b'{"m": "x quo\\"te-secret y"}') == b'{"m": "x *** y"}'
     assert r.text("short ab") == "short ab"
