@@ -34,14 +34,17 @@ def headline(report: Report) -> str:
                           task_trials=report.task_trials, trials=report.trials))
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|~])")
+# `_` inside a word never starts emphasis (GFM): `handle_time` stays readable.
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
 def md(text: object) -> str:
     """Agent-controlled text as inert Markdown: one line, markup and HTML escaped."""
     flat = _CONTROL.sub(" ", str(text))
-    return _MD_SPECIAL.sub(r"\\\1", flat).replace("&", "&amp;")
+    escaped = _MD_UNDERSCORE.sub(r"\\_", _MD_SPECIAL.sub(r"\\\1", flat))
+    return escaped.replace("&", "&amp;")
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
