@@ -35,6 +35,8 @@ FORGED: dict[str, list[dict[str, Any]]] = {
     "scoring-separate-text": [{**RUN, "scoring": {"separate": {"x": "abc"}}}, TASK],
     "task-fields-wrong-types": [RUN, {**TASK, "task_id": [1], "trial": [2], "labels": "a",
                                       "error": "boom", "latency_ms": "x", "turns": -5}],
+    "task-numbers-as-text": [RUN, {**TASK, "latency_ms": "y", "input_tokens": "x",
+                                   "cost_usd": "z", "turns": [1], "labels": "abc"}],
     "request-latency-text": [RUN, TASK, {"type": "request", "run_id": "r", "latency_ms": "x"}],
 }
 
@@ -57,8 +59,9 @@ def scripted_benchmark() -> Iterator[None]:
 def test_report_on_forged_records(name: str, tmp_path: Path) -> None:
     path = tmp_path / f"{name}.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in FORGED[name]))
-    for fmt in ("table", "json", "markdown", "junit"):
+    for fmt in ("table", "json", "markdown", "junit", "html"):
         ok_exit(run_cli("report", str(path), "--format", fmt), 0, 1)
+    ok_exit(run_cli("report", str(path), "--compare", "--format", "html"), 0, 1)
     ok_exit(run_cli("report", str(path), "--format", "tau2"), 0, 1, 2)  # 2: unknown benchmark
     ok_exit(run_cli("report", str(path), "--compare"), 0, 1)
     ok_exit(run_cli("report", str(path), "--fail-under", "0.5"), 0, 1, 3)
