@@ -125,16 +125,16 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
-def _number(value: Any) -> float | None:
-    """A finite, non-negative number from a record, or None."""
+def safe_number(value: Any) -> float | None:
+    """A finite, non-negative number from a record (which may be forged), or None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     number = float(value) if not isinstance(value, int) or abs(value) < 2**63 else None
     return number if number is not None and math.isfinite(number) and number >= 0 else None
 
 
-def _count(value: Any) -> int:
-    number = _number(value)
+def safe_count(value: Any) -> int:
+    number = safe_number(value)
     return int(number) if number is not None and number < 2**63 else 0
 
 
@@ -149,7 +149,7 @@ def record_problem(rec: dict[str, Any]) -> str | None:
             or not 0 <= rec["trial"] < 2**31:
         return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
     if status in SCORED_STATUSES:
-        number = _number(reward)
+        number = safe_number(reward)
         if number is None or number > 1.0:
             return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
     elif reward is not None:
@@ -172,7 +172,7 @@ def _task_line(rec: dict[str, Any]) -> TaskLine:
         status=str(rec.get("status", "ok"))[:40],
         reward=rec.get("reward") if problem is None else None,
         success=rec.get("success") is True, termination=_text(rec.get("termination")),
-        latency_ms=_number(rec.get("latency_ms")) or 0.0, turns=_count(rec.get("turns")),
+        latency_ms=safe_number(rec.get("latency_ms")) or 0.0, turns=safe_count(rec.get("turns")),
         labels=[str(x)[:100] for x in labels] if isinstance(labels, list) else [],
         error=f"{_text(err.get('error'))}: {_text(err.get('message'))}"
         if isinstance(err, dict) else None)
@@ -195,7 +195,7 @@ class _Accumulator:
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
-        latency = _number(rec.get("latency_ms"))
+        latency = safe_number(rec.get("latency_ms"))
         if latency is not None:
             self.req_latency.add(latency)
         if rec.get("error"):
@@ -210,11 +210,11 @@ class _Accumulator:
             if old.status in SCORED and line.status not in SCORED:
                 return  # keep the scored result over a later infrastructure failure
         self.tasks[key] = line
-        self.task_extra[key] = (_count(rec.get("input_tokens")),
-                                _count(rec.get("output_tokens")),
-                                _count(rec.get("llm_prompt_tokens")),
-                                _count(rec.get("llm_completion_tokens")),
-                                _number(rec.get("cost_usd")))
+        self.task_extra[key] = (safe_count(rec.get("input_tokens")),
+                                safe_count(rec.get("output_tokens")),
+                                safe_count(rec.get("llm_prompt_tokens")),
+                                safe_count(rec.get("llm_completion_tokens")),
+                                safe_number(rec.get("cost_usd")))
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],

@@ -21,9 +21,7 @@ from typing import Any
 
 import orjson
 
-from a2abench.report.aggregate import SCORED, record_problem
-from a2abench.report.aggregate import _count as safe_count
-from a2abench.report.aggregate import _number as safe_number
+from a2abench.report.aggregate import SCORED, record_problem, safe_count, safe_number
 from a2abench.run.writer import iter_records
 
 # Columns of a summary row, in order (the page maps them back to names).
