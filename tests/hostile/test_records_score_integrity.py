@@ -17,15 +17,20 @@ from a2abench.run.bounds import MAX_STRING_CHARS, bound
 from a2abench.run.registry import unregister
 from a2abench.run.writer import RecordWriter, iter_records
 from tests.clihelp import run_cli
+from tests.agents import LegacyAgent
 from tests.engine.conftest import agent
+from tests.engine.scripted import install as install_scripted
 from tests.hostile.drivers import install
+from tests.servers import serve
 
 
 @pytest.fixture(autouse=True)
 def hostile_benchmark() -> Iterator[None]:
     install()
+    install_scripted()
     yield
     unregister("hostile")
+    unregister("scripted")
 
 
 def run(base: str, out: Path, plan: dict[str, str], *extra: str) -> Any:
@@ -130,3 +135,33 @@ def test_writer_bound_and_tolerant_reader_units(tmp_path: Path) -> None:
         f.write('{"type": "request", "run_id": "r", "n": ' + "7" * 5000 + '}\n')
     got = list(iter_records([path]))
     assert len(got) == 2 and got[1]["n"] == "[a2abench: 5,000-digit integer]"
+
+
+class BreakingAgent(LegacyAgent):
+    """Answers t001 with a reply a2abench cannot take apart (a list where the role
+    belongs, JSON nested 900 deep in its data), the issue's way of dropping a failure."""
+
+    def _reply(self, params: dict[str, Any]) -> dict[str, Any]:
+        answer = super()._reply(params)
+        text = " ".join(p.get("text", "") for p in params["message"].get("parts", []))
+        if text.startswith("t001"):
+            answer["role"] = ["agent", {"x": 1}]
+            deep: Any = "x"
+            for _ in range(900):
+                deep = [deep]
+            answer["parts"].append({"kind": "data", "data": {"d": deep}})
+        return answer
+
+
+def test_an_agent_that_breaks_the_harness_cannot_pass_the_gate(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    with serve(lambda b: BreakingAgent(b).app()) as base:
+        r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(out),
+                    "--option", "tasks=2", "--option", "turns=1", "--retries", "0",
+                    "--fail-under", "0.6")
+    # Whether the reply is classified as the agent's error (scored 0) or not at all (the
+    # score is then incomplete), the failure cannot lift the agent over the gate.
+    assert r.code == 3, (r.out, r.err)
+    failed = tasks(out)["t001"]
+    assert failed["status"] in ("agent_error", "harness_error")
+    assert len(list(iter_records([out], types=frozenset({"task"})))) == 2
