@@ -16,8 +16,8 @@ from a2abench.report import build_report
 from a2abench.run.bounds import MAX_STRING_CHARS, bound
 from a2abench.run.registry import unregister
 from a2abench.run.writer import RecordWriter, iter_records
-from tests.clihelp import run_cli
 from tests.agents import LegacyAgent
+from tests.clihelp import run_cli
 from tests.engine.conftest import agent
 from tests.engine.scripted import install as install_scripted
 from tests.hostile.drivers import install
