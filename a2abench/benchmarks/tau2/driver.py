@@ -24,10 +24,18 @@ from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outco
 from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE, Profile, PromptStyle, get_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
-from a2abench.errors import ConfigError
+from a2abench.errors import A2ABenchError, ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
-from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
-from a2abench.run.records import Scoring, TaskRecord, is_success
+from a2abench.run.driver import (
+    Driver,
+    Exporter,
+    LLMUsage,
+    TaskContext,
+    TaskOutcome,
+    TaskSpec,
+    evaluator_failure,
+)
+from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -191,10 +199,37 @@ class Tau2Driver(Driver):
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         # the fixed greeting opens a conversation without history; the agent did not send it
-        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history) if history else 1)
+
+    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
+        try:
+            info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        except A2ABenchError:
+            raise  # LLM judge failures stay infrastructure errors
+        except Exception as exc:
+            # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
+            # never created: "Task task_2 not found"); its runner then records an error.
+            return self._evaluator_error(outcome, evaluator_failure(
+                exc, "upstream's tau2 evaluator raises on this trajectory too"))
+        return self._outcome(outcome, info)
+
+    def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
+        if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
+            return TaskOutcome(
+                status=outcome.status,  # type: ignore[arg-type]
+                reward=0.0 if outcome.status == "agent_error" else None,
+                termination=outcome.termination.value, turns=outcome.agent_turns,
+                transcript=[m.model_dump(mode="json") for m in outcome.messages],
+                error=outcome.error)
+        return TaskOutcome(
+            status="evaluator_error", reward=0.0, termination=outcome.termination.value,
+            turns=outcome.agent_turns,
+            tool_calls=sum(len(m.tool_calls or []) for m in outcome.messages
+                           if getattr(m, "tool_calls", None)),
+            transcript=[m.model_dump(mode="json") for m in outcome.messages],
+            details={"steps": outcome.steps, "tool_errors": outcome.errors}, error=error)
 
     async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
                         history: list[Any]) -> TaskOutcome:
@@ -207,8 +242,7 @@ class Tau2Driver(Driver):
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,

@@ -27,6 +27,7 @@ from a2abench.benchmarks.tau2.profiles import Profile, get_profile
 from a2abench.benchmarks.tau2.translator import GREETING, EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
+from a2abench.run.driver import agent_input
 from a2abench.run.records import ErrorInfo
 
 _FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
@@ -69,7 +70,8 @@ class AgentLink:
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return self.profile.parse(reply, self.tools)
+        with agent_input("reply"):
+            return self.profile.parse(reply, self.tools)
 
     def is_stop(self, message: AssistantMessage) -> bool:
         return self.profile.is_stop(message)
