@@ -178,8 +178,21 @@ class Tau2Domain:
         kits = [self.spec.tools] + ([self.spec.user_tools] if self.spec.user_tools else [])
         return {name: d.tool_type.value for kit in kits for name, d in kit.tool_defs().items()}
 
-    def fresh_environment(self) -> Tau2Environment:
-        """An environment on the untouched base DBs (no task state applied)."""
+    def policy_for(self, task: Task) -> str:
+        """The agent policy for one task (banking's golden_retrieval varies it per task)."""
+        return self.policy
+
+    def guidelines_for(self, env: Tau2Environment) -> str:
+        """The user simulator's guidelines for one task-trial's environment."""
+        return self.user_guidelines
+
+    def describe(self) -> dict[str, Any]:
+        """Domain-specific facts for the run record (none for most domains)."""
+        return {}
+
+    def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
+        """An environment on the untouched base DBs (no task state applied); `task` only
+        shapes domains whose tools depend on it (banking's read-log allowlist)."""
         tools = self.spec.tools(_view(self.base_db))
         user_tools = None
         if self.spec.user_tools is not None and self.user_base_db is not None:
@@ -189,7 +202,7 @@ class Tau2Domain:
     def new_environment(self, task: Task) -> Tau2Environment:
         """An environment with the task's initial state applied: data patch, initialization
         actions, then replay of its message history (as upstream's orchestrator does)."""
-        env = self.fresh_environment()
+        env = self.fresh_environment(task)
         env.task = task
         state = task.initial_state
         if state is not None:
@@ -245,21 +258,46 @@ _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
-                policy: str = "manual") -> Tau2Domain:
-    """Load (once per process) a domain: `airline`, `retail`, `mock` or `telecom`.
+                policy: str = "manual", retrieval_variant: str | None = None) -> Tau2Domain:
+    """Load (once per process) a domain: `airline`, `retail`, `mock`, `telecom` or
+    `banking_knowledge`.
 
     `policy` is "manual" or, for telecom, "workflow" (the flow-chart tech-support text).
+    `retrieval_variant` (banking_knowledge only) names an offline retrieval variant; None
+    takes our default (see `domains/banking/retrieval.py`).
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
     """
+    if domain == "banking_knowledge":
+        return _load_banking(data_dir, split, retrieval_variant)
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
-                          hint=f"Choose one of: {', '.join(SPECS)}")
+                          hint=f"Choose one of: {', '.join(SPECS)}, banking_knowledge")
+    if retrieval_variant is not None:
+        raise ConfigError("--retrieval-variant applies to banking_knowledge only",
+                          hint=f"Drop it for {domain}")
     key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy)
     with _LOCK:
         if key not in _DOMAINS:
             _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy)
+        return _DOMAINS[key]
+
+
+def _load_banking(data_dir: Path | None, split: str, variant_name: str | None) -> Tau2Domain:
+    from a2abench.benchmarks.tau2.domains.banking.domain import BankingDomain
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import resolve_variant
+
+    variant = resolve_variant(variant_name)
+    if split != "base":  # upstream has no split file for banking: every task is "base"
+        raise ConfigError(f"unknown split {split!r} for banking_knowledge",
+                          hint="banking_knowledge has one split: base (all 97 tasks)")
+    key = ("banking_knowledge", str(Path(data_dir).absolute()) if data_dir else "", split,
+           variant.name)
+    with _LOCK:
+        if key not in _DOMAINS:
+            files = data.resolve("banking_knowledge", data_dir)
+            _DOMAINS[key] = BankingDomain(files, split, variant)
         return _DOMAINS[key]
 
 

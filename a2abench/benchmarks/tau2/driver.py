@@ -24,7 +24,7 @@ _MESSAGES = TypeAdapter(list[Message])
 class Tau2Options(BaseModel):
     """Options of `run tau2` (flag names with dashes become these fields)."""
 
-    domain: Literal["airline", "retail", "mock", "telecom"] = "airline"
+    domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = "airline"
     split: str = "base"
     user_llm: str | None = None
     user_llm_base_url: str | None = None
@@ -37,6 +37,7 @@ class Tau2Options(BaseModel):
     max_errors: int = 10
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
+    retrieval_variant: str | None = None
 
 
 
@@ -68,7 +69,7 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy)
+            policy=opts.policy, retrieval_variant=opts.retrieval_variant)
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
@@ -101,7 +102,8 @@ class Tau2Driver(Driver):
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
-                         "judge_prompt": domain.judge_prompt is not None},
+                         "judge_prompt": domain.judge_prompt is not None,
+                         **domain.describe()},
                 "models": {"user_simulator": llm.config.to_record(),
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -112,18 +114,21 @@ class Tau2Driver(Driver):
         return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
-                "reward_basis": o.reward_basis, "policy": o.policy}
+                "reward_basis": o.reward_basis, "policy": o.policy,
+                **({"retrieval_variant": self._domain().policy_kind}
+                   if o.domain == "banking_knowledge" else {})}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
         assert isinstance(task, Task)
         env = await asyncio.to_thread(domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
-        user = UserSimulator(self._user_llm(), system_prompt(domain.user_guidelines,
+        user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history)
+        agent = AgentLink(ctx.conversation(), domain.policy_for(task), env.agent_tool_schemas(),
+                          history)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
