@@ -59,7 +59,8 @@ def _require(benchmark: str) -> None:
 def run_tau2(
     flags: RunFlags,
     llm: dict[str, Any],
-    domain: Annotated[str, c.opt("--domain", "airline | retail | mock | telecom.")] = "airline",
+    domain: Annotated[str, c.opt("--domain", "airline | retail | mock | telecom | "
+                                             "banking_knowledge.")] = "airline",
     split: Annotated[str, c.opt("--split", "Task split: base | train | test "
                                            "(telecom also small | full).")] = "base",
     data_dir: c.DataDir = None,
@@ -69,12 +70,17 @@ def run_tau2(
                                                          "DB+COMMUNICATE as in v0.2).")]
     = "official",
     policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
+    retrieval_variant: Annotated[str | None, c.opt(
+        "--retrieval-variant", "banking_knowledge retrieval: bm25_grep (default) | bm25 | "
+                               "grep_only | full_kb | golden_retrieval | no_knowledge.")] = None,
 ) -> None:
-    """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
+    """Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an A2A
+    agent."""
     _require("tau2")
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
-                        "reward_basis": reward_basis, "policy": policy, **llm}, flags)
+                        "reward_basis": reward_basis, "policy": policy,
+                        "retrieval_variant": retrieval_variant, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

@@ -180,3 +180,29 @@ def test_online_variants_are_refused_with_a_hint() -> None:
     assert "bm25" in (err.value.hint or "")
     assert set(OFFLINE) == {"no_knowledge", "full_kb", "golden_retrieval", "bm25", "bm25_grep",
                             "grep_only"}
+
+
+@pytest.mark.parametrize("variant", ["no_knowledge", "full_kb", "golden_retrieval", "bm25",
+                                     "grep_only"])
+def test_gold_and_do_nothing_rewards_on_every_offline_variant(variant: str,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """Upstream's scores do not depend on the variant (gold actions use no retrieval tool);
+    ours must not either."""
+    from tests.tau2.test_golden import TEST_PROMPT
+
+    d = domain(variant)
+    monkeypatch.setattr(d, "judge_prompt", TEST_PROMPT)
+    expected = golden()
+    wrong = []
+    for seq in corpus.sequences(data_root()):
+        if seq["id"].startswith("gold:"):
+            _, messages = _run(d, seq)
+            if _score(d, seq["task"], messages) != expected["trajectories"][seq["id"]]:
+                wrong.append(seq["id"])
+    for task in d.tasks():
+        nothing = [AssistantMessage(role="assistant", content=GREETING),
+                   UserMessage(role="user", content="Bye. ###STOP###")]
+        if _score(d, task.id, nothing) != expected["trajectories"][f"nothing:{task.id}"]:
+            wrong.append(task.id)
+    assert wrong == []
