@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.tau2 import banking_corpus as corpus  # noqa: E402
+from tests.tau2 import banking_corpus as corpus
 
 VARIANTS = ["no_knowledge", "full_kb", "golden_retrieval", "bm25", "bm25_grep", "grep_only"]
 GREETING = "Hi! How can I help you today?"
@@ -33,11 +33,10 @@ def sha(text: str) -> str:
 
 def main() -> None:
     from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
-    from tau2.data_model.simulation import SimulationRun, TerminationReason
+    from tau2.data_model.simulation import NLAssertionCheck, SimulationRun, TerminationReason
     from tau2.data_model.tasks import Task
     from tau2.domains.banking_knowledge.environment import get_environment
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
-    from tau2.data_model.simulation import NLAssertionCheck
     from tau2.evaluator.evaluator_nl_assertions import NLAssertionsEvaluator
     from tau2.runner.build import _derive_read_log_allowlist
 

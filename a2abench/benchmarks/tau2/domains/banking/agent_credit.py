@@ -5,7 +5,6 @@ byte; arguments arrive as parsed JSON with every number a float (see `tools.py`)
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from a2abench.benchmarks.tau2.domains.banking import ids
 from a2abench.benchmarks.tau2.domains.banking.tools import BankingToolkit, title
@@ -130,10 +129,11 @@ class _CreditTools(BankingToolkit):
                     pin_compromised, card_action]):
             return "Error: Missing required parameters."
         if customer_max_liability_amount is None:
-            return "Error: customer_max_liability_amount is required."
+            return "Error: customer_max_liability_amount is required."  # type: ignore[unreachable]
         if (card_in_possession is None or contacted_merchant is None
                 or police_report_filed is None or written_statement_provided is None):
-            return ("Error: card_in_possession, contacted_merchant, police_report_filed, and "
+            return ("Error: card_in_possession, contacted_merchant, "  # type: ignore[unreachable]
+                    "police_report_filed, and "
                     "written_statement_provided are required boolean fields.")
         categories = ["unauthorized_transaction", "atm_cash_discrepancy",
                       "atm_deposit_not_credited", "duplicate_charge", "incorrect_amount",

@@ -56,10 +56,10 @@ def _check_activation(db: BankingDB, card_id: Any, last4: Any, expiry: Any, cvv:
     if card.get("last_4_digits") != last4:
         return "Error: Card verification failed. The last 4 digits do not match our records."
     account_id = card.get("account_id")
-    if account_id and account_id in db.data("accounts"):
-        if db.data("accounts")[account_id].get("status") != "OPEN":
-            return (f"Error: The linked checking account '{account_id}' is no longer open. "
-                    "Card cannot be activated.")
+    if (account_id and account_id in db.data("accounts")
+            and db.data("accounts")[account_id].get("status") != "OPEN"):
+        return (f"Error: The linked checking account '{account_id}' is no longer open. "
+                "Card cannot be activated.")
     return None
 
 
@@ -82,11 +82,11 @@ class _DebitTools(BankingToolkit):
                               excess_replacement_fee: float | None = None) -> str:
         excess: Any = excess_replacement_fee or 0
         try:
-            delivery_fee = float(delivery_fee) if delivery_fee is not None else None  # type: ignore[assignment]
+            delivery_fee = float(delivery_fee) if delivery_fee is not None else None
         except (TypeError, ValueError):
             return "Error: delivery_fee must be a number."
         try:
-            design_fee = float(design_fee) if design_fee is not None else None  # type: ignore[assignment]
+            design_fee = float(design_fee) if design_fee is not None else None
         except (TypeError, ValueError):
             return "Error: design_fee must be a number."
         try:
@@ -362,10 +362,10 @@ class _DebitTools(BankingToolkit):
             return (f"Error: Debit card '{card_id}' cannot be unfrozen. Current status: "
                     f"{card.get('status')}. Only FROZEN cards can be unfrozen.")
         account_id = card.get("account_id")
-        if account_id and account_id in self.db.data("accounts"):
-            if self.db.data("accounts")[account_id].get("status") != "OPEN":
-                return (f"Error: The linked checking account '{account_id}' is no longer open. "
-                        "Card cannot be unfrozen.")
+        if (account_id and account_id in self.db.data("accounts")
+                and self.db.data("accounts")[account_id].get("status") != "OPEN"):
+            return (f"Error: The linked checking account '{account_id}' is no longer open. "
+                    "Card cannot be unfrozen.")
         self.db.wdata("debit_cards")[card_id].update({"status": "ACTIVE",
                                                      "unfrozen_date": ids.TODAY})
         return "\n".join(["Debit Card Unfrozen Successfully", f"Card ID: {card_id}",
@@ -503,7 +503,7 @@ class _DebitTools(BankingToolkit):
         if limit_type not in ["atm", "purchase"]:
             return f"Error: Invalid limit_type '{limit_type}'. Must be 'atm' or 'purchase'."
         if new_limit is None:
-            return "Error: Missing required parameter: new_limit."
+            return "Error: Missing required parameter: new_limit."  # type: ignore[unreachable]
         try:
             value = float(new_limit)
         except (ValueError, TypeError):

@@ -23,8 +23,8 @@ from a2abench.benchmarks.tau2.domains.banking.retrieval import (
     build_policy,
 )
 from a2abench.benchmarks.tau2.domains.banking.state import BankingBase, BankingDB
-from a2abench.benchmarks.tau2.domains.banking.tools import BankingTexts
 from a2abench.benchmarks.tau2.domains.banking.toolkits import KnowledgeTools, toolkit_class
+from a2abench.benchmarks.tau2.domains.banking.tools import BankingTexts
 from a2abench.benchmarks.tau2.domains.banking.upstream_text import load_banking_texts
 from a2abench.benchmarks.tau2.domains.banking.user_tools import KnowledgeUserTools
 from a2abench.benchmarks.tau2.environment import Tau2Environment

@@ -165,7 +165,7 @@ class BankingDB(StateDB):
                 return f"No records found in '{table}'."
             return format_records(table, results)
         except Exception as e:  # upstream wraps every failure into this text
-            return f"Error querying database: {str(e)}"
+            return f"Error querying database: {e!s}"
 
 
 def format_records(table: str, results: list[tuple[str, dict[str, Any]]]) -> str:
@@ -181,20 +181,35 @@ def _contains(a: Any, b: Any) -> bool:
     return b in a if a is not None else False
 
 
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
+def _startswith(a: Any, b: Any) -> bool:
+    return str(a).startswith(str(b)) if a is not None else False
+
+
+def _endswith(a: Any, b: Any) -> bool:
+    return str(a).endswith(str(b)) if a is not None else False
+
+
+def _in(a: Any, b: Any) -> bool:
+    return a in b
+
+
+def _nin(a: Any, b: Any) -> bool:
+    return a not in b
+
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gte": operator.ge,
-    "lt": operator.lt, "lte": operator.le, "contains": _contains,
-    "startswith": lambda a, b: str(a).startswith(str(b)) if a is not None else False,
-    "endswith": lambda a, b: str(a).endswith(str(b)) if a is not None else False,
-    "in": lambda a, b: a in b, "nin": lambda a, b: a not in b,
+    "lt": operator.lt, "lte": operator.le, "contains": _contains, "startswith": _startswith,
+    "endswith": _endswith, "in": _in, "nin": _nin,
 }
 
 
 def _matches(record: dict[str, Any], constraints: dict[str, Any]) -> bool:
     for key, expected in constraints.items():
         field, op = key.rsplit("__", 1) if "__" in key else (key, "eq")
+        compare: Callable[[Any, Any], Any] = _OPS.get(op, operator.eq)
         try:
-            if not _OPS.get(op, operator.eq)(record.get(field), expected):
+            if not compare(record.get(field), expected):
                 return False
         except (TypeError, ValueError):  # upstream: incomparable values do not match
             return False

@@ -38,7 +38,7 @@ class KBSearchMixin(BankingToolkit):
     kb: KnowledgeBase | None
 
     @tool(ToolType.READ)
-    def KB_search(self, query: str) -> str:  # noqa: N802 - upstream's tool name
+    def KB_search(self, query: str) -> str:
         assert self.kb is not None
         return kb_search_text(self.kb, query, 10)
 

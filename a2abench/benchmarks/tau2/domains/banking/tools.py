@@ -57,8 +57,8 @@ class BankingToolkit(Toolkit):
     db: BankingDB  # type: ignore[assignment]
     owner = "KnowledgeTools"  # the upstream class whose name Python's TypeErrors show
 
-    def __init__(self, db: BankingDB, texts: BankingTexts) -> None:  # type: ignore[override]
-        super().__init__(db)  # type: ignore[arg-type]
+    def __init__(self, db: BankingDB, texts: BankingTexts) -> None:
+        super().__init__(db)
         self.texts = texts
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
