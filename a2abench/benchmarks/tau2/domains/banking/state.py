@@ -52,18 +52,18 @@ def validate(raw: Any, source: str) -> dict[str, dict[str, Any]]:
     if unknown:
         raise DataCorrupt(f"banking DB {source} has unknown tables: {', '.join(unknown)}",
                           hint="Replace it with the file from the pinned commit")
-    out: dict[str, dict[str, Any]] = {}
-    for name in TABLES:
-        table = raw.get(name, {})
-        data = table.get("data", {}) if isinstance(table, dict) else None
-        notes = table.get("notes", "") if isinstance(table, dict) else None
-        if not (isinstance(data, dict) and isinstance(notes, str)
-                and all(isinstance(r, dict) for r in data.values())):
-            raise DataCorrupt(f"banking DB {source}: table {name} is not "
-                              '{"data": {id: record}, "notes": str}',
-                              hint="Replace it with the file from the pinned commit")
-        out[name] = {"data": clone(data), "notes": notes}
-    return out
+    return {name: _table(name, raw.get(name, {}), source) for name in TABLES}
+
+
+def _table(name: str, table: Any, source: str, copy: bool = True) -> dict[str, Any]:
+    data = table.get("data", {}) if isinstance(table, dict) else None
+    notes = table.get("notes", "") if isinstance(table, dict) else None
+    if not (isinstance(data, dict) and isinstance(notes, str)
+            and all(isinstance(r, dict) for r in data.values())):
+        raise DataCorrupt(f"banking DB {source}: table {name} is not "
+                          '{"data": {id: record}, "notes": str}',
+                          hint="Replace it with the file from the pinned commit")
+    return {"data": clone(data) if copy else data, "notes": notes}
 
 
 class BankingBase:
@@ -116,14 +116,19 @@ class BankingDB(StateDB):
         return hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest()
 
     def patch(self, update: dict[str, Any]) -> None:
-        """Upstream `update_db`: deep merge into the dump, then re-validate the whole DB."""
-        merged = {name: clone(value) if name in update else value
-                  for name, value in self.dump().items()}
-        deep_update(merged, update)
-        validated = validate(merged, "initialization_data")
-        for name in update:
-            if name in validated:
-                self._own[name] = validated[name]
+        """Upstream `update_db`: deep merge, then re-validate (only the patched tables can
+        change, so only they are merged and validated)."""
+        unknown = sorted(set(update) - set(TABLES))
+        if unknown:
+            raise DataCorrupt(f"initialization_data names unknown banking tables: {unknown}",
+                              hint="Replace the task file with the one from the pinned commit")
+        for name, patch in update.items():
+            merged: Any = {"data": clone(self.data(name)), "notes": self.notes(name)}
+            if isinstance(patch, dict):
+                deep_update(merged, patch)
+            else:
+                merged = patch  # not a table: refused by _table, as upstream's validation
+            self._own[name] = _table(name, merged, "initialization_data", copy=False)
 
     # ------------------------------------------------------------------ upstream db_query
     def add(self, table: str, record_id: str, record: dict[str, Any]) -> bool:
