@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.tau2.banking_corpus import QUERIES  # noqa: E402
+from tests.tau2.banking_corpus import QUERIES
 
 
 def main() -> None:
