@@ -72,7 +72,14 @@ def run_tau2(
     policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
     retrieval_variant: Annotated[str | None, c.opt(
         "--retrieval-variant", "banking_knowledge retrieval: bm25_grep (default) | bm25 | "
-                               "grep_only | full_kb | golden_retrieval | no_knowledge.")] = None,
+                               "grep_only | full_kb | golden_retrieval | no_knowledge | "
+                               "openai_embeddings | openai_embeddings_grep.")] = None,
+    embedding_llm: Annotated[str | None, c.opt(
+        "--embedding-llm", "Embedding model for the *_embeddings variants "
+                           "[default: text-embedding-3-large].", show_default=False)] = None,
+    embedding_llm_base_url: Annotated[str | None, c.opt(
+        "--embedding-llm-base-url", "OpenAI-compatible endpoint serving /embeddings (key from "
+                                    "OPENAI_API_KEY).", show_default=False)] = None,
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an A2A
     agent."""
@@ -80,7 +87,8 @@ def run_tau2(
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
                         "reward_basis": reward_basis, "policy": policy,
-                        "retrieval_variant": retrieval_variant, **llm}, flags)
+                        "retrieval_variant": retrieval_variant, "embedding_llm": embedding_llm,
+                        "embedding_llm_base_url": embedding_llm_base_url, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

@@ -258,19 +258,21 @@ _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
-                policy: str = "manual", retrieval_variant: str | None = None) -> Tau2Domain:
+                policy: str = "manual", retrieval_variant: str | None = None,
+                embedding: Any = None) -> Tau2Domain:
     """Load (once per process) a domain: `airline`, `retail`, `mock`, `telecom` or
     `banking_knowledge`.
 
     `policy` is "manual" or, for telecom, "workflow" (the flow-chart tech-support text).
     `retrieval_variant` (banking_knowledge only) names an offline retrieval variant; None
-    takes our default (see `domains/banking/retrieval.py`).
+    takes our default (see `domains/banking/retrieval.py`); `embedding` (an `LLMConfig` of an
+    OpenAI-compatible embeddings endpoint) enables its dense variants.
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
     """
     if domain == "banking_knowledge":
-        return _load_banking(data_dir, split, retrieval_variant)
+        return _load_banking(data_dir, split, retrieval_variant, embedding)
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(SPECS)}, banking_knowledge")
@@ -284,20 +286,22 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
         return _DOMAINS[key]
 
 
-def _load_banking(data_dir: Path | None, split: str, variant_name: str | None) -> Tau2Domain:
+def _load_banking(data_dir: Path | None, split: str, variant_name: str | None,
+                  embedding: Any) -> Tau2Domain:
     from a2abench.benchmarks.tau2.domains.banking.domain import BankingDomain
     from a2abench.benchmarks.tau2.domains.banking.retrieval import resolve_variant
 
-    variant = resolve_variant(variant_name)
+    variant = resolve_variant(variant_name, embeddings=embedding is not None)
     if split != "base":  # upstream has no split file for banking: every task is "base"
         raise ConfigError(f"unknown split {split!r} for banking_knowledge",
                           hint="banking_knowledge has one split: base (all 97 tasks)")
     key = ("banking_knowledge", str(Path(data_dir).absolute()) if data_dir else "", split,
-           variant.name)
+           variant.name + (f"|{embedding.model}|{embedding.base_url}" if variant.dense else ""))
     with _LOCK:
         if key not in _DOMAINS:
             files = data.resolve("banking_knowledge", data_dir)
-            _DOMAINS[key] = BankingDomain(files, split, variant)
+            _DOMAINS[key] = BankingDomain(files, split, variant,
+                                          embedding if variant.dense else None)
         return _DOMAINS[key]
 
 

@@ -38,7 +38,22 @@ class Tau2Options(BaseModel):
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
     retrieval_variant: str | None = None
+    embedding_llm: str | None = None
+    embedding_llm_base_url: str | None = None
 
+
+
+def embedding_config(opts: Tau2Options) -> LLMConfig | None:
+    """The embeddings endpoint of banking's dense variants (None unless a flag names it)."""
+    if not (opts.embedding_llm or opts.embedding_llm_base_url):
+        return None
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import DEFAULT_EMBEDDING_MODEL
+
+    kwargs: dict[str, Any] = {"model": opts.embedding_llm or DEFAULT_EMBEDDING_MODEL,
+                              "cache": opts.llm_cache}
+    if opts.embedding_llm_base_url:
+        kwargs["base_url"] = opts.embedding_llm_base_url
+    return LLMConfig(**kwargs)
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
@@ -69,7 +84,8 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy, retrieval_variant=opts.retrieval_variant)
+            policy=opts.policy, retrieval_variant=opts.retrieval_variant,
+            embedding=embedding_config(opts))
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)

@@ -106,10 +106,14 @@ def _check(runs: list[DomainRun]) -> list[str]:
 
 
 def _domain(r: DomainRun) -> Tau2Domain:
+    from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config
+
     o = r.options
+    known = {k: v for k, v in o.items() if k in Tau2Options.model_fields and v is not None}
     return load_domain(r.domain, data_dir=o.get("data_dir"), split="base",
                        policy=o.get("policy", "manual"),
-                       retrieval_variant=o.get("retrieval_variant"))
+                       retrieval_variant=o.get("retrieval_variant"),
+                       embedding=embedding_config(Tau2Options(**known)))
 
 
 def _complete(r: DomainRun, domain: Tau2Domain) -> None:

@@ -18,6 +18,7 @@ from a2abench.benchmarks.tau2 import data, upstream
 from a2abench.benchmarks.tau2.domain import DomainSpec, Tau2Domain, _task
 from a2abench.benchmarks.tau2.domains.banking.retrieval import (
     DEFAULT_UPSTREAM,
+    DenseIndex,
     KnowledgeBase,
     Variant,
     build_policy,
@@ -49,7 +50,8 @@ def read_log_allowlist(task: Task | None) -> set[str]:
 class BankingDomain(Tau2Domain):
     """A loaded banking_knowledge domain; `variant` is the retrieval variant that runs."""
 
-    def __init__(self, files: data.DomainFiles, split: str, variant: Variant) -> None:
+    def __init__(self, files: data.DomainFiles, split: str, variant: Variant,
+                 embedding: Any = None) -> None:
         folder = files.data["db.json"].parent
         self.spec = SPEC
         self.name = NAME
@@ -59,6 +61,12 @@ class BankingDomain(Tau2Domain):
         self.policy_kind = variant.name
         self.prompts = folder / "prompts"
         self.kb = KnowledgeBase.load(folder / "documents")
+        self.embedding = embedding  # LLMConfig of the embeddings endpoint (dense variants)
+        self.dense = None
+        if variant.dense:
+            from a2abench.llm._embeddings import EmbeddingClient
+
+            self.dense = DenseIndex(self.kb, EmbeddingClient(embedding))
         task_keys = sorted(k for k in files.data if k.startswith("tasks/task_"))
         self._tasks = [_task(data.read_json(files.data[k]), files.data[k]) for k in task_keys]
         self.base_db = BankingBase(data.read_json(files.data["db.json"]),
@@ -91,15 +99,18 @@ class BankingDomain(Tau2Domain):
 
     def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
         db = BankingDB(self.base_db)  # type: ignore[arg-type]
-        tools = self.kit(db, self.banking_texts, read_log_allowlist(task), self.kb)
+        tools = self.kit(db, self.banking_texts, read_log_allowlist(task), self.kb, self.dense)
         user_tools = KnowledgeUserTools(db, self.banking_texts)
         env = Tau2Environment(self, tools, user_tools, None)
         env.task = task
+        env.blocking = self.dense is not None  # KB_search calls the embeddings endpoint
         return env
 
     def describe(self) -> dict[str, Any]:
         return {"retrieval_variant": self.variant.name,
                 "upstream_default_variant": DEFAULT_UPSTREAM,
+                **({"embedding_model": self.embedding.model,
+                    "embedding_base_url": self.embedding.base_url} if self.dense else {}),
                 "documents": len(self.kb.documents),
                 "tool_output_text": self.banking_texts.source}
 

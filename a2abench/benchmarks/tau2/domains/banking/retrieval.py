@@ -37,10 +37,17 @@ class Variant:
     grep: bool = False
     reranker: bool = False
     shell: bool = False
+    embedder: Literal["openai", "openrouter", None] = None
 
     @property
     def offline(self) -> bool:
         return self.kb_search != "embedding" and not self.reranker and not self.shell
+
+    @property
+    def dense(self) -> bool:
+        """Runs here with an OpenAI-compatible embeddings endpoint (`--embedding-llm`)."""
+        return (self.kb_search == "embedding" and self.embedder == "openai"
+                and not self.reranker and not self.shell)
 
 
 # Upstream RETRIEVAL_VARIANTS (names, templates and tools); only `offline` ones run here.
@@ -48,8 +55,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("no_knowledge", "no_knowledge.md"),
     Variant("full_kb", "full_kb.md", "full_kb"),
     Variant("golden_retrieval", "required_docs.md", "golden"),
-    Variant("qwen_embeddings_grep", "classic_rag_qwen.md", kb_search="embedding", grep=True),
-    Variant("openai_embeddings_grep", "classic_rag_openai.md", kb_search="embedding", grep=True),
+    Variant("qwen_embeddings_grep", "classic_rag_qwen.md", kb_search="embedding", grep=True,
+            embedder="openrouter"),
+    Variant("openai_embeddings_grep", "classic_rag_openai.md", kb_search="embedding", grep=True,
+            embedder="openai"),
     Variant("qwen_embeddings_reranker_grep", "classic_rag_qwen.md", kb_search="embedding",
             grep=True, reranker=True),
     Variant("openai_embeddings_reranker_grep", "classic_rag_openai.md",
@@ -57,8 +66,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("bm25_grep", "classic_rag_bm25.md", kb_search="bm25", grep=True),
     Variant("bm25_reranker_grep", "classic_rag_bm25.md", kb_search="bm25", grep=True,
             reranker=True),
-    Variant("qwen_embeddings", "classic_rag_qwen_no_grep.md", kb_search="embedding"),
-    Variant("openai_embeddings", "classic_rag_openai_no_grep.md", kb_search="embedding"),
+    Variant("qwen_embeddings", "classic_rag_qwen_no_grep.md", kb_search="embedding",
+            embedder="openrouter"),
+    Variant("openai_embeddings", "classic_rag_openai_no_grep.md", kb_search="embedding",
+            embedder="openai"),
     Variant("qwen_embeddings_reranker", "classic_rag_qwen_no_grep.md", kb_search="embedding",
             reranker=True),
     Variant("openai_embeddings_reranker", "classic_rag_openai_no_grep.md",
@@ -72,23 +83,33 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("alltools-qwen", "all_tools.md", kb_search="embedding", shell=True),
 ]}
 OFFLINE = [name for name, v in VARIANTS.items() if v.offline]
+DENSE = [name for name, v in VARIANTS.items() if v.dense]
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-large"  # upstream's OpenAI embedding model
 
 
-def resolve_variant(name: str | None) -> Variant:
-    """The variant to run; ConfigError naming what runs when it needs what we lack."""
+def resolve_variant(name: str | None, *, embeddings: bool = False) -> Variant:
+    """The variant to run; ConfigError naming what runs when it needs what we lack
+    (`embeddings`: an embeddings endpoint was configured)."""
     name = {"AllTools": "alltools"}.get(name or DEFAULT_VARIANT, name or DEFAULT_VARIANT)
     if name not in VARIANTS:
         raise ConfigError(f"unknown retrieval variant {name!r}",
                           hint=f"Offline variants: {', '.join(OFFLINE)}")
     variant = VARIANTS[name]
-    if not variant.offline:
+    if variant.dense and not embeddings:
+        raise ConfigError(f"retrieval variant {name!r} needs an OpenAI-compatible embeddings "
+                          "endpoint",
+                          hint=f"Pass --embedding-llm {DEFAULT_EMBEDDING_MODEL} (upstream's "
+                               "model) and/or --embedding-llm-base-url URL (key from "
+                               f"OPENAI_API_KEY), or use an offline variant: {', '.join(OFFLINE)}")
+    if not variant.offline and not variant.dense:
         needs = ("an embeddings endpoint" if variant.kb_search == "embedding" else "") + (
             " and " if variant.kb_search == "embedding" and (variant.reranker or variant.shell)
             else "") + ("an LLM reranker" if variant.reranker else "") + (
             "a shell sandbox" if variant.shell else "")
         raise ConfigError(f"retrieval variant {name!r} needs {needs}, which a2abench does not "
                           "run yet",
-                          hint=f"Use an offline variant: {', '.join(OFFLINE)}")
+                          hint=f"Use an offline variant ({', '.join(OFFLINE)}) or, with "
+                               f"--embedding-llm, {', '.join(DENSE)}")
     return variant
 
 
@@ -175,14 +196,52 @@ def format_hits(kb: KnowledgeBase, hits: list[tuple[str, float]]) -> str:
                      for i, (doc_id, score) in enumerate(hits, 1))
 
 
-def kb_search_text(kb: KnowledgeBase, query: str, top_k: int) -> str:
+def kb_search_text(kb: KnowledgeBase, query: str, top_k: int,
+                   dense: DenseIndex | None = None) -> str:
     """Upstream `_run_kb_search` output. The trailing timing line reports this process's own
     measured time, as upstream's does (so it is the one part not reproducible byte for byte)."""
     start = time.perf_counter()
-    hits = kb.search_bm25(query, top_k)
-    retrieval_ms = (time.perf_counter() - start) * 1000
+    vector = dense.embed_query(query) if dense is not None else None
+    encoded = time.perf_counter()
+    hits = dense.search(vector, top_k) if dense is not None else kb.search_bm25(query, top_k)
+    retrieval_ms = (time.perf_counter() - encoded) * 1000
+    total_ms = (time.perf_counter() - start) * 1000
     body = format_hits(kb, hits) if hits else "No relevant documents found."
-    return f"{body}\n\n[Timing: retrieval={retrieval_ms:.0f}ms, total={retrieval_ms:.0f}ms]"
+    return f"{body}\n\n[Timing: retrieval={retrieval_ms:.0f}ms, total={total_ms:.0f}ms]"
+
+
+class DenseIndex:
+    """Upstream's embedding pipeline (embedding_indexer + embedding_encoder + cosine) over an
+    OpenAI-compatible embeddings endpoint; vectors cached on disk by the client."""
+
+    def __init__(self, kb: KnowledgeBase, client: Any) -> None:
+        import numpy as np
+
+        self.kb = kb
+        self.client = client
+        docs = np.array(client.embed([d.content for d in kb.documents]), dtype=float)
+        norms = np.linalg.norm(docs, axis=1, keepdims=True)
+        self.docs = docs / np.where(norms == 0, 1, norms)
+
+    def embed_query(self, query: str) -> Any:
+        import numpy as np
+
+        if not query or not query.strip():  # upstream's encoder raises; the agent sees it
+            raise ValueError("Empty or missing input for key 'query': cannot generate "
+                             "embedding from blank text.")
+        return np.array(self.client.embed([query])[0], dtype=float)
+
+    def search(self, vector: Any, top_k: int) -> list[tuple[str, float]]:
+        """Upstream CosineRetriever: argsort ascending, reversed, first k; then the
+        pipeline's stable sort by score."""
+        import numpy as np
+
+        norm = np.linalg.norm(vector)
+        scores = (np.zeros(len(self.docs)) if norm == 0
+                  else np.dot(self.docs, vector / norm))
+        top = np.argsort(scores)[::-1][:min(top_k, len(self.kb.documents))]
+        hits = [(self.kb.documents[i].id, float(scores[i])) for i in top]
+        return sorted(hits, key=lambda h: h[1], reverse=True)
 
 
 # --------------------------------------------------------------------------- prompts

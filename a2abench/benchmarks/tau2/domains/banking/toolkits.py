@@ -8,6 +8,7 @@ from a2abench.benchmarks.tau2.domains.banking.agent_credit import _CreditTools
 from a2abench.benchmarks.tau2.domains.banking.agent_debit import _DebitTools
 from a2abench.benchmarks.tau2.domains.banking.agent_limits import _LimitTools
 from a2abench.benchmarks.tau2.domains.banking.retrieval import (
+    DenseIndex,
     KnowledgeBase,
     Variant,
     format_hits,
@@ -26,21 +27,24 @@ class KnowledgeTools(KnowledgeToolsCore, _CreditTools, _LimitTools, _AccountTool
     """Upstream `KnowledgeTools` (= `KnowledgeToolsPlain`): visible tools, then discoverables."""
 
     kb: KnowledgeBase | None = None
+    dense: DenseIndex | None = None
 
     def __init__(self, db: BankingDB, texts: BankingTexts, read_log_allowlist: set[str] | None,
-                 kb: KnowledgeBase | None = None) -> None:
+                 kb: KnowledgeBase | None = None, dense: DenseIndex | None = None) -> None:
         super().__init__(db, texts, read_log_allowlist)
         self.kb = kb
+        self.dense = dense  # KB_search by embeddings instead of BM25
 
 
 class KBSearchMixin(BankingToolkit):
     owner = "KBSearchMixin"
     kb: KnowledgeBase | None
+    dense: DenseIndex | None
 
     @tool(ToolType.READ)
     def KB_search(self, query: str) -> str:
         assert self.kb is not None
-        return kb_search_text(self.kb, query, 10)
+        return kb_search_text(self.kb, query, 10, self.dense)
 
 
 class GrepMixin(BankingToolkit):
