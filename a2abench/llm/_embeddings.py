@@ -6,8 +6,9 @@ cache, retries and error mapping.
 
 Blocking on purpose (thread-safe: each call has its own connection): embeddings are computed
 while a domain loads (in a worker thread) and for a knowledge-base search inside a tool call
-(which the tau2 orchestrator runs in a worker thread for such tools). Texts are sent in batches; each batch is one cache entry, keyed like a
-chat request (endpoint + exact body), so repeated runs cost no calls.
+(which the tau2 orchestrator runs in a worker thread for such tools). Texts are sent in
+batches; each batch is one cache entry, keyed like a chat request (endpoint + exact body), so
+repeated runs cost no calls.
 """
 
 from __future__ import annotations
