@@ -206,3 +206,17 @@ def test_gold_and_do_nothing_rewards_on_every_offline_variant(variant: str,
         if _score(d, task.id, nothing) != expected["trajectories"][f"nothing:{task.id}"]:
             wrong.append(task.id)
     assert wrong == []
+
+
+def test_nl_assertion_task_without_a_judge_is_nl_skipped() -> None:
+    """task_102 has DB + NL_ASSERTION: without a judge it is scored on DB alone and labelled,
+    as retail's NL tasks are."""
+    from a2abench.benchmarks.tau2.evaluator import evaluate_offline
+
+    d = domain()
+    seq = next(s for s in corpus.sequences(data_root()) if s["id"] == "gold:task_102")
+    _, messages = _run(d, seq)
+    task = next(t for t in d.tasks() if t.id == "task_102")
+    info = evaluate_offline(task, messages, "user_stop", domain=d)
+    assert info.nl_skipped and info.reward == 1.0
+    assert {k.value: v for k, v in (info.reward_breakdown or {}).items()} == {"DB": 1.0}
