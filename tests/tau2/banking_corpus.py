@@ -52,9 +52,98 @@ def _perturb(call: Call, kind: str) -> Call | None:
     return {**call, "arguments": args}
 
 
+def _c(tool: str, requestor: str = "assistant", /, **arguments: Any) -> Call:
+    return {"name": tool, "requestor": requestor, "arguments": arguments}
+
+
+def _direct(call: Call) -> Call:
+    """A discoverable agent tool called by its own name (upstream dispatches it too)."""
+    if call["name"] != "call_discoverable_agent_tool":
+        return call
+    inner = json.loads(call["arguments"].get("arguments", "{}") or "{}")
+    return _c(call["arguments"]["agent_tool_name"], **(inner if isinstance(inner, dict) else {}))
+
+
+def _edges(user_id: str) -> list[Call]:
+    """Hand-picked error paths of the always-visible agent and user tools."""
+    return [
+        _c("get_current_time"), _c("get_user_information_by_id", user_id=user_id),
+        _c("get_user_information_by_id", user_id='x"y'),
+        _c("get_user_information_by_name", customer_name="Nobody Here"),
+        _c("get_user_information_by_email", email="nobody@example.com"),
+        _c("get_referrals_by_user", user_id=user_id),
+        _c("get_credit_card_transactions_by_user", user_id=user_id),
+        _c("get_credit_card_accounts_by_user", user_id=user_id),
+        _c("change_user_email", user_id="nope", new_email="a@b.c"),
+        _c("change_user_email", user_id=user_id, new_email="new@example.com"),
+        _c("transfer_to_human_agents", summary="s", reason="bogus"),
+        _c("transfer_to_human_agents", summary="s"),
+        _c("transfer_to_human_agents", summary="s", reason="fraud_or_security_concern"),
+        _c("transfer_to_human_agents", summary="s", extra=1),
+        _c("log_verification", name="N", user_id=user_id, address="A", email="E",
+           phone_number="P", date_of_birth="01/01/1990", time_verified="2025-11-14 03:40:00 EST"),
+        _c("log_verification", name="N", user_id=user_id, address="A", email="E",
+           phone_number="P", date_of_birth="01/01/1990", time_verified="2025-11-14 03:40:00 EST"),
+        _c("list_discoverable_agent_tools"),
+        _c("unlock_discoverable_agent_tool", agent_tool_name="no_such_tool_1234"),
+        _c("call_discoverable_agent_tool", agent_tool_name="no_such_tool_1234"),
+        _c("call_discoverable_agent_tool", agent_tool_name="get_payment_history_6183",
+           arguments="{}"),
+        _c("unlock_discoverable_agent_tool", agent_tool_name="get_payment_history_6183"),
+        _c("unlock_discoverable_agent_tool", agent_tool_name="example_agent_tool_0000"),
+        _c("call_discoverable_agent_tool", agent_tool_name="example_agent_tool_0000"),
+        _c("list_discoverable_agent_tools"),
+        _c("give_discoverable_user_tool", discoverable_tool_name="query_database"),
+        _c("give_discoverable_user_tool", discoverable_tool_name="get_referral_link",
+           arguments="{bad"),
+        _c("give_discoverable_user_tool", discoverable_tool_name="get_referral_link",
+           arguments='{"colour": "red"}'),
+        _c("call_discoverable_user_tool", "user", discoverable_tool_name="get_referral_link",
+           arguments=json.dumps({"user_id": user_id, "card_name": "Gold Rewards Card"})),
+        _c("give_discoverable_user_tool", discoverable_tool_name="get_referral_link",
+           arguments=json.dumps({"user_id": user_id})),
+        _c("list_discoverable_user_tools", "user"),
+        _c("call_discoverable_user_tool", "user", discoverable_tool_name="get_referral_link",
+           arguments=json.dumps({"user_id": user_id})),
+        _c("call_discoverable_user_tool", "user", discoverable_tool_name="get_referral_link",
+           arguments=json.dumps({"user_id": user_id, "card_name": "Gold Rewards Card",
+                                 "x": 1})),
+        _c("call_discoverable_user_tool", "user", discoverable_tool_name="get_referral_link",
+           arguments=json.dumps({"user_id": user_id, "card_name": "Gold Rewards Card"})),
+        _c("call_discoverable_user_tool", "user", discoverable_tool_name="get_referral_link",
+           arguments=json.dumps({"user_id": user_id, "card_name": "Gold Rewards Card"})),
+        _c("call_discoverable_user_tool", "user", discoverable_tool_name="nope_0000"),
+        _c("request_human_agent_transfer", "user"), _c("request_human_agent_transfer", "user"),
+        _c("submit_transaction", "user", user_id=user_id, credit_card_type="Nope Card",
+           merchant_name="M", amount=10.5, category="Travel"),
+        _c("submit_transaction", "user", user_id=user_id, credit_card_type="Silver Rewards Card",
+           merchant_name="M", amount=127.43, category="Travel"),
+        _c("submit_transaction", "user", user_id=user_id, credit_card_type="Silver Rewards Card",
+           merchant_name="M", amount=127.43, category="Travel"),
+        _c("apply_for_credit_card", "user", card_type="Nope", customer_name="N",
+           annual_income=1),
+        _c("apply_for_credit_card", "user", card_type="Gold Rewards Card", customer_name="N",
+           annual_income=100000),
+        _c("apply_for_credit_card", "user", card_type="Gold Rewards Card", customer_name="N",
+           annual_income=100000.0),
+        _c("apply_for_credit_card", "user", card_type="Gold Rewards Card", customer_name="N",
+           annual_income="lots"),
+        _c("submit_referral", "user", user_id=user_id, account_type="Blue Account"),
+        _c("submit_referral", "user", user_id=user_id, account_type="Blue Account"),
+        _c("no_such_tool"), _c("get_current_time", "user"),
+        _c("get_current_time", requestor="user"),  # an argument named like upstream's own
+    ]
+
+
 def sequences(data_root: Path) -> list[dict[str, Any]]:
     out = []
-    for task in tasks(data_root):
+    all_tasks = tasks(data_root)
+    first = all_tasks[0]
+    user_id = next((a["arguments"]["user_id"] for t in all_tasks
+                    for a in t["evaluation_criteria"].get("actions") or []
+                    if a["name"] == "log_verification"), "")
+    out.append({"id": "edges", "task": first["id"], "calls": _edges(user_id)})
+    for task in all_tasks:
         gold = [_call(a) for a in task["evaluation_criteria"].get("actions") or []]
         out.append({"id": f"gold:{task['id']}", "task": task["id"], "calls": gold})
         unlocks = [c for c in gold if c["name"] != "unlock_discoverable_agent_tool"]
@@ -63,6 +152,9 @@ def sequences(data_root: Path) -> list[dict[str, Any]]:
             calls = [(_perturb(c, kind) or c) for c in gold]
             if calls != gold:
                 out.append({"id": f"{kind}:{task['id']}", "task": task["id"], "calls": calls})
+        direct = [_direct(c) for c in gold]
+        if direct != gold:
+            out.append({"id": f"direct:{task['id']}", "task": task["id"], "calls": direct})
     return out
 
 
