@@ -59,6 +59,12 @@ def test_gold_agent_scores_one_with_an_offline_variant(tmp_path: Path, variant: 
     assert {k: v["reward"] for k, v in tasks_done.items()} == {t: 1.0 for t in TASKS}
     first = holder["executor"].first_messages[0]
     assert ("KB_search" in first) == (variant == "bm25") and "unlock_discoverable" in first
+    exported = tmp_path / "results.json"
+    r = run_cli("report", str(out), "--format", "tau2", "--output", str(exported))
+    assert r.code == 0, r.err
+    results = json.loads(exported.read_text())
+    assert results["info"]["retrieval_config"] == variant
+    assert [s["reward_info"]["reward"] for s in results["simulations"]] == [1.0, 1.0]
 
 
 def test_silent_agent_scores_zero(tmp_path: Path) -> None:
