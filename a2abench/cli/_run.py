@@ -70,6 +70,14 @@ def run_tau2(
                                                          "DB+COMMUNICATE as in v0.2).")]
     = "official",
     policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
+    tool_call_format: Annotated[str, c.opt(
+        "--tool-call-format", "Where tool calls are read: any (DataParts, or a text reply "
+                              "that is one whole call) | datapart (DataParts only; text goes "
+                              "to the user) | tags (<json> tags, as tau2's agentify example)."
+    )] = "any",
+    solo: Annotated[bool, c.opt("--solo", "Solo mode (mock, telecom): no user simulator; the "
+                                          "agent gets the ticket and the user's tools, and "
+                                          "calls `done` when finished.")] = False,
     retrieval_variant: Annotated[str | None, c.opt(
         "--retrieval-variant", "banking_knowledge retrieval: bm25_grep (default) | bm25 | "
                                "grep_only | full_kb | golden_retrieval | no_knowledge | "
@@ -87,6 +95,7 @@ def run_tau2(
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
                         "reward_basis": reward_basis, "policy": policy,
+                        "tool_call_format": tool_call_format, "solo": solo,
                         "retrieval_variant": retrieval_variant, "embedding_llm": embedding_llm,
                         "embedding_llm_base_url": embedding_llm_base_url, **llm}, flags)
 

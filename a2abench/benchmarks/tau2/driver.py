@@ -9,9 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter
 
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
 from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
@@ -37,10 +39,11 @@ class Tau2Options(BaseModel):
     max_errors: int = 10
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
+    tool_call_format: Literal["any", "datapart", "tags"] = "any"
+    solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
     retrieval_variant: str | None = None
     embedding_llm: str | None = None
     embedding_llm_base_url: str | None = None
-
 
 
 def embedding_config(opts: Tau2Options) -> LLMConfig | None:
@@ -84,7 +87,7 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy, retrieval_variant=opts.retrieval_variant,
+            policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
             embedding=embedding_config(opts))
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
@@ -103,8 +106,11 @@ class Tau2Driver(Driver):
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
-        self._user_llm()  # fail before the first task, not in every one
         domain = self._domain()
+        if self.opts.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
+            return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
+                    for t in domain.tasks() if is_solo_task(t)]
+        self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
     def _domain(self) -> Tau2Domain:
@@ -114,13 +120,15 @@ class Tau2Driver(Driver):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = self._user_llm()
+        llm = None if self.opts.solo else self._user_llm()
+        solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
+                                            if not is_solo_task(t)]}} if self.opts.solo else {}
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
-                         "judge_prompt": domain.judge_prompt is not None,
+                         "judge_prompt": domain.judge_prompt is not None, **solo,
                          **domain.describe()},
-                "models": {"user_simulator": llm.config.to_record(),
+                "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
                            "reward_basis": self.opts.reward_basis}}
@@ -131,6 +139,7 @@ class Tau2Driver(Driver):
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
+                "tool_call_format": o.tool_call_format, "solo": o.solo,
                 **({"retrieval_variant": self._domain().policy_kind}
                    if o.domain == "banking_knowledge" else {})}
 
@@ -139,15 +148,30 @@ class Tau2Driver(Driver):
         assert isinstance(task, Task)
         env = await asyncio.to_thread(domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
+        if self.opts.solo:
+            return await self._run_solo(ctx, task, env, history)
         user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
         agent = AgentLink(ctx.conversation(), domain.policy_for(task), env.agent_tool_schemas(),
-                          history)
+                          history, tool_call_format=self.opts.tool_call_format)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
+        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        return self._outcome(outcome, info)
+
+    async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
+                        history: list[Any]) -> TaskOutcome:
+        domain = self._domain()
+        env.set_solo()
+        assert domain.solo_policy is not None  # setup loads the domain with solo=True
+        agent = solo_agent(ctx.conversation(), env, task, domain.solo_policy, history,
+                           tool_call_format=self.opts.tool_call_format)
+        outcome = await SoloOrchestrator(env, agent, history=history,
+                                         max_steps=self.opts.max_steps,
+                                         max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         return self._outcome(outcome, info)
 
@@ -155,7 +179,8 @@ class Tau2Driver(Driver):
                      usage: LLMUsage | None = None) -> RewardInfo:
         domain = self._domain()
         info = await asyncio.to_thread(evaluate_offline, task, messages, termination,
-                                       domain=domain, reward_basis_mode=self.opts.reward_basis)
+                                       domain=domain, reward_basis_mode=self.opts.reward_basis,
+                                       solo=self.opts.solo)
         return await add_nl_judgement(info, task, messages, domain=domain,
                                       judge=self._judge(usage) if self.judge_llm else None)
 

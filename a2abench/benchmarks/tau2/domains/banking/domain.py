@@ -59,6 +59,7 @@ class BankingDomain(Tau2Domain):
         self.split = split
         self.variant = variant
         self.policy_kind = variant.name
+        self.solo_policy = None  # upstream refuses solo mode for banking_knowledge
         self.prompts = folder / "prompts"
         self.kb = KnowledgeBase.load(folder / "documents")
         self.embedding = embedding  # LLMConfig of the embeddings endpoint (dense variants)
