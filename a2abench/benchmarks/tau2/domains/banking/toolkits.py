@@ -38,6 +38,7 @@ class KnowledgeTools(KnowledgeToolsCore, _CreditTools, _LimitTools, _AccountTool
 
 class KBSearchMixin(BankingToolkit):
     owner = "KBSearchMixin"
+    owner_module = "tau2.domains.banking_knowledge.retrieval_mixins"
     kb: KnowledgeBase | None
     dense: DenseIndex | None
 
@@ -49,6 +50,7 @@ class KBSearchMixin(BankingToolkit):
 
 class GrepMixin(BankingToolkit):
     owner = "GrepMixin"
+    owner_module = "tau2.domains.banking_knowledge.retrieval_mixins"
     kb: KnowledgeBase | None
 
     @tool(ToolType.READ)

@@ -56,6 +56,7 @@ class BankingToolkit(Toolkit):
 
     db: BankingDB  # type: ignore[assignment]
     owner = "KnowledgeTools"  # the upstream class whose name Python's TypeErrors show
+    owner_module = "tau2.domains.banking_knowledge.tools"  # ... and its module (`f(**x)`)
 
     def __init__(self, db: BankingDB, texts: BankingTexts) -> None:
         super().__init__(db)
@@ -66,6 +67,7 @@ class BankingToolkit(Toolkit):
         for name, member in cls.__dict__.items():
             if getattr(member, _TOOL_ATTR, None) is not None:
                 member.__qualname__ = f"{cls.owner}.{name}"  # upstream's class, in TypeErrors
+                member.__module__ = cls.owner_module
         names: list[str] = []
         for klass in cls.__mro__:
             for name, member in klass.__dict__.items():
