@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from a2abench.benchmarks.tau2.db import StateDB, canonical, clone, deep_update
@@ -73,11 +73,87 @@ class BankingBase:
         self.name = "TransactionalDB"
         self.tables = validate(raw, source)
         self._texts: dict[str, str] = {}
+        self._records: dict[str, dict[str, str]] = {name: {} for name in TABLES}
 
     def text(self, name: str) -> str:
         if name not in self._texts:
             self._texts[name] = canonical(self.tables[name])
         return self._texts[name]
+
+    def record_text(self, name: str, key: str) -> str:
+        texts = self._records[name]
+        if key not in texts:
+            texts[key] = canonical(self.tables[name]["data"][key])
+        return texts[key]
+
+
+class _Layer:
+    """One table of a view: the base records (the shared ones, or a patched copy), the
+    records this view copied or added, and added keys in order (upstream's dict order)."""
+
+    __slots__ = ("added", "base", "notes", "own", "shared")
+
+    def __init__(self, base: dict[str, Any], notes: str, shared: bool) -> None:
+        self.base, self.notes, self.shared = base, notes, shared
+        self.own: dict[str, Any] = {}
+        self.added: list[str] = []
+
+    def get(self, key: str, write: bool) -> Any:
+        if key in self.own:
+            return self.own[key]
+        record = self.base[key]
+        if write:
+            record = self.own[key] = clone(record)
+        return record
+
+    def put(self, key: str, record: Any) -> None:
+        if key not in self.own and key not in self.base:
+            self.added.append(key)
+        self.own[key] = record
+
+    def keys(self) -> Iterator[str]:
+        yield from self.base
+        yield from self.added
+
+
+class Records(MutableMapping[str, Any]):
+    """A table's `data` in one view. A writable one copies a record on first access, so
+    whatever a tool then mutates is the view's own copy, never the shared base."""
+
+    __slots__ = ("_layer", "_write")
+
+    def __init__(self, layer: _Layer, write: bool) -> None:
+        self._layer, self._write = layer, write
+
+    def __getitem__(self, key: str) -> Any:
+        return self._layer.get(key, self._write)
+
+    def __setitem__(self, key: str, record: Any) -> None:
+        self._layer.put(key, record)
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError("banking records are never deleted")
+
+    def __iter__(self) -> Iterator[str]:
+        return self._layer.keys()
+
+    def __len__(self) -> int:
+        return len(self._layer.base) + len(self._layer.added)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._layer.own or key in self._layer.base
+
+    def items(self) -> Any:
+        layer = self._layer
+        if not self._write and not layer.own:
+            return layer.base.items()  # the common read: no Python-level iteration
+        return super().items()
+
+    def values(self) -> Any:
+        layer = self._layer
+        if not self._write and not layer.own:
+            return layer.base.values()
+        return super().values()
 
 
 class BankingDB(StateDB):
@@ -86,49 +162,79 @@ class BankingDB(StateDB):
     def __init__(self, base: BankingBase) -> None:
         self.base = base
         self.name = base.name
-        self._own: dict[str, dict[str, Any]] = {}
+        self._layers: dict[str, _Layer] = {}
 
     def has_table(self, name: str) -> bool:
         return name in self.base.tables
 
-    def data(self, name: str) -> dict[str, Any]:
-        table = self._own.get(name) or self.base.tables[name]
-        return table["data"]  # type: ignore[no-any-return]
+    def _layer(self, name: str) -> _Layer:
+        layer = self._layers.get(name)
+        if layer is None:
+            table = self.base.tables[name]
+            layer = self._layers[name] = _Layer(table["data"], table["notes"], True)
+        return layer
+
+    def data(self, name: str) -> Records:
+        return Records(self._layer(name), False)
 
     def notes(self, name: str) -> str:
-        table = self._own.get(name) or self.base.tables[name]
-        return table["notes"]  # type: ignore[no-any-return]
+        return self._layer(name).notes
 
-    def wdata(self, name: str) -> dict[str, Any]:
-        if name not in self._own:
-            self._own[name] = clone(self.base.tables[name])
-        return self._own[name]["data"]  # type: ignore[no-any-return]
+    def wdata(self, name: str) -> Records:
+        return Records(self._layer(name), True)
 
     def dump(self) -> dict[str, Any]:
-        return {name: self._own.get(name) or self.base.tables[name] for name in TABLES}
+        return {name: {"data": dict(self.data(name).items()), "notes": self.notes(name)}
+                for name in TABLES}
 
     def db_hash(self) -> str:
         """Upstream `get_db_hash()`: SHA-256 of the sorted-key JSON of the whole DB, built
-        from cached texts of untouched tables (byte-identical to one `json.dumps`)."""
-        parts = [f"{json.dumps(name)}: "
-                 + (canonical(self._own[name]) if name in self._own else self.base.text(name))
-                 for name in sorted(TABLES)]
+        from cached texts of untouched tables and records (byte-identical to one
+        `json.dumps(..., sort_keys=True)`)."""
+        parts = [f"{json.dumps(name)}: {self._text(name)}" for name in sorted(TABLES)]
         return hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest()
 
+    def _text(self, name: str) -> str:
+        layer = self._layers.get(name)
+        if layer is None or (layer.shared and not layer.own):
+            return self.base.text(name)
+        records = []
+        for key in sorted(layer.keys()):
+            if key in layer.own:
+                text = canonical(layer.own[key])
+            elif layer.shared:
+                text = self.base.record_text(name, key)
+            else:
+                text = canonical(layer.base[key])
+            records.append(f"{json.dumps(key)}: {text}")
+        return f'{{"data": {{{", ".join(records)}}}, "notes": {json.dumps(layer.notes)}}}'
+
     def patch(self, update: dict[str, Any]) -> None:
-        """Upstream `update_db`: deep merge, then re-validate (only the patched tables can
-        change, so only they are merged and validated)."""
+        """Upstream `update_db`: a deep merge (addict: dicts merge, anything else replaces),
+        then re-validation. Only the records a patch names change, so only they are copied
+        into this view; a table's other keys are ignored, as pydantic ignores them."""
         unknown = sorted(set(update) - set(TABLES))
         if unknown:
             raise DataCorrupt(f"initialization_data names unknown banking tables: {unknown}",
                               hint="Replace the task file with the one from the pinned commit")
         for name, patch in update.items():
-            merged: Any = {"data": clone(self.data(name)), "notes": self.notes(name)}
-            if isinstance(patch, dict):
-                deep_update(merged, patch)
-            else:
-                merged = patch  # not a table: refused by _table, as upstream's validation
-            self._own[name] = _table(name, merged, "initialization_data", copy=False)
+            data = patch.get("data", {}) if isinstance(patch, dict) else None
+            notes = patch.get("notes", None) if isinstance(patch, dict) else None
+            if not isinstance(data, dict) or not (notes is None or isinstance(notes, str)):
+                _table(name, patch, "initialization_data")  # raises upstream-like refusal
+            assert isinstance(data, dict)
+            layer = self._layer(name)
+            for key, value in data.items():
+                current = layer.get(key, False) if key in layer.own or key in layer.base else None
+                if isinstance(current, dict) and isinstance(value, dict):
+                    deep_update(layer.get(key, True), value)
+                elif isinstance(value, dict):
+                    layer.put(key, clone(value))
+                else:
+                    _table(name, {"data": {key: value}}, "initialization_data")  # raises
+            if notes is not None and notes != layer.notes:
+                self._layers[name] = moved = _Layer(layer.base, notes, False)
+                moved.own, moved.added = layer.own, layer.added
 
     # ------------------------------------------------------------------ upstream db_query
     def add(self, table: str, record_id: str, record: dict[str, Any]) -> bool:
