@@ -93,6 +93,18 @@ def _decode(url: str, response: httpx.Response, body: bytes) -> dict[str, Any]:
     return raw
 
 
+def _http_error(response: httpx.Response, asked: str, body: bytes) -> AgentHTTPError:
+    final = str(response.url)
+    where = final if final == asked else f"{final} (redirected from {asked})"
+    hint = None
+    if final != asked and response.status_code in (401, 403) and \
+            httpx.URL(final).host != httpx.URL(asked).host:
+        hint = ("The card URL redirects to another host, which gets no bearer token; "
+                "pass the final URL if that host is the agent.")
+    return AgentHTTPError(response.status_code, where, body[:200].decode(errors="replace"),
+                          hint=hint)
+
+
 async def fetch_card(http: httpx.AsyncClient, url: str, *,
                      headers: dict[str, str] | None = None) -> CardFetch:
     """Find and parse the agent card for a base URL or card URL.
@@ -122,8 +134,9 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
         if response.status_code in (404, 410):
             continue
         if response.status_code >= 400:
-            last_error = AgentHTTPError(response.status_code, candidate,
-                                        body[:200].decode(errors="replace"))
+            # Name where the error came from: after a redirect that is not the URL asked for.
+            # The first such error is kept: the later candidates are only fallbacks.
+            last_error = last_error or _http_error(response, candidate, body)
             continue
         raw = _decode(candidate, response, body)
         try:

@@ -88,6 +88,10 @@ def run_tau2(
     embedding_llm_base_url: Annotated[str | None, c.opt(
         "--embedding-llm-base-url", "OpenAI-compatible endpoint serving /embeddings (key from "
                                     "OPENAI_API_KEY).", show_default=False)] = None,
+    prompt_style: Annotated[str, c.opt("--prompt-style", "Message format: a2abench | "
+                                                         "agentbeats (the stock AgentBeats "
+                                                         "tau2 green) | agentify (tau2's "
+                                                         "agentify example).")] = "a2abench",
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an A2A
     agent."""
@@ -96,6 +100,7 @@ def run_tau2(
                         "max_steps": max_steps, "max_errors": max_errors,
                         "reward_basis": reward_basis, "policy": policy,
                         "tool_call_format": tool_call_format, "solo": solo,
+                        "prompt_style": prompt_style,
                         "retrieval_variant": retrieval_variant, "embedding_llm": embedding_llm,
                         "embedding_llm_base_url": embedding_llm_base_url, **llm}, flags)
 

@@ -6,13 +6,22 @@ import asyncio
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, model_validator
 
+from a2abench.a2a.client import Conversation
+from a2abench.benchmarks.tau2.data import optional_source
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
-from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
+from a2abench.benchmarks.tau2.models import (
+    AssistantMessage,
+    Message,
+    RewardInfo,
+    Task,
+    TerminationReason,
+)
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE, Profile, PromptStyle, get_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
@@ -44,6 +53,28 @@ class Tau2Options(BaseModel):
     retrieval_variant: str | None = None
     embedding_llm: str | None = None
     embedding_llm_base_url: str | None = None
+    prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
+
+    @model_validator(mode="after")
+    def _one_format(self) -> Tau2Options:
+        if self.prompt_style != "a2abench" and (self.solo or self.tool_call_format != "any"):
+            raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
+                             "--tool-call-format and --solo go with --prompt-style a2abench")
+        return self
+
+
+def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tuple[Profile, str]:
+    """The prompt profile, and where its text comes from (the run record says)."""
+    if style != "agentify":
+        return get_profile(style, tool_call_format), "a2abench" if style == "a2abench" \
+            else "written from the format"
+    path, why = optional_source(AGENTIFY_SOURCE, data_dir)
+    if path is not None:
+        try:
+            return get_profile(style, tool_call_format, path), "upstream"
+        except (ValueError, SyntaxError, OSError) as exc:  # a source we cannot read
+            why = f"{AGENTIFY_SOURCE}: {exc}"
+    return get_profile(style, tool_call_format), f"written from the format ({why})"
 
 
 def embedding_config(opts: Tau2Options) -> LLMConfig | None:
@@ -66,6 +97,20 @@ def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) ->
     return ChatLLM(LLMConfig(**kwargs))
 
 
+def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
+                         ctx: TaskContext, start: int) -> TaskOutcome:
+    """For the report viewer: each A2A reply's state and latency with the transcript index of
+    the assistant message it became (every assistant message from `start` on is the agent's,
+    one per reply; a reply refused for its task state has none), and LLM usage per role."""
+    replies = [i for i, m in enumerate(outcome.messages)
+               if i >= start and isinstance(m, AssistantMessage)]
+    result.details["a2a_turns"] = [{**turn, "message": replies[k] if k < len(replies) else None}
+                                   for k, turn in enumerate(chat.log)]
+    if ctx.usage.by_role:
+        result.details["llm_usage"] = ctx.usage.roles()
+    return result
+
+
 class Tau2Driver(Driver):
     name = "tau2"
     options_model = Tau2Options
@@ -77,6 +122,8 @@ class Tau2Driver(Driver):
         self.opts: Tau2Options = options  # type: ignore[assignment]
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
+        self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
+        self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
 
     @property
@@ -92,6 +139,8 @@ class Tau2Driver(Driver):
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
+        self.profile, self.prompt_text = await asyncio.to_thread(
+            load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
 
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
@@ -126,8 +175,8 @@ class Tau2Driver(Driver):
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
-                         "judge_prompt": domain.judge_prompt is not None, **solo,
-                         **domain.describe()},
+                         "judge_prompt": domain.judge_prompt is not None,
+                         "prompt_text": self.prompt_text, **solo, **domain.describe()},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -140,6 +189,7 @@ class Tau2Driver(Driver):
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
+                "prompt_style": o.prompt_style,
                 **({"retrieval_variant": self._domain().policy_kind}
                    if o.domain == "banking_knowledge" else {})}
 
@@ -154,26 +204,31 @@ class Tau2Driver(Driver):
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy_for(task), env.agent_tool_schemas(),
-                          history, tool_call_format=self.opts.tool_call_format)
+        chat = ctx.conversation()
+        agent = AgentLink(chat, domain.policy_for(task), env.agent_tool_schemas(), history,
+                          tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return self._outcome(outcome, info)
+        # the fixed greeting opens a conversation without history; the agent did not send it
+        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+                                    start=len(history) if history else 1)
 
     async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
                         history: list[Any]) -> TaskOutcome:
         domain = self._domain()
         env.set_solo()
         assert domain.solo_policy is not None  # setup loads the domain with solo=True
-        agent = solo_agent(ctx.conversation(), env, task, domain.solo_policy, history,
+        chat = ctx.conversation()
+        agent = solo_agent(chat, env, task, domain.solo_policy, history,
                            tool_call_format=self.opts.tool_call_format)
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return self._outcome(outcome, info)
+        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+                                    start=len(history))  # solo: no greeting
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:
@@ -191,7 +246,7 @@ class Tau2Driver(Driver):
                                                 {"role": "user", "content": user}])
             if usage is not None:
                 usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                          result.cost_usd)
+                          result.cost_usd, role="judge")
             return result.content or ""
         return judge
 
