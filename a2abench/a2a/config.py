@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
@@ -11,6 +12,29 @@ from a2abench.errors import ConfigError
 
 # Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).
 AGENT_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.5, max_delay_s=8.0, budget_s=60.0)
+
+
+def check_http_url(value: str) -> str:
+    """`value` if it is an http(s) URL httpx can request; ValueError naming the problem.
+    One validator for the flag and for the URLs an agent card names."""
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise ValueError(f"is not a valid URL ({exc}): {value!r}") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
+    if not parts.netloc:
+        raise ValueError(f"has no host: {value!r}")
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError(f"contains whitespace or control characters: {value!r}")
+    try:
+        _ = parts.port  # raises for a port outside 0-65535 or not a number
+        import httpx
+
+        httpx.URL(value)
+    except ValueError as exc:  # httpx.InvalidURL is a ValueError too
+        raise ValueError(f"is not a valid URL ({exc}): {value!r}") from None
+    return value
 
 
 class A2AConfig(BaseModel):
@@ -28,13 +52,8 @@ class A2AConfig(BaseModel):
     @field_validator("endpoint")
     @classmethod
     def _endpoint(cls, value: str) -> str:
-        value = value.strip()
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https"):
-            raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
-        if not parts.netloc:
-            raise ValueError(f"has no host: {value!r}")
-        return value.rstrip("/")
+        return check_http_url(value.strip()).rstrip("/")
+
 
     @field_validator("auth_token")
     @classmethod
@@ -51,10 +70,10 @@ class A2AConfig(BaseModel):
         return value
 
     @classmethod
-    def create(cls, endpoint: str, **kwargs: object) -> A2AConfig:
+    def create(cls, endpoint: str, **kwargs: Any) -> A2AConfig:
         """Build a config, turning validation errors into one ConfigError that names fields."""
         try:
-            return cls(endpoint=endpoint, **kwargs)  # type: ignore[arg-type]
+            return cls(endpoint=endpoint, **kwargs)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'config'} "

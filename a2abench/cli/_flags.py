@@ -34,12 +34,14 @@ class RunFlags:
     auth_token: str | None
     timeout: float
     fail_under: float | None
+    allow_incomplete: bool
     json_: bool
 
     def engine_kwargs(self) -> dict[str, Any]:
-        """Everything but --json, named like `common_config`'s keywords."""
+        """Everything but --json and the gate, named like `common_config`'s keywords."""
         out = asdict(self)
         out.pop("json_")
+        out.pop("allow_incomplete")
         return out
 
 
@@ -61,6 +63,7 @@ def _run_params(
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
     fail_under: c.FailUnder = None,
+    allow_incomplete: c.AllowIncomplete = False,
     json_: c.JsonFlag = False,
 ) -> None:
     """The shared run flags, as a signature to graft onto commands."""
@@ -95,7 +98,8 @@ def _graft(fn: Callable[..., Any], donor: Callable[..., Any], target: str,
         group = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
         return fn(**kwargs, **{target: pack(group)})
 
-    command.__signature__ = inspect.Signature(merged)  # type: ignore[attr-defined]
+    grafted: Any = command  # functools.wraps' type declares no __signature__; inspect reads it
+    grafted.__signature__ = inspect.Signature(merged)
     command.__annotations__ = {p.name: p.annotation for p in merged}
     return command
 

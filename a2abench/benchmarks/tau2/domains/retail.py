@@ -325,9 +325,10 @@ class RetailTools(Toolkit):
             if item is None:
                 raise ValueError(f"Item {item_id} not found")
             item["item_id"] = new_item_id
+            assert variant is not None  # the loop above ran over the same (non-empty) pairs
             # Upstream quirk: every item takes the price/options of the loop's last variant.
-            item["price"] = variant["price"]  # type: ignore[index]
-            item["options"] = clone(variant["options"])  # type: ignore[index]
+            item["price"] = variant["price"]
+            item["options"] = clone(variant["options"])
         order["status"] = "pending (item modified)"
         return ModelView(order)
 

@@ -138,7 +138,7 @@ class TelecomUserTools(Toolkit[ModelDB[TelecomUserDB]]):
                 mode = NetworkModePreference(mode)
             self.device.network_mode_preference = mode
             self.simulate_network_search()
-            return mode  # type: ignore[no-any-return]
+            return self.device.network_mode_preference  # the `mode` just set
         except ValueError:
             return None
 
