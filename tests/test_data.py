@@ -53,6 +53,12 @@ def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
     server.httpd.server_close()
 
 
+def _counts() -> tuple[int, int, int]:
+    """How many pinned tau2 data files, tau2 sources and CRMArena reference files there are."""
+    tau2_files, sources = tau2_data.pinned_files()
+    return len(tau2_files), len(sources), len(reference.reference_files())
+
+
 def _needed() -> list[data.FileSet]:
     return [fs for fs in data.file_sets(data.BENCHMARKS, org_dbs=False)
             if fs.name in ("data", "reference")]
@@ -67,7 +73,8 @@ def test_pull_verifies_caches_and_is_idempotent(mirror: FileServer) -> None:
         shared_data("tau2", "domains/airline/db.json").read_bytes())
     assert (layout["crmarena"] / "schema/b2b_schema.json").is_file()
     fetched = len(mirror.requests)
-    assert fetched == 25 + 7
+    n_data, _, n_reference = _counts()
+    assert fetched == n_data + n_reference
     data.pull(_needed())
     assert len(mirror.requests) == fetched  # everything was verified in the cache, not fetched
 
@@ -82,20 +89,23 @@ def test_pull_stops_at_a_missing_file_keeps_the_rest_and_status_says_so(
     status = run_cli("data", "status", "tau2", "--json")
     assert status.code == 0
     by_set = {s["set"]: s for s in status.json()}
-    assert by_set["data"]["complete"] and by_set["data"]["verified"] == 25
-    assert not by_set["sources"]["complete"] and len(by_set["sources"]["missing"]) == 14
+    n_data, n_sources, _ = _counts()
+    assert by_set["data"]["complete"] and by_set["data"]["verified"] == n_data
+    assert not by_set["sources"]["complete"] and len(by_set["sources"]["missing"]) == n_sources
 
 
 def test_status_reports_a_damaged_file_and_pull_repairs_it(mirror: FileServer) -> None:
-    data.pull(_needed())
+    reference_set = [fs for fs in _needed() if fs.name == "reference"]
+    data.pull(reference_set)
     damaged = data.reference_layout()["crmarena"] / "tasks/crmarenapro_b2b_tasks.json"
     damaged.write_text("[]")
-    states = {s.fileset.name: s for s in data.status(_needed())}
+    states = {s.fileset.name: s for s in data.status(reference_set)}
     assert states["reference"].states["tasks/crmarenapro_b2b_tasks.json"] == "corrupt"
     text = run_cli("data", "status", "crmarena")
     assert "crmarena reference: 7 files, 1 corrupt" in text.out
     assert "a2abench data pull all" in text.out
-    assert all(s.complete for s in data.pull(_needed()))
+    assert all(s.complete for s in data.pull(reference_set))
+    assert damaged.stat().st_size > 1000  # the pinned copy is back
 
 
 def test_cli_pull_success_in_plain_and_json(mirror: FileServer,
@@ -175,7 +185,8 @@ def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
     clone, cache, dead = _fresh_clone(tmp_path), tmp_path / "user-cache", _dead_url()
     first = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=mirror.url)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "skipped" not in first.stdout and len(mirror.requests) == 25 + 7
+    n_data, _, n_reference = _counts()
+    assert "skipped" not in first.stdout and len(mirror.requests) == n_data + n_reference
     assert "26 passed" in first.stdout, first.stdout
     # Offline from now on: the cache alone serves the next run.
     cached = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=dead)

@@ -118,8 +118,9 @@ def pinned_files(base_url: str | None = None
                  ) -> tuple[list[_download.RemoteFile], list[_download.RemoteFile]]:
     """Every pinned file (data of all domains with the solo policies, upstream sources), for
     `a2abench data pull`."""
-    data = dict.fromkeys(p for d in DATA_FILES for p in data_paths(d, solo=True))
-    sources = dict.fromkeys(p for d in DATA_FILES for p in source_paths(d))
+    domains = [*DATA_FILES, *MANIFEST_DOMAINS]
+    data = dict.fromkeys(p for d in domains for p in data_paths(d, solo=True))
+    sources = dict.fromkeys(p for d in domains for p in source_paths(d))
     return _remote(list(data), base_url), _remote(list(sources), base_url)
 
 
