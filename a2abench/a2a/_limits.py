@@ -100,6 +100,16 @@ async def read_body(response: httpx.Response, max_bytes: int, *, url: str) -> by
     return bytes(buffer)
 
 
+async def read_prefix(response: httpx.Response, max_bytes: int) -> bytes:
+    """At most the first `max_bytes` of a streamed body (error pages: the rest is not read)."""
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        buffer += chunk[:max_bytes - len(buffer)]
+        if len(buffer) >= max_bytes:
+            break
+    return bytes(buffer)
+
+
 # --- JSON -------------------------------------------------------------------------------------
 
 def loads(data: bytes | bytearray | str, max_depth: int, *, what: str) -> Any:
