@@ -22,6 +22,7 @@ from a2abench.a2a._limits import (
     DeadlinePassed,
     ReplyLimits,
     deadline_scope,
+    reply_cap,
     task_deadline,
 )
 from a2abench.a2a.hosts import HostPolicy
@@ -117,6 +118,10 @@ class Engine:
     async def run(self) -> RunSummary:
         config, driver = self.config, self.driver
         started = time.monotonic()
+        with reply_cap(config.max_reply_bytes):  # LLM replies of this run follow the cap too
+            return await self._run(config, driver, started)
+
+    async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         await driver.setup()
         items = plan.shard_items(
