@@ -25,7 +25,7 @@ from a2abench.a2a._limits import (
     reply_cap,
     task_deadline,
 )
-from a2abench.a2a.hosts import HostPolicy
+from a2abench.a2a.hosts import HostPolicy, egress_policy
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
 from a2abench.run.config import RunConfig, redact, resolve_output
@@ -118,7 +118,8 @@ class Engine:
     async def run(self) -> RunSummary:
         config, driver = self.config, self.driver
         started = time.monotonic()
-        with reply_cap(config.max_reply_bytes):  # LLM replies of this run follow the cap too
+        # LLM replies follow the run's byte cap; downloads and logins its --allow-host.
+        with reply_cap(config.max_reply_bytes), egress_policy(run_host_policy(config)):
             return await self._run(config, driver, started)
 
     async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:

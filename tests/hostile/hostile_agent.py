@@ -10,7 +10,7 @@ Modes (each is one of the probes of issues 17 and 18):
     deep          a DataPart nested 900 levels deep
     deep_text     a TextPart holding JSON nested 900 levels deep
     role_list     a message whose role is a list
-    artifacts     a Task with 20,000 artifacts (about 1.3 MB)
+    artifacts     a Task with 20,000 artifacts, each with its own text (about 1.3 MB)
     endless       a text/event-stream answer that never ends (one event every 20 ms)
     drip          a JSON reply dripping one byte every 50 ms, never finished
     silent        headers never sent
@@ -123,7 +123,7 @@ class HostileAgent:
         return JSONResponse(_message(rid, [{"kind": "text", "text": "hi"}], role=["agent"]))
 
     async def _artifacts(self, rid: Any, _: Request) -> Response:
-        artifacts = [{"artifactId": f"a{i}", "parts": [{"kind": "text", "text": "x"}]}
+        artifacts = [{"artifactId": f"a{i}", "parts": [{"kind": "text", "text": f"x{i}"}]}
                      for i in range(20_000)]
         return JSONResponse({"jsonrpc": "2.0", "id": rid, "result": {
             "kind": "task", "id": "t1", "contextId": "ctx-hostile",
