@@ -356,12 +356,18 @@ class Engine:
 
 def run_host_policy(config: RunConfig) -> HostPolicy | None:
     """--allow-host binds every request of a run (card, interfaces, redirects); the
-    --white-agent-url host is always allowed. None: no policy, any host."""
+    --white-agent-url's host:port is always allowed (only that port: serve-green's patterns
+    may name one port of a host). None: no policy, any host."""
     if not config.allowed_hosts:
         return None
     from urllib.parse import urlsplit
 
-    own = urlsplit(config.white_agent_url).hostname or ""
+    parts = urlsplit(config.white_agent_url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = None
+    own = f"{parts.hostname}:{port}" if parts.hostname and port else None
     return HostPolicy([*config.allowed_hosts, own] if own else config.allowed_hosts)
 
 

@@ -1,5 +1,5 @@
 """Run `a2abench run crmarena` as its own process against a hostile agent and measure it:
-exit code, wall time and peak RSS of that process alone (os.wait4), plus its task records.
+exit code, wall time and peak RSS of that process alone (its own VmHWM), plus its records.
 
 Shared by tests/hostile/test_agent_memory.py and benchmarks/hostile_reply.py.
 """
@@ -51,7 +51,9 @@ def probe_run(mode: str, *extra: str, tasks: int = 2, hostile_calls: int = 2,
                "A2ABENCH_CACHE_DIR": str(root / "cache"),
                # no upstream download: a closed loopback port, so our own wording is used
                "A2ABENCH_CRMARENA_DATA_URL": f"http://127.0.0.1:{free_port()}/"}
-        cmd = [sys.executable, "-m", "a2abench", "run", "crmarena", "--white-agent-url", base,
+        hwm = root / "hwm"
+        cmd = [sys.executable, "-c", _LAUNCH, str(hwm), "run", "crmarena",
+               "--white-agent-url", base,
                "--tasks-file", str(tasks_file), "--crm-db", str(db), "--output", str(out),
                "--judge-llm", "offline", "--concurrency", "1", *extra]
         t0 = time.perf_counter()
@@ -68,8 +70,30 @@ def probe_run(mode: str, *extra: str, tasks: int = 2, hostile_calls: int = 2,
         records = [json.loads(line) for line in out.read_text().splitlines()] \
             if out.exists() else []
         return ProbeRun(code=os.waitstatus_to_exitcode(status), wall_s=wall,
-                        peak_rss_mb=usage.ru_maxrss / 1024,  # kB on Linux
+                        peak_rss_mb=_peak_mb(hwm, usage.ru_maxrss),
                         tasks=[r for r in records if r.get("type") == "task"], stderr=stderr)
+
+
+# The child reports its own peak (VmHWM) at exit: ru_maxrss of a child also counts the
+# parent's pages from before exec (Linux keeps the larger), so a big pytest process would
+# show up as the probe's peak.
+_LAUNCH = """\
+import atexit, runpy, sys
+out = sys.argv.pop(1)
+def hwm():
+    with open("/proc/self/status") as status, open(out, "w") as f:
+        f.write(next(l for l in status if l.startswith("VmHWM")))
+atexit.register(hwm)
+sys.argv[0] = "a2abench"
+runpy.run_module("a2abench", run_name="__main__")
+"""
+
+
+def _peak_mb(hwm: Path, ru_maxrss_kb: int) -> float:
+    try:
+        return int(hwm.read_text().split()[1]) / 1024  # "VmHWM:   123456 kB"
+    except (OSError, IndexError, ValueError):
+        return ru_maxrss_kb / 1024  # not Linux: an upper bound
 
 
 def _wait4(proc: subprocess.Popen[bytes], timeout_s: float) -> tuple[int, int, Any]:
