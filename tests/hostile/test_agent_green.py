@@ -55,7 +55,7 @@ async def test_assessment_of_a_hostile_agent_completes_classified(
             out = assessment.result()
             assert time.monotonic() - started < 60
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
-    assert max(card_ms) < 2000, card_ms
+    assert max(card_ms) < 5000, card_ms  # it froze for ~10 minutes (issue 17 item 2)
     records = [json.loads(line) for path in tmp_path.rglob("metrics.jsonl")
                for line in path.read_text().splitlines()]
     tasks = [r for r in records if r["type"] == "task"]  # in the order they finished
