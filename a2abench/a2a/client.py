@@ -321,7 +321,7 @@ class A2AClient:
         transport = await self.transport(lane)
         result = await transport.call(dialects.METHODS[transport.dialect]["get"],
                                       {"id": task_id})
-        parsed = dialects.parse_result(result)
+        parsed = dialects.parse_result(precheck(result, self.config.limits))
         if not isinstance(parsed, Task):
             raise ProtocolError(f"tasks/get for {task_id} did not return a Task")
         return parsed
