@@ -5,6 +5,7 @@ and which side a passed --task-timeout is blamed on."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from pathlib import Path
@@ -94,19 +95,26 @@ def test_tag_content_equals_upstreams_regex(text: str) -> None:
         assert actions.tag_content(text, name) == (match.group(1) if match else None)
 
 
-@settings(max_examples=300, deadline=None)
-@given(TAG_TEXT)
-def test_json_tags_equal_the_regex(text: str) -> None:
-    assert translator._json_tags(text) == re.findall(r"<json>(.*?)</json>", text, re.S | re.I)
-
-
 def test_unclosed_tags_and_half_objects_cost_linear_time() -> None:
     t0 = time.monotonic()
     assert actions.parse_reply("<execute>" * 150_000) is None
     # 200,000 starts of half-objects 500 deep: the scan gives up after 1,000 failed starts
     assert actions.parse_reply(('{"a": ' * 500 + "x") * 400) is None
-    assert translator._json_candidates("<json>" * 200_000) == []
+    text = "<json>" * 200_000  # text to the user in the default format, quickly
+    assert translator.parse_reply(_reply({"kind": "text", "text": text})).content == text
     assert time.monotonic() - t0 < 10  # the regexes alone took minutes
+
+
+def test_the_tags_format_refuses_replies_its_regex_cannot_parse_in_time() -> None:
+    t0 = time.monotonic()
+    with pytest.raises(ReplyLimitExceeded, match="4000 '<' and 4000 '>'"):
+        translator.parse_reply(_reply({"kind": "text", "text": "<a>" * 4_000}),
+                               tool_call_format="tags")
+    assert time.monotonic() - t0 < 5  # upstream's expression took 7 minutes here
+    ok = translator.parse_reply(_reply({"kind": "text", "text": (
+        'Thinking <b>bold</b>. <json>{"name": "respond", "arguments": {"content": "hi"}}'
+        "</json>")}), tool_call_format="tags")
+    assert ok.content == "hi"
 
 
 # --- tau2 replies -----------------------------------------------------------------------------
@@ -119,6 +127,10 @@ def test_thousands_of_tool_calls_in_one_reply_are_refused() -> None:
     calls = [{"name": "get_user", "arguments": {}} for _ in range(5_000)]
     with pytest.raises(ReplyLimitExceeded, match="5000 tool calls; the limit is 100"):
         translator.parse_reply(_reply({"kind": "data", "data": {"tool_calls": calls}}))
+    as_text = json.dumps({"tool_calls": calls})  # as text too: not prose for the user
+    with pytest.raises(ReplyLimitExceeded, match="5000 tool calls"):
+        translator.parse_reply(_reply({"kind": "text", "text": as_text}),
+                               tools={"get_user": {}})
     ok = [{"name": "get_user", "arguments": {}} for _ in range(100)]
     assert len(translator.parse_reply(
         _reply({"kind": "data", "data": {"tool_calls": ok}})).tool_calls or []) == 100
