@@ -1,8 +1,12 @@
 """The ASGI app of `serve-green` and the uvicorn loop that serves it.
 
-Routes: the card at /.well-known/agent-card.json and the legacy /.well-known/agent.json; A2A
-JSON-RPC (1.0 and, on the same endpoint, 0.3) at the card URL's path, with and without a
-trailing slash. Middleware: bearer auth (when a token is set), then the body-size limit.
+Routes: the card at /.well-known/agent-card.json and the legacy /.well-known/agent.json (also
+under the card URL's path); A2A JSON-RPC (1.0 and, on the same endpoint, 0.3) at `/` and at the
+card URL's path, each with and without a trailing slash, or only at `--rpc-path` when the
+operator names one. Serving at `/` whatever the card says is what a2a-sdk's own apps do, and
+what a prefix-stripping proxy (the AgentBeats controller) needs: it advertises
+`http://ctrl/to_agent/<id>` but forwards `/to_agent/<id>/<path>` as `/<path>`.
+Middleware: bearer auth (when a token is set), then the body-size limit.
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ from a2abench.errors import ConfigError
 from a2abench.green.card import build_card
 from a2abench.green.executor import AssessmentExecutor
 from a2abench.green.guard import BearerAuth, BodyLimit
+from a2abench.green.monitoring import LogFormat, Monitoring, Redactor, StructuredFormatter
 from a2abench.green.request import RUN_KEYS, secret_keys
 from a2abench.green.settings import GreenSettings, normalized_card_url, rpc_path
+from a2abench.green.status_page import CountRequests, Readiness
+from a2abench.green.status_page import routes as status_routes
 from a2abench.green.tck import TckRouter
 
 logger = logging.getLogger("a2abench.green")
@@ -47,6 +54,8 @@ class GreenApp:
     card: AgentCard
     executor: AssessmentExecutor
     url: str
+    monitoring: Monitoring | None = None
+    metrics: Any | None = None  # GreenMetrics with --metrics / --metrics-port
 
 
 def check_presets(settings: GreenSettings, benchmarks: list[str]) -> None:
@@ -77,27 +86,49 @@ def build_app(settings: GreenSettings, url: str | None = None,
     url = normalized_card_url(url or settings.advertised_url())
     card = build_card(url, list_benchmarks(), auth=settings.auth_token is not None,
                       tck=settings.tck)
-    executor = AssessmentExecutor(settings, list_benchmarks)
+    monitoring, metrics = _monitoring(settings)
+    executor = AssessmentExecutor(settings, list_benchmarks, monitoring)
+    if metrics is not None:
+        metrics.bind(lambda: executor.admission.running, lambda: executor.admission.waiting)
+    readiness = Readiness(lambda: executor.admission.waiting, settings.max_queued_assessments,
+                          lambda: executor.admission.running,
+                          settings.max_concurrent_assessments)
     agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
     handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),
                                     agent_card=card)
-    routes: list[BaseRoute] = [card_route(card, path) for path in
-                               ("/.well-known/agent-card.json", "/.well-known/agent.json")]
-    for path in _rpc_paths(rpc_path(url)):
+    routes: list[BaseRoute] = [card_route(card, path) for path in card_paths(url)]
+    # Operator routes first: a JSON-RPC endpoint at "/" must not shadow them.
+    routes += status_routes(monitoring, readiness,
+                            metrics if settings.metrics_port is None else None)
+    for path in serving_paths(url, settings.rpc_path):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        readiness.started = True
         yield
+        readiness.started = False
         await executor.shutdown()  # running assessments end FAILED with what finished
         await handler.aclose()
 
     middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
     if settings.auth_token is not None:
-        middleware.insert(0, Middleware(BearerAuth,
-                                        token=settings.auth_token.get_secret_value()))
+        middleware.insert(0, Middleware(BearerAuth, token=settings.auth_token.get_secret_value(),
+                                        public=frozenset(card_paths(url))))
+    if metrics is not None:
+        middleware.insert(0, Middleware(CountRequests, metrics=metrics))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    return GreenApp(app, card, executor, url)
+    return GreenApp(app, card, executor, url, monitoring, metrics)
+
+
+def _monitoring(settings: GreenSettings) -> tuple[Monitoring, Any | None]:
+    """Live state and logs always; Prometheus metrics only when asked for (an import)."""
+    metrics = None
+    if settings.metrics or settings.metrics_port is not None:
+        from a2abench.green.prom import GreenMetrics
+
+        metrics = GreenMetrics()
+    return Monitoring(metrics), metrics
 
 
 def card_route(card: AgentCard, path: str) -> Route:
@@ -116,13 +147,26 @@ def card_route(card: AgentCard, path: str) -> Route:
     return Route(path, serve_card, methods=["GET"])
 
 
-def _rpc_paths(path: str) -> list[str]:
-    """The JSON-RPC path with and without a trailing slash (Starlette would answer the other
-    with a 307 that JSON-RPC clients do not follow)."""
-    if path == "/":
-        return ["/"]
-    bare = path.rstrip("/")
-    return [bare, bare + "/"]
+def card_paths(url: str) -> list[str]:
+    """The card's well-known paths at the root and, when the card URL has a path, under it
+    (for proxies that forward without stripping the prefix)."""
+    prefixes = dict.fromkeys(["", rpc_path(url).rstrip("/")])
+    return [f"{prefix}/.well-known/{name}" for prefix in prefixes
+            for name in ("agent-card.json", "agent.json")]
+
+
+def serving_paths(url: str, explicit: str | None = None) -> list[str]:
+    """Where JSON-RPC answers: `explicit` alone when given, else `/` and the card URL's path;
+    each with and without a trailing slash (Starlette would answer the other with a 307 that
+    JSON-RPC clients do not follow)."""
+    wanted = [explicit] if explicit is not None else ["/", rpc_path(url)]
+    out: list[str] = []
+    for path in wanted:
+        bare = path.rstrip("/")
+        for variant in ([bare, bare + "/"] if bare else ["/"]):
+            if variant not in out:
+                out.append(variant)
+    return out
 
 
 def startup_warnings(settings: GreenSettings) -> list[str]:
@@ -133,6 +177,9 @@ def startup_warnings(settings: GreenSettings) -> list[str]:
     if settings.exposed() and settings.auth_token is None:
         out.append(f"serving on {settings.host} without --auth-token: anyone who can reach "
                    "this server can start assessments")
+    if settings.metrics_port is not None and settings.exposed():
+        out.append(f"--metrics-port {settings.metrics_port} serves /metrics on {settings.host} "
+                   "without the bearer token; keep that port behind a firewall")
     if settings.card_url is None and settings.exposed():
         out.append("no --card-url: the card advertises a loopback URL that other machines "
                    "cannot use")
@@ -154,27 +201,56 @@ def bind(settings: GreenSettings) -> socket.socket:
     return sock
 
 
-def _log_to_stderr(level: str) -> None:
-    """One line per assessment event, beside uvicorn's own log (unless logging is set up)."""
+def _log_to_stderr(level: str, fmt: LogFormat = "text", token: str | None = None) -> None:
+    """Structured lines per assessment and task event, beside uvicorn's own log (unless
+    logging is set up); with json, uvicorn's lines become JSON objects too."""
+    formatter = StructuredFormatter(fmt, Redactor([token] if token else []))
     if not logger.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)-9s %(message)s"))
+        handler.setFormatter(formatter)
         logger.addHandler(handler)
         logger.setLevel(level.upper())
+    if fmt == "json":
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+            uvicorn_logger = logging.getLogger(name)
+            uvicorn_logger.handlers = [logging.StreamHandler()]
+            uvicorn_logger.handlers[0].setFormatter(formatter)
+            uvicorn_logger.propagate = False
+            uvicorn_logger.setLevel(level.upper())
 
 
-def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | None = None,
+def serve(settings: GreenSettings, on_ready: Callable[[GreenApp, list[str]], Any] | None = None,
           log_level: str = "info") -> None:
-    """Serve until interrupted. `on_ready(card_url, warnings)` is called once bound."""
+    """Serve until interrupted. `on_ready(green, warnings)` is called once bound."""
     import uvicorn
 
-    _log_to_stderr(log_level)
+    fmt: LogFormat = "json" if settings.log_format == "json" else "text"
+    token = settings.auth_token.get_secret_value() if settings.auth_token else None
+    _log_to_stderr(log_level, fmt, token)
     sock = bind(settings)
     try:
         green = build_app(settings, settings.advertised_url(sock.getsockname()[1]))
+        if settings.metrics_port is not None and green.metrics is not None:
+            start_metrics_server(green.metrics, settings.host, settings.metrics_port)
         if on_ready is not None:
-            on_ready(green.url, startup_warnings(settings))
-        config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15)
-        uvicorn.Server(config).run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
+            on_ready(green, startup_warnings(settings))
+        config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15,
+                                log_config=None if fmt == "json" else uvicorn.config.LOGGING_CONFIG)
+        server = uvicorn.Server(config)
+        if green.monitoring is not None:
+            green.monitoring.stopping = lambda: server.should_exit
+        server.run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
     finally:
         sock.close()
+
+
+def start_metrics_server(metrics: Any, host: str, port: int) -> Any:
+    """/metrics on a port of its own (a daemon thread of prometheus-client); the server."""
+    from prometheus_client import start_http_server
+
+    try:
+        server, _ = start_http_server(port, addr=host.strip("[]"), registry=metrics.registry)
+        return server
+    except OSError as exc:
+        raise ConfigError(f"cannot serve metrics on {host}:{port}: {exc.strerror}",
+                          hint="Choose another --metrics-port.") from None

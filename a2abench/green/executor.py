@@ -26,13 +26,16 @@ from a2a.types import Message, TaskState
 from a2a.utils.errors import UnsupportedOperationError
 
 from a2abench.errors import A2ABenchError, CircuitOpen, RecordsError
+from a2abench.green.monitoring import Monitoring
 from a2abench.green.request import (
     ACCEPTED_FORMATS,
     AssessmentRequest,
     Planned,
     RequestRejected,
+    check_tasks,
     parse_request,
     plan_run,
+    server_only,
 )
 from a2abench.green.result import progress_data, progress_text, result_data, summary_text
 from a2abench.green.settings import GreenSettings
@@ -114,8 +117,36 @@ class Assessment:
     stop_reason: str | None = None
 
 
-def _say(updater: TaskUpdater, text: str, data: dict[str, Any] | None = None) -> Message:
-    parts = [new_text_part(text)] + ([new_data_part(data)] if data is not None else [])
+def scrubber(settings: GreenSettings) -> Callable[[str], str]:
+    """Replaces the operator's own values (server paths, LLM endpoints, the output and cache
+    directories) in text meant for the client: error messages quote paths."""
+    from a2abench._paths import cache_dir
+    from a2abench.run.registry import get_driver
+
+    values: set[str] = {str(settings.output_dir), str(settings.output_dir.resolve()),
+                        str(cache_dir())}
+    for bench, preset in settings.presets.items():
+        reserved = server_only(get_driver(bench).options_model)
+        values |= {str(v) for k, v in preset.items() if k in reserved and v}
+    ordered = sorted((v for v in values if len(v) > 3), key=len, reverse=True)
+
+    def scrub(text: str) -> str:
+        for value in ordered:
+            text = text.replace(value, "<server setting>")
+        return text
+
+    return scrub
+
+
+_NO_SCRUB: Callable[[str], str] = str
+
+
+def _say(updater: TaskUpdater, text: str, data: dict[str, Any] | None = None,
+         scrub: Callable[[str], str] = _NO_SCRUB) -> Message:
+    parts = [new_text_part(scrub(text))]
+    if data is not None:
+        parts.append(new_data_part({k: scrub(v) if isinstance(v, str) else v
+                                    for k, v in data.items()}))
     return updater.new_agent_message(parts)
 
 
@@ -127,8 +158,10 @@ class _ProgressPump:
     task on every event, so one update per task-trial would make long runs quadratic.
     """
 
-    def __init__(self, updater: TaskUpdater, interval: float) -> None:
+    def __init__(self, updater: TaskUpdater, interval: float,
+                 scrub: Callable[[str], str] = _NO_SCRUB) -> None:
         self.updater = updater
+        self.scrub = scrub
         self.interval = interval
         self.items: deque[tuple[str, str, dict[str, Any] | None]] = deque()
         self.wake = asyncio.Event()
@@ -170,7 +203,7 @@ class _ProgressPump:
                 self.sent_at = loop.time()
             self.items.popleft()
             await self.updater.update_status(TaskState.TASK_STATE_WORKING,
-                                             _say(self.updater, text, data))
+                                             _say(self.updater, text, data, self.scrub))
 
     def close(self) -> None:
         self.closed.set()
@@ -180,12 +213,15 @@ class _ProgressPump:
 class AssessmentExecutor(AgentExecutor):
     """Runs one assessment per A2A task with the same engine as `a2abench run`."""
 
-    def __init__(self, settings: GreenSettings, benchmarks: Callable[[], list[str]]) -> None:
+    def __init__(self, settings: GreenSettings, benchmarks: Callable[[], list[str]],
+                 monitoring: Monitoring | None = None) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.admission = Admission(settings.max_concurrent_assessments,
                                    settings.max_queued_assessments)
         self.running: dict[str, Assessment] = {}
+        self.monitoring = monitoring or Monitoring()
+        self.scrub = scrubber(settings)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         if context.current_task is not None:
@@ -208,6 +244,8 @@ class AssessmentExecutor(AgentExecutor):
             await self._admit_and_run(assessment, request, plan, updater)
         finally:
             self.running.pop(task_id, None)
+            # No-op after a normal end; clears the live entry if the run ended by an exception.
+            self.monitoring.finished_assessment(task_id, "failed", "ended unexpectedly")
             assessment.finished.set()
 
     async def _plan(self, task_id: str, message: Message | None,
@@ -217,23 +255,50 @@ class AssessmentExecutor(AgentExecutor):
             parts = list(message.parts) if message is not None else []
             request = parse_request(get_text_parts(parts), get_data_parts(parts),
                                     self.benchmarks())
-            return request, plan_run(request, self.settings, task_id)
+            planned = plan_run(request, self.settings, task_id)
         except RequestRejected as exc:
-            logger.info("assessment %s rejected: %s", task_id, exc.problem)
-            await updater.reject(_say(updater, exc.render(), {
-                "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
+            await self._reject(task_id, exc, updater)
+            return None
         except A2ABenchError as exc:  # e.g. a plug-in benchmark that fails to load
             logger.warning("assessment %s cannot start: %s", task_id, exc.render())
-            await updater.failed(_say(updater, f"the assessment cannot start: {exc.render()}"))
+            await updater.failed(self._say(updater, f"the assessment cannot start: {exc.render()}"))
+            return None
         except Exception as exc:  # a bug: keep the traceback in the log, tell the client
             logger.exception("assessment %s: planning failed", task_id)
-            await updater.failed(_say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+            await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+            return None
+        try:
+            await check_tasks(planned)
+            return request, planned
+        except RequestRejected as exc:
+            await planned.driver.aclose()
+            await self._reject(task_id, exc, updater)
+        except A2ABenchError as exc:  # e.g. data that cannot be downloaded
+            await planned.driver.aclose()
+            logger.warning("assessment %s cannot start: %s", task_id, exc.render())
+            await updater.failed(self._say(updater, f"the assessment cannot start: {exc.render()}"))
+        except BaseException as exc:
+            await planned.driver.aclose()
+            if not isinstance(exc, Exception):
+                raise
+            logger.exception("assessment %s: loading the tasks failed", task_id)
+            await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
         return None
+
+    def _say(self, updater: TaskUpdater, text: str,
+             data: dict[str, Any] | None = None) -> Message:
+        return _say(updater, text, data, self.scrub)
+
+    async def _reject(self, task_id: str, exc: RequestRejected, updater: TaskUpdater) -> None:
+        self.monitoring.rejected(task_id, "invalid", exc.problem)
+        await updater.reject(self._say(updater, exc.render(), {
+            "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
 
     async def _admit_and_run(self, assessment: Assessment, request: AssessmentRequest,
                              planned: Planned, updater: TaskUpdater) -> None:
         async def queued(ahead: int) -> None:
-            await updater.update_status(TaskState.TASK_STATE_SUBMITTED, _say(
+            self.monitoring.queued(assessment.task_id)
+            await updater.update_status(TaskState.TASK_STATE_SUBMITTED, self._say(
                 updater, f"queued: position {ahead} in line; "
                          f"{self.admission.running} assessment(s) running"))
 
@@ -243,10 +308,14 @@ class AssessmentExecutor(AgentExecutor):
             await planned.driver.aclose()  # execute_async never got it, so close it here
             if not isinstance(exc, Busy):
                 raise
-            await updater.reject(_say(updater, str(exc)))
+            self.monitoring.rejected(assessment.task_id, "busy", str(exc))
+            await updater.reject(self._say(updater, str(exc)))
             return
         if not admitted:
             await planned.driver.aclose()
+            self.monitoring.finished_assessment(
+                assessment.task_id, "canceled" if assessment.cancel_requested else "failed",
+                assessment.stop_reason)
             await self._stopped_before_start(assessment, updater)
             return
         try:
@@ -257,22 +326,28 @@ class AssessmentExecutor(AgentExecutor):
     async def _stopped_before_start(self, assessment: Assessment, updater: TaskUpdater) -> None:
         reason = assessment.stop_reason or "stopped"
         if assessment.cancel_requested:
-            await updater.cancel(_say(updater, "canceled before it started"))
+            await updater.cancel(self._say(updater, "canceled before it started"))
         else:
-            await updater.failed(_say(updater, f"{reason} before it started"))
+            await updater.failed(self._say(updater, f"{reason} before it started"))
 
     async def _run(self, assessment: Assessment, request: AssessmentRequest, planned: Planned,
                    updater: TaskUpdater) -> None:
         config = planned.config
-        logger.info("assessment %s: %s against %s", assessment.task_id, config.benchmark,
-                    config.white_agent_url)
-        await updater.start_work(_say(updater, f"starting the {config.benchmark} assessment "
+        self.monitoring.started(assessment.task_id, config.benchmark, planned.driver.domain,
+                                config.white_agent_url, config.output)
+        await updater.start_work(self._say(updater, f"starting the {config.benchmark} assessment "
                                                f"of {request.white_agent_url}"))
-        pump = _ProgressPump(updater, self.settings.progress_interval_s)
+        pump = _ProgressPump(updater, self.settings.progress_interval_s, self.scrub)
         pumping = asyncio.create_task(pump.run())
+        watch = self.monitoring.sink(assessment.task_id)
+
+        def on_event(event: Event) -> None:
+            pump.on_event(event)
+            watch(event)
+
         status, error = "failed", None
         try:
-            summary = await execute_async(config, pump.on_event, assessment.stop, planned.driver)
+            summary = await execute_async(config, on_event, assessment.stop, planned.driver)
             status = summary.status
         except A2ABenchError as exc:
             status, error = ("aborted" if isinstance(exc, CircuitOpen) else "failed"), exc.render()
@@ -288,22 +363,26 @@ class AssessmentExecutor(AgentExecutor):
                       planned: Planned, updater: TaskUpdater, status: str,
                       error: str | None) -> None:
         config = planned.config
+        final = ("canceled" if assessment.cancel_requested else "failed" if error is not None
+                 else status)
+        self.monitoring.finished_assessment(assessment.task_id, final, error)
+        logger.info("assessment %s: metrics in %s", assessment.task_id, config.output)
         report = await asyncio.to_thread(_read_report, config.output)
         if report is not None or status == "completed":
-            data = result_data(report, config, status, request.participants, request.format)
+            data = result_data(report, config, status, request.participants, request.format,
+                               server_only(type(planned.driver).options_model))
             text = summary_text(data, request.white_agent_url)
             await updater.add_artifact([new_text_part(text), new_data_part(data)], name="Result")
-        logger.info("assessment %s: %s", assessment.task_id, error or status)
         if assessment.cancel_requested:
-            await updater.cancel(_say(updater, "canceled; the results of the task-trials that "
+            await updater.cancel(self._say(updater, "canceled; the results of the task-trials that "
                                                "finished are in the Result artifact"))
         elif error is not None:
-            await updater.failed(_say(updater, f"the assessment failed: {error}"))
+            await updater.failed(self._say(updater, f"the assessment failed: {error}"))
         elif status != "completed":
-            await updater.failed(_say(updater, f"the assessment stopped ({status}): "
+            await updater.failed(self._say(updater, f"the assessment stopped ({status}): "
                                                f"{assessment.stop_reason or 'interrupted'}"))
         else:
-            await updater.complete(_say(updater, "assessment complete"))
+            await updater.complete(self._say(updater, "assessment complete"))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Stop the engine and wait (bounded) until the task ends CANCELED with its partial

@@ -14,13 +14,16 @@ group. It loads and filters its tasks, and runs one task-trial against the agent
 
 from __future__ import annotations
 
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from a2abench.errors import A2ABenchError, ProtocolError
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
 if TYPE_CHECKING:
@@ -45,13 +48,24 @@ class LLMUsage:
     completion_tokens: int = 0
     cost_usd: float | None = None
     calls: int = 0
+    # The same, per role ("user_simulator", "judge") when callers name one.
+    by_role: dict[str, LLMUsage] = field(default_factory=dict)
 
-    def add(self, prompt: int, completion: int, cost: float | None) -> None:
+    def add(self, prompt: int, completion: int, cost: float | None,
+            role: str | None = None) -> None:
         self.calls += 1
         self.prompt_tokens += prompt
         self.completion_tokens += completion
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
+        if role is not None:
+            self.by_role.setdefault(role, LLMUsage()).add(prompt, completion, cost)
+
+    def roles(self) -> dict[str, dict[str, Any]]:
+        """Per-role usage as JSON for a task record's details."""
+        return {role: {"prompt_tokens": u.prompt_tokens,
+                       "completion_tokens": u.completion_tokens, "cost_usd": u.cost_usd,
+                       "calls": u.calls} for role, u in self.by_role.items()}
 
 
 @dataclass
@@ -86,6 +100,35 @@ class TaskOutcome(BaseModel):
     transcript: list[dict[str, Any]] | None = None
     details: dict[str, Any] = Field(default_factory=dict)
     error: ErrorInfo | None = None
+
+
+@contextmanager
+def agent_input(what: str) -> Iterator[None]:
+    """Wrap code that processes what the agent sent (a reply, a tool call, a query).
+
+    Whatever such code raises is the agent's failure, scored 0, never a harness bug: an agent
+    must not be able to drop its own failures from the score by sending input that makes
+    a2abench raise (JSON nested 900 deep, 4,000-digit numbers, 5,000 nested NOTs).
+    """
+    try:
+        yield
+    except A2ABenchError:
+        raise
+    except Exception as exc:
+        detail = str(exc)[:300] or "no message"
+        raise ProtocolError(f"a2abench could not process the agent's {what} "
+                            f"({type(exc).__name__}: {detail})",
+                            hint="Scored as an agent error.") from exc
+
+
+def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
+    """ErrorInfo for a benchmark evaluator that raised on a finished conversation.
+
+    `quirk` names the upstream behaviour (upstream's evaluator raises too)."""
+    return ErrorInfo(error=type(exc).__name__, kind="evaluator",
+                     message=f"{str(exc)[:500] or 'no message'} ({quirk})",
+                     hint="Scored 0: the evaluator cannot judge what the agent left behind.",
+                     traceback=traceback.format_exc())
 
 
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
