@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from a2abench._retry import RetryPolicy
+from a2abench.a2a._limits import ReplyLimits
 from a2abench.errors import ConfigError
 
 # Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).
@@ -44,10 +45,13 @@ class A2AConfig(BaseModel):
 
     endpoint: str = Field(description="Base URL or card URL of the agent, http(s) only.")
     auth_token: SecretStr | None = Field(default=None, description="Bearer token, if any.")
-    timeout: float = Field(default=300.0, description="Seconds per request.")
+    timeout: float = Field(default=300.0, description="Seconds per request, whole (connect, "
+                                                      "send, every read, a whole stream).")
     verify_ssl: bool = True
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
     retry: RetryPolicy = Field(default=AGENT_RETRY)
+    limits: ReplyLimits = Field(default_factory=ReplyLimits,
+                                description="Caps on one reply: bytes, nesting, counts.")
 
     @field_validator("endpoint")
     @classmethod
