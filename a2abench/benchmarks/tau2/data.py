@@ -7,6 +7,7 @@ that commit into the user cache and verified (`a2abench._download`). With `--dat
 DIR is laid out like upstream's `data/` (it holds `tau2/domains/...`); its files are used as
 they are, and whether each matches the pinned checksum is recorded. Upstream sources are looked
 for beside DIR (`DIR/../src/tau2/...`, an upstream checkout) and in the cache, never fetched.
+A `PinnedFile` pins a source file of another repository the same way (`optional_source`).
 """
 
 from __future__ import annotations
