@@ -88,6 +88,9 @@ def _decode(url: str, response: httpx.Response, body: bytes) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise AgentCardInvalid(f"the card at {url} is not valid JSON ({exc.msg} at line "
                                f"{exc.lineno} column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # 5,000-digit numbers, arrays 5,000 deep
+        raise AgentCardInvalid(f"the card at {url} cannot be read as JSON "
+                               f"({type(exc).__name__}: {str(exc)[:120]})") from None
     if not isinstance(raw, dict):
         raise AgentCardInvalid(f"the card at {url} is JSON but not an object")
     return raw
@@ -144,6 +147,12 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
         except ProtocolError as exc:
             raise AgentCardInvalid(f"the card at {candidate} cannot be read: {exc.message}"
                                    ) from None
+        except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+            # A field of an unexpected type (`"protocolVersion": 0.3`): the card's fault.
+            raise AgentCardInvalid(f"the card at {candidate} cannot be read: "
+                                   f"{type(exc).__name__}: {str(exc)[:160]}",
+                                   hint="Check the card's field types against the A2A "
+                                        "spec.") from None
         return CardFetch(card=card, raw=raw, card_url=str(response.url),
                          latency_ms=(time.perf_counter() - started) * 1000,
                          size_bytes=len(body), legacy_path=candidate.endswith(LEGACY_CARD_PATH),

@@ -20,7 +20,7 @@ import httpx
 
 from a2abench.a2a import dialects
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
-from a2abench.a2a.config import A2AConfig
+from a2abench.a2a.config import A2AConfig, check_http_url
 from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import (
@@ -55,12 +55,21 @@ def select_interface(card: AgentCard, card_url: str) -> tuple[str, Dialect]:
             continue
         dialect = (dialects.dialect_of_version(iface.protocol_version)
                    or ("0.3" if card.dialect == "1.0" else card.dialect))
-        options.append((_DIALECT_RANK[dialect], index, urljoin(card_url, iface.url), dialect))
+        try:
+            url = urljoin(card_url, iface.url)
+        except ValueError:  # e.g. "http://[::1/rpc": checked (and named) below
+            url = iface.url
+        options.append((_DIALECT_RANK[dialect], index, url, dialect))
     if not options:
         offered = ", ".join(sorted({i.binding for i in card.interfaces})) or "none"
         raise AgentCardInvalid(f"the agent offers no JSON-RPC interface (offered: {offered})",
                                hint="a2abench speaks A2A over JSON-RPC; enable that binding.")
     _, _, url, dialect = min(options)
+    try:  # a card's URL is agent input: unusable ones are the card's fault, said once
+        check_http_url(url)
+    except ValueError as exc:
+        raise AgentCardInvalid(f"the card's JSON-RPC interface URL {exc}",
+                               hint="Fix the interface URL in the agent's card.") from None
     return url, dialect
 
 

@@ -36,12 +36,14 @@ class RunFlags:
     auth_token: str | None
     timeout: float
     fail_under: float | None
+    allow_incomplete: bool
     json_: bool
 
     def engine_kwargs(self) -> dict[str, Any]:
-        """Everything but --json, named like `common_config`'s keywords."""
+        """Everything but --json and the gate, named like `common_config`'s keywords."""
         out = asdict(self)
         out.pop("json_")
+        out.pop("allow_incomplete")
         return out
 
 
@@ -63,6 +65,7 @@ def _run_params(
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
     fail_under: c.FailUnder = None,
+    allow_incomplete: c.AllowIncomplete = False,
     json_: c.JsonFlag = False,
 ) -> None:
     """The shared run flags, as a signature to graft onto commands."""

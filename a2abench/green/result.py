@@ -14,16 +14,12 @@ from typing import Any
 
 from a2abench._version import __version__
 from a2abench.report.aggregate import SCORED, GroupStats, Report
+from a2abench.report.wording import passed_over, unscored_note
 from a2abench.run.config import RunConfig, redact, redact_url
 from a2abench.run.events import Progress
 
 # The run-level settings a leaderboard reader needs; the rest of RunConfig is the operator's.
 PUBLIC_RUN_KEYS = ("task_ids", "max_tasks", "num_trials", "seed")
-
-
-def count(n: int, noun: str) -> str:
-    """`1 task`, `2 tasks`, `1 task-trial` (the `semantics` branch has the shared helper)."""
-    return f"{n} {noun if n == 1 else noun + 's'}"
 
 
 def progress_text(p: Progress) -> str:
@@ -35,11 +31,13 @@ def progress_text(p: Progress) -> str:
 
 
 def progress_data(p: Progress) -> dict[str, Any]:
-    """Agent errors score 0 and count; infrastructure and harness errors are not scored."""
+    """Agent and evaluator errors score 0 and count; infrastructure and harness errors are not
+    scored."""
     return {"done": p.done, "total": p.total, "passed": p.passed, "scored": p.scored,
             "pass_rate": p.pass_rate,
             "mean_reward": p.reward_sum / p.scored if p.scored else None,
-            "agent_errors": p.agent_errors, "infra_errors": p.infra_errors,
+            "agent_errors": p.agent_errors, "evaluator_errors": p.evaluator_errors,
+            "infra_errors": p.infra_errors,
             "harness_errors": p.harness_errors,
             "unscored": p.infra_errors + p.harness_errors}
 
@@ -109,15 +107,12 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
     rate = "n/a" if s["pass_rate"] is None else f"{100 * s['pass_rate']:.1f}%"
     score = "n/a" if s["score"] is None else f"{s['score']:.4f}"
     trials = data.get("num_trials") or 1
-    over = count(s["total_tasks"], "task") + (
-        f" × {count(trials, 'trial')}" if trials > 1 else "")
-    lines = [f"{what} against {agent}: {data['status']}. {s['total_passed']}/{s['scored']} "
-             f"scored {'task-trial' if s['scored'] == 1 else 'task-trials'} passed "
-             f"({over}); pass rate {rate}, score {score}."]
-    unscored = s["task_trials"] - s["scored"]
-    if unscored:
-        lines.append(f"score incomplete: {unscored} of {count(s['task_trials'], 'task-trial')} "
-                     "not scored (infrastructure or harness errors)")
+    lines = [f"{what} against {agent}: {data['status']}. " + passed_over(
+        s["total_passed"], s["scored"], tasks=s["total_tasks"], task_trials=s["task_trials"],
+        trials=(trials, trials)) + f"; pass rate {rate}, score {score}."]
+    note = unscored_note(s["task_trials"] - s["scored"], s["task_trials"])
+    if note:
+        lines.append(f"{note} (infrastructure or harness errors)")
     if data["pass_k"]:
         lines.append("pass^k: " + ", ".join(f"k={k} {v:.3f}" for k, v in data["pass_k"].items()))
     if data["by_category"]:

@@ -19,10 +19,10 @@ def data(tasks: int, trials: int, scored: int, passed: int, task_trials: int) ->
 
 
 @pytest.mark.parametrize(("args", "sentence"), [
-    ((1, 1, 1, 1, 1), "1/1 scored task-trial passed (1 task); pass rate 100.0%"),
-    ((2, 1, 2, 1, 2), "1/2 scored task-trials passed (2 tasks); pass rate 50.0%"),
-    ((2, 2, 4, 3, 4), "3/4 scored task-trials passed (2 tasks × 2 trials); pass rate 75.0%"),
-    ((1, 3, 3, 3, 3), "3/3 scored task-trials passed (1 task × 3 trials)"),
+    ((1, 1, 1, 1, 1), "1/1 passed over 1 task-trial (1 task × 1 trial); pass rate 100.0%"),
+    ((2, 1, 2, 1, 2), "1/2 passed over 2 task-trials (2 tasks × 1 trial); pass rate 50.0%"),
+    ((2, 2, 4, 3, 4), "3/4 passed over 4 task-trials (2 tasks × 2 trials); pass rate 75.0%"),
+    ((1, 3, 3, 3, 3), "3/3 passed over 3 task-trials (1 task × 3 trials)"),
 ])
 def test_summary_wording(args: tuple[int, int, int, int, int], sentence: str) -> None:
     text = summary_text(data(*args), "http://purple")
@@ -31,8 +31,8 @@ def test_summary_wording(args: tuple[int, int, int, int, int], sentence: str) ->
 
 def test_an_incomplete_score_says_so() -> None:
     text = summary_text(data(2, 1, 1, 1, 2), "http://purple")
-    assert "1/1 scored task-trial passed (2 tasks)" in text
-    assert "score incomplete: 1 of 2 task-trials not scored" in text
+    assert "1/1 passed over 2 task-trials (2 tasks × 1 trial)" in text
+    assert "score incomplete: 1 of 2 task-trials was not scored" in text
 
 
 def test_progress_counts_harness_errors_as_unscored() -> None:
@@ -41,4 +41,5 @@ def test_progress_counts_harness_errors_as_unscored() -> None:
     assert progress_text(p) == "4/4 done, pass rate 50.0%, 2 not scored (errors)"
     assert progress_data(p) | {} == {
         "done": 4, "total": 4, "passed": 1, "scored": 2, "pass_rate": 0.5, "mean_reward": 0.5,
-        "agent_errors": 1, "infra_errors": 1, "harness_errors": 1, "unscored": 2}
+        "agent_errors": 1, "evaluator_errors": 0, "infra_errors": 1, "harness_errors": 1,
+        "unscored": 2}

@@ -23,10 +23,18 @@ from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outco
 from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
-from a2abench.errors import ConfigError
+from a2abench.errors import A2ABenchError, ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
-from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
-from a2abench.run.records import Scoring, TaskRecord, is_success
+from a2abench.run.driver import (
+    Driver,
+    Exporter,
+    LLMUsage,
+    TaskContext,
+    TaskOutcome,
+    TaskSpec,
+    evaluator_failure,
+)
+from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -34,7 +42,7 @@ _MESSAGES = TypeAdapter(list[Message])
 class Tau2Options(BaseModel):
     """Options of `run tau2` (flag names with dashes become these fields)."""
 
-    domain: Literal["airline", "retail", "mock", "telecom"] = "airline"
+    domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = "airline"
     split: str = "base"
     user_llm: str | None = None
     user_llm_base_url: str | None = None
@@ -49,6 +57,9 @@ class Tau2Options(BaseModel):
     policy: Literal["manual", "workflow"] = "manual"
     tool_call_format: Literal["any", "datapart", "tags"] = "any"
     solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
+    retrieval_variant: str | None = None
+    embedding_llm: str | None = None
+    embedding_llm_base_url: str | None = None
     prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
 
     @model_validator(mode="after")
@@ -57,6 +68,19 @@ class Tau2Options(BaseModel):
             raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
                              "--tool-call-format and --solo go with --prompt-style a2abench")
         return self
+
+
+def embedding_config(opts: Tau2Options) -> LLMConfig | None:
+    """The embeddings endpoint of banking's dense variants (None unless a flag names it)."""
+    if not (opts.embedding_llm or opts.embedding_llm_base_url):
+        return None
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import DEFAULT_EMBEDDING_MODEL
+
+    kwargs: dict[str, Any] = {"model": opts.embedding_llm or DEFAULT_EMBEDDING_MODEL,
+                              "cache": opts.llm_cache}
+    if opts.embedding_llm_base_url:
+        kwargs["base_url"] = opts.embedding_llm_base_url
+    return LLMConfig(**kwargs)
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
@@ -103,7 +127,8 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy, solo=opts.solo)
+            policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
+            embedding=embedding_config(opts))
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
@@ -144,7 +169,7 @@ class Tau2Driver(Driver):
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
                          "judge_prompt": domain.judge_prompt is not None,
-                         "prompt_text": self.prompt_text, **solo},
+                         "prompt_text": self.prompt_text, **solo, **domain.describe()},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -157,7 +182,9 @@ class Tau2Driver(Driver):
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
-                "prompt_style": o.prompt_style}
+                "prompt_style": o.prompt_style,
+                **({"retrieval_variant": self._domain().policy_kind}
+                   if o.domain == "banking_knowledge" else {})}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
@@ -166,20 +193,47 @@ class Tau2Driver(Driver):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.opts.solo:
             return await self._run_solo(ctx, task, env, history)
-        user = UserSimulator(self._user_llm(), system_prompt(domain.user_guidelines,
+        user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
         chat = ctx.conversation()
-        agent = AgentLink(chat, domain.policy, env.agent_tool_schemas(), history,
+        agent = AgentLink(chat, domain.policy_for(task), env.agent_tool_schemas(), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         # the fixed greeting opens a conversation without history; the agent did not send it
-        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history) if history else 1)
+
+    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
+        try:
+            info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        except A2ABenchError:
+            raise  # LLM judge failures stay infrastructure errors
+        except Exception as exc:
+            # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
+            # never created: "Task task_2 not found"); its runner then records an error.
+            return self._evaluator_error(outcome, evaluator_failure(
+                exc, "upstream's tau2 evaluator raises on this trajectory too"))
+        return self._outcome(outcome, info)
+
+    def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
+        if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
+            return TaskOutcome(
+                status=outcome.status,  # type: ignore[arg-type]
+                reward=0.0 if outcome.status == "agent_error" else None,
+                termination=outcome.termination.value, turns=outcome.agent_turns,
+                transcript=[m.model_dump(mode="json") for m in outcome.messages],
+                error=outcome.error)
+        return TaskOutcome(
+            status="evaluator_error", reward=0.0, termination=outcome.termination.value,
+            turns=outcome.agent_turns,
+            tool_calls=sum(len(m.tool_calls or []) for m in outcome.messages
+                           if getattr(m, "tool_calls", None)),
+            transcript=[m.model_dump(mode="json") for m in outcome.messages],
+            details={"steps": outcome.steps, "tool_errors": outcome.errors}, error=error)
 
     async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
                         history: list[Any]) -> TaskOutcome:
@@ -192,8 +246,7 @@ class Tau2Driver(Driver):
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,

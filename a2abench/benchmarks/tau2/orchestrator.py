@@ -7,6 +7,7 @@ environment and their results back to the caller. After each step the environmen
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -27,6 +28,7 @@ from a2abench.benchmarks.tau2.profiles import Profile, get_profile
 from a2abench.benchmarks.tau2.translator import GREETING, EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
+from a2abench.run.driver import agent_input
 from a2abench.run.records import ErrorInfo
 
 _FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
@@ -69,7 +71,8 @@ class AgentLink:
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return self.profile.parse(reply, self.tools)
+        with agent_input("reply"):
+            return self.profile.parse(reply, self.tools)
 
     def is_stop(self, message: AssistantMessage) -> bool:
         return self.profile.is_stop(message)
@@ -165,7 +168,11 @@ class Orchestrator:
                 self.done, self.termination = True, TerminationReason.AGENT_STOP
             self._advance(msg, Role.AGENT)
         else:
-            results = [self.env.execute(call) for call in self.message.tool_calls]
+            calls = list(self.message.tool_calls)
+            if self.env.blocking:  # e.g. banking KB_search calling an embeddings endpoint
+                results = await asyncio.to_thread(lambda: [self.env.execute(c) for c in calls])
+            else:
+                results = [self.env.execute(call) for call in calls]
             self.errors += sum(r.error for r in results)
             self.trajectory.extend(results)
             self.message = results
