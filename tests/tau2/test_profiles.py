@@ -322,3 +322,23 @@ def test_a_pinned_agentbeats_file_of_another_shape_falls_back(
         assert origin.startswith("a2abench wording (tau2_evaluator.py: ") and why in origin, \
             origin
         assert isinstance(profile, AgentBeatsProfile) and profile.text is None
+
+
+def test_the_agentbeats_download_follows_the_runs_host_policy(
+        server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Under --allow-host that does not name the download's host, nothing is fetched and our
+    own wording runs, saying why."""
+    from a2abench.a2a.hosts import HostPolicy, egress_policy
+    from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
+
+    body = SYNTHETIC_AGENTBEATS.encode()
+    _pin(monkeypatch, body)
+    server.files["/" + AGENTBEATS_SOURCE.path] = body
+    monkeypatch.setenv(AGENTBEATS_SOURCE.url_env, server.url)
+    with egress_policy(HostPolicy(("agent.example",))):
+        profile, origin = load_profile("agentbeats", "any", None)
+    assert origin.startswith("a2abench wording (") and "not an allowed host" in origin
+    assert isinstance(profile, AgentBeatsProfile) and profile.text is None
+    assert server.requests == []
+    with egress_policy(HostPolicy(("127.0.0.1",))):
+        assert load_profile("agentbeats", "any", None)[1] == "upstream"
