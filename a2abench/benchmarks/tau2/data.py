@@ -203,8 +203,8 @@ def optional_source(rel: str | PinnedFile, data_dir: Path | None = None, *,
     never fail."""
     if isinstance(rel, PinnedFile):
         path, digest, folder = rel.path, rel.sha256, rel.folder
-        base = base_url or os.environ.get(rel.url_env) or RAW_URL.format(
-            repository=rel.repository, commit=rel.commit)
+        base = (base_url or os.environ.get(rel.url_env)
+                or _download.raw_base(rel.repository, rel.commit))
         remote = _download.RemoteFile(path, base.rstrip("/") + "/" + path, digest)
     else:
         m = manifest()
