@@ -41,7 +41,8 @@ class PlainDisplay:
         if isinstance(event, RunStarted):
             skipped = f", {event.skipped} already done" if event.skipped else ""
             con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
-                      f"{event.agent} (A2A {event.dialect}), {event.total} task-trials"
+                      f"{event.agent} (A2A {event.dialect} {event.binding}"
+                      f"{', streaming' if event.streaming else ''}), {event.total} task-trials"
                       f"{skipped}, concurrency {event.concurrency}"
                       f"{', shard ' + event.shard if event.shard else ''} -> {event.output}",
                       markup=False, highlight=False)

@@ -49,6 +49,8 @@ class A2AConfig(BaseModel):
     timeout: float = Field(default=300.0, description="Seconds per request.")
     verify_ssl: bool = True
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
+    transport: str | None = Field(default=None, description="Force a binding: jsonrpc, "
+                                  "http-json or grpc (None: the card's best).")
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
     @field_validator("endpoint")
@@ -61,6 +63,15 @@ class A2AConfig(BaseModel):
         if not parts.netloc:
             raise ValueError(f"has no host: {value!r}")
         return value.rstrip("/")
+
+    @field_validator("transport")
+    @classmethod
+    def _transport(cls, value: str | None) -> str | None:
+        if value in (None, "", "auto"):
+            return None
+        if value.strip().lower() not in ("jsonrpc", "http-json", "grpc"):
+            raise ValueError(f"must be jsonrpc, http-json or grpc, got {value!r}")
+        return value.strip().lower()
 
     @field_validator("auth_token")
     @classmethod

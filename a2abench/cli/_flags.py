@@ -35,6 +35,8 @@ class RunFlags:
     retry_delay: float
     auth_token: str | None
     timeout: float
+    transport: str | None
+    streaming: bool
     fail_under: float | None
     json_: bool
 
@@ -62,6 +64,8 @@ def _run_params(
     retry_delay: c.RetryDelay = 0.5,
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
+    transport: c.Transport = None,
+    streaming: c.Streaming = False,
     fail_under: c.FailUnder = None,
     json_: c.JsonFlag = False,
 ) -> None:

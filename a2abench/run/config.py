@@ -51,7 +51,8 @@ class RunConfig(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     auth_token: SecretStr | None = None
     timeout: float = 300.0
-    streaming: bool = False
+    streaming: bool = False  # blocking by default; --streaming needs the card's capability
+    transport: str | None = None  # jsonrpc | http-json | grpc; None: the card's best
     task_ids: list[str] | None = None
     max_tasks: int | None = None
     num_trials: int = 1
@@ -68,6 +69,15 @@ class RunConfig(BaseModel):
     retry_delay: float = 0.5
     allowed_hosts: list[str] = Field(default_factory=list)  # empty: any host (serve-green sets)
     task_timeout: float | None = None  # wall-clock cap per task-trial
+
+    @field_validator("transport")
+    @classmethod
+    def _transport(cls, value: str | None) -> str | None:
+        if value in (None, "", "auto"):
+            return None
+        if value.strip().lower() not in ("jsonrpc", "http-json", "grpc"):
+            raise ValueError(f"transport must be jsonrpc, http-json or grpc, got {value!r}")
+        return value.strip().lower()
 
     @field_validator("num_trials", "concurrency", "max_consecutive_failures")
     @classmethod
