@@ -40,6 +40,13 @@ def serve_green(
                                                           "override, or an operator-only one "
                                                           "such as tau2.data_dir=/data.",
                                               show_default=False)] = None,
+    grpc: Annotated[bool, c.opt("--grpc/--no-grpc", "Serve the gRPC binding too (needs the "
+                                                    "grpc extra; without it serve-green goes "
+                                                    "on without gRPC).")] = True,
+    grpc_port: Annotated[int | None, c.opt("--grpc-port", "Port of the gRPC binding [default: "
+                                                          "a free port, advertised in the "
+                                                          "card].", min=0, max=65535,
+                                           show_default=False)] = None,
     tck: Annotated[bool, c.opt("--tck", "Test only: answer A2A TCK scenario messages "
                                         "(docs/conformance.md).", hidden=True)] = False,
 ) -> None:
@@ -64,7 +71,7 @@ def serve_green(
         max_concurrent_assessments=max_concurrent_assessments,
         max_queued_assessments=max_queued_assessments, allow_hosts=tuple(allow_host or ()),
         max_request_bytes=max_request_bytes, output_dir=output_dir,
-        presets=parse_presets(option), tck=tck)
+        presets=parse_presets(option), tck=tck, grpc=grpc, grpc_port=grpc_port)
     out = Output.for_command()
 
     def ready(url: str, warnings: list[str]) -> None:

@@ -28,6 +28,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from a2abench.errors import ConfigError
+from a2abench.green import bindings
 from a2abench.green.card import build_card
 from a2abench.green.executor import AssessmentExecutor
 from a2abench.green.guard import BearerAuth, BodyLimit
@@ -68,29 +69,45 @@ def check_presets(settings: GreenSettings, benchmarks: list[str]) -> None:
 
 
 def build_app(settings: GreenSettings, url: str | None = None,
-              benchmarks: Callable[[], list[str]] | None = None) -> GreenApp:
-    """The serve-green app whose card advertises `url` (default: settings.advertised_url())."""
+              benchmarks: Callable[[], list[str]] | None = None,
+              grpc_port: int | None = None) -> GreenApp:
+    """The serve-green app whose card advertises `url` (default: settings.advertised_url()),
+    JSON-RPC and HTTP+JSON on the app, and gRPC on `grpc_port` when given."""
     from a2abench.run.registry import names
 
     list_benchmarks = benchmarks or names
     check_presets(settings, list_benchmarks())
     url = normalized_card_url(url or settings.advertised_url())
     card = build_card(url, list_benchmarks(), auth=settings.auth_token is not None,
-                      tck=settings.tck)
+                      tck=settings.tck, rest_url=bindings.rest_url(url),
+                      grpc_url=bindings.grpc_url(url, grpc_port) if grpc_port else None)
     executor = AssessmentExecutor(settings, list_benchmarks)
     agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
+    # validate_input_modes: parts whose media type the card does not declare are refused
+    # with ContentTypeNotSupportedError (-32005 / its REST and gRPC forms), as A2A requires.
     handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+                                    agent_card=card, validate_input_modes=True)
     routes: list[BaseRoute] = [card_route(card, path) for path in
                                ("/.well-known/agent-card.json", "/.well-known/agent.json")]
     for path in _rpc_paths(rpc_path(url)):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
+    routes += bindings.rest_routes(handler, rpc_path(url))
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        yield
-        await executor.shutdown()  # running assessments end FAILED with what finished
-        await handler.aclose()
+        grpc_server = None
+        if grpc_port:
+            token = settings.auth_token.get_secret_value() if settings.auth_token else None
+            grpc_server = await bindings.start_grpc(
+                handler, settings.host, grpc_port, token=token,
+                max_request_bytes=settings.max_request_bytes)
+        try:
+            yield
+        finally:
+            if grpc_server is not None:
+                await grpc_server.stop(grace=5)
+            await executor.shutdown()  # running assessments end FAILED with what finished
+            await handler.aclose()
 
     middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
     if settings.auth_token is not None:
@@ -154,6 +171,20 @@ def bind(settings: GreenSettings) -> socket.socket:
     return sock
 
 
+def _grpc_port(settings: GreenSettings) -> int | None:
+    """The gRPC port to serve on, or None: gRPC is on unless --no-grpc, and needs grpcio (an
+    explicit --grpc-port without it is an error; the default just goes without)."""
+    if not settings.grpc:
+        return None
+    if not bindings.grpc_installed():
+        if settings.grpc_port is not None:
+            raise ConfigError("--grpc-port needs grpcio, which is not installed",
+                              hint=bindings.GRPC_HINT)
+        logger.warning("gRPC is not served: grpcio is not installed (%s)", bindings.GRPC_HINT)
+        return None
+    return bindings.pick_grpc_port(settings.host, settings.grpc_port)
+
+
 def _log_to_stderr(level: str) -> None:
     """One line per assessment event, beside uvicorn's own log (unless logging is set up)."""
     if not logger.handlers:
@@ -169,11 +200,16 @@ def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | N
     import uvicorn
 
     _log_to_stderr(log_level)
+    grpc_port = _grpc_port(settings)
     sock = bind(settings)
     try:
-        green = build_app(settings, settings.advertised_url(sock.getsockname()[1]))
+        green = build_app(settings, settings.advertised_url(sock.getsockname()[1]),
+                          grpc_port=grpc_port)
         if on_ready is not None:
             on_ready(green.url, startup_warnings(settings))
+        others = [f"{i.protocol_binding} {i.protocol_version} at {i.url}"
+                  for i in green.card.supported_interfaces if i.protocol_binding != "JSONRPC"]
+        logger.info("also serving %s", ", ".join(others))
         config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15)
         uvicorn.Server(config).run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
     finally:

@@ -39,6 +39,8 @@ class GreenSettings:
     cancel_grace_s: float = 30.0
     progress_interval_s: float = 1.0  # at most one progress status update per interval
     tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
+    grpc: bool = True  # serve the gRPC binding too (when grpcio is installed)
+    grpc_port: int | None = None  # None: a free port, advertised in the card
 
     def __post_init__(self) -> None:
         if self.max_concurrent_assessments < 1:
