@@ -78,8 +78,7 @@ async def start_grpc(handler: DefaultRequestHandler, host: str, port: int, *,
     from a2a.server.request_handlers import GrpcHandler
     from a2a.types import a2a_pb2_grpc
 
-    interceptors = [_bearer_interceptor(token)] if token else []
-    server = grpc.aio.server(interceptors=interceptors, options=[
+    server = grpc.aio.server(interceptors=[_guard_interceptor(token)], options=[
         ("grpc.max_receive_message_length", max_request_bytes)])
     address = f"[{host.strip('[]')}]:{port}" if ":" in host.strip("[]") else f"{host}:{port}"
     if server.add_insecure_port(address) == 0:
@@ -93,41 +92,88 @@ async def start_grpc(handler: DefaultRequestHandler, host: str, port: int, *,
     return server
 
 
-def _bearer_ok(metadata: Any, token: bytes) -> bool:
+def _metadata(metadata: Any, name: str) -> str | None:
     for key, value in metadata or ():
-        if key.lower() == "authorization":
-            raw = value.encode() if isinstance(value, str) else value
-            scheme, _, credential = raw.partition(b" ")
-            return scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), token)
-    return False
+        if key.lower() == name:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
 
 
-def _bearer_interceptor(token: str) -> Any:
-    """A grpc.aio interceptor refusing calls without `authorization: Bearer TOKEN`
-    (UNAUTHENTICATED), as BearerAuth refuses HTTP requests. Built here so that grpcio
+def _bearer_ok(metadata: Any, token: bytes) -> bool:
+    value = _metadata(metadata, "authorization")
+    if value is None:
+        return False
+    scheme, _, credential = value.encode().partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), token)
+
+
+def _version_ok(method: str, version: str | None) -> bool:
+    """The `a2a-version` metadata against the service called: `lf.a2a.v1` is A2A 1.x and
+    `a2a.v1` is 0.3. No metadata is accepted, since the service name carries the version
+    (a2a-sdk's gRPC handler checks nothing at all: a2a-python issue #1166)."""
+    if not version:
+        return True
+    major = version.strip().split(".")[0]
+    if method.startswith("/lf.a2a.v1."):
+        return major == "1"
+    return version.strip().startswith("0.3")
+
+
+def _status_trailer(code: int, message: str, reason: str) -> tuple[tuple[str, bytes], ...]:
+    """A `grpc-status-details-bin` trailer carrying an A2A ErrorInfo, as a2a-sdk sends."""
+    from google.protobuf import any_pb2
+    from google.rpc import error_details_pb2, status_pb2
+
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="a2a-protocol.org"))
+    status = status_pb2.Status(code=code, message=message, details=[detail])
+    return (("grpc-status-details-bin", status.SerializeToString()),)
+
+
+def _guard_interceptor(token: str | None) -> Any:
+    """A grpc.aio interceptor applying the HTTP side's guards to gRPC: the bearer token
+    (UNAUTHENTICATED, as BearerAuth answers 401) and the A2A version (VersionNotSupported:
+    FAILED_PRECONDITION, the spec 1.0.1 mapping a2a-sdk uses). Built here so that grpcio
     stays an optional import."""
     import grpc
 
-    expected = token.encode()
-    reason = "missing or wrong bearer token: send authorization: Bearer <token>"
+    expected = token.encode() if token else None
 
-    async def deny_unary(_request: Any, context: Any) -> None:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
+    def denial(code: Any, message: str, reason: str | None) -> Any:
+        trailer = _status_trailer(code.value[0], message, reason) if reason else ()
 
-    async def deny_stream(_request: Any, context: Any) -> AsyncIterator[Any]:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
-        yield None  # unreachable: abort raises; the yield makes this a stream handler
+        async def deny(_request: Any, context: Any) -> None:
+            await context.abort(code, message, trailing_metadata=trailer)
 
-    class BearerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+        async def deny_stream(_request: Any, context: Any) -> AsyncIterator[Any]:
+            await context.abort(code, message, trailing_metadata=trailer)
+            yield None  # unreachable: abort raises; the yield makes this a stream handler
+
+        return deny, deny_stream
+
+    class GuardInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]],
                                     details: Any) -> Any:
             handler = await continuation(details)
-            if handler is None or _bearer_ok(details.invocation_metadata, expected):
+            metadata = details.invocation_metadata
+            if handler is None:
+                return handler
+            if expected is not None and not _bearer_ok(metadata, expected):
+                unary, stream = denial(grpc.StatusCode.UNAUTHENTICATED,
+                                       "missing or wrong bearer token: send authorization: "
+                                       "Bearer <token>", None)
+            elif not _version_ok(details.method, _metadata(metadata, "a2a-version")):
+                version = _metadata(metadata, "a2a-version")
+                unary, stream = denial(grpc.StatusCode.FAILED_PRECONDITION,
+                                       f"A2A version {version!r} is not supported by "
+                                       f"{details.method.rsplit('/', 1)[0].lstrip('/')}",
+                                       "VERSION_NOT_SUPPORTED")
+            else:
                 return handler
             if handler.response_streaming:
                 return grpc.unary_stream_rpc_method_handler(
-                    deny_stream, request_deserializer=handler.request_deserializer)
+                    stream, request_deserializer=handler.request_deserializer)
             return grpc.unary_unary_rpc_method_handler(
-                deny_unary, request_deserializer=handler.request_deserializer)
+                unary, request_deserializer=handler.request_deserializer)
 
-    return BearerInterceptor()
+    return GuardInterceptor()

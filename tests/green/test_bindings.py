@@ -121,3 +121,28 @@ async def test_grpc_needs_the_bearer_token(tmp_path: Any, white: str) -> None:
             reply = await ours.conversation().send(
                 agentbeats(white, benchmark="scripted", max_tasks=1))
     assert reply.state is not None and reply.state.value == "completed"
+
+
+@pytest.mark.parametrize(("version", "ok"), [("99.0", False), ("0.3", False), ("1.0", True),
+                                             (None, True)])
+async def test_grpc_checks_the_a2a_version(tmp_path: Any, version: str | None,
+                                           ok: bool) -> None:
+    """a2a-sdk's gRPC handler ignores `a2a-version`; serve-green refuses a wrong one with
+    VersionNotSupported (FAILED_PRECONDITION + ErrorInfo), as its HTTP bindings do."""
+    from a2a.types import GetTaskRequest, a2a_pb2_grpc
+
+    from a2abench.a2a.grpc_binding import _reason
+
+    with green_all(GreenSettings(output_dir=tmp_path)) as (_, green):
+        target = next(i.url for i in green.card.supported_interfaces
+                      if i.protocol_binding == "GRPC")
+        metadata = (("a2a-version", version),) if version else ()
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = a2a_pb2_grpc.A2AServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await stub.GetTask(GetTaskRequest(id="nope"), metadata=metadata)
+    if ok:  # the version passes; the task does not exist
+        assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    else:
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert _reason(info.value) == "VERSION_NOT_SUPPORTED"
