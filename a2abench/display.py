@@ -140,10 +140,12 @@ def render_report(report: Report, out: Output) -> None:
     """The report as Rich tables (the `table` format)."""
     from rich.table import Table
 
-    from a2abench.report.text import headline, num, pct
+    from a2abench.report.text import headline, interfaces, num, pct
 
     con = out.out
     con.print(f"[bold]Score {num(report.score, 4)}[/bold]  {headline(report)}", highlight=False)
+    if any(run.get("interface") for run in report.runs):
+        con.print(f"A2A interface: {interfaces(report)}", markup=False, highlight=False)
     for name, value in report.group_scores.items():
         con.print(f"{name.capitalize()} (scored apart): {num(value, 4)}", highlight=False)
     for warning in report.warnings:

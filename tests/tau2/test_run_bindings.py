@@ -67,3 +67,20 @@ def test_mock_domain_over_one_binding(tmp_path: Path, binding: str, version: str
     for task_id in TASKS:
         contexts = {x["context_id"] for x in requests if x["task_id"] == task_id}
         assert len(contexts - {None}) == 1
+    report = run_cli("report", str(out), "--format", "markdown")
+    assert report.code == 0, report.err
+    assert f"| A2A interface | {binding} A2A {version} " in report.out
+
+
+def test_streaming_needs_the_cards_capability(tmp_path: Path) -> None:
+    """--streaming against a card without capabilities.streaming: a usage error, exit 2,
+    before anything is written (no silent fallback to blocking calls)."""
+    data_dir = shared_data("tau2").parent
+    out = tmp_path / "m.jsonl"
+    with serve(lambda b: sdk_agent(b, bindings=("HTTP+JSON",), streaming=False)) as base:
+        r = run_cli("run", "tau2", "--white-agent-url", base, "--domain", "mock",
+                    "--data-dir", str(data_dir), "--user-llm", "u", "--user-llm-base-url",
+                    "http://127.0.0.1:9", "--output", str(out), "--streaming")
+    assert r.code == 2, r.err
+    assert "does not advertise streaming" in r.err
+    assert not out.exists()
