@@ -95,12 +95,24 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
     """
     root = cache_dir() / folder
     own_client = client is None
-    http = client or httpx.Client(timeout=timeout, follow_redirects=True)
+    http = client or httpx.Client(timeout=timeout, follow_redirects=True,
+                                  event_hooks={"request": [_check_egress]})
     try:
         return {item.path: _ensure_one(item, root, http, hint) for item in files}
     finally:
         if own_client:
             http.close()
+
+
+def _check_egress(request: httpx.Request) -> None:
+    """Under a run's --allow-host, downloads (and their redirects) stay on allowed hosts."""
+    from a2abench.a2a.hosts import egress_refusal
+
+    refusal = egress_refusal(str(request.url), "downloading data")
+    if refusal is not None:
+        raise DataMissing(refusal, hint="Fetch the data once without --allow-host (it is "
+                                        "cached), pass a local copy (--data-dir, --crm-db, "
+                                        "--tasks-file), or allow that host.")
 
 
 def _cached(item: RemoteFile, target: Path) -> bool:
@@ -116,6 +128,8 @@ def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | No
         return target
     missing = hint or (f"Check the network connection and retry, or pass --data-dir pointing "
                        f"at a local copy that holds {item.path}")
+    if http is not None:  # a client of the caller's own: check the first URL at least
+        _check_egress(httpx.Request("GET", item.url))
     try:
         response = http.get(item.url)
     except httpx.HTTPError as exc:

@@ -8,8 +8,9 @@ shapes `dialects.py` parses, whatever travelled on the wire.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urljoin, urlsplit
@@ -17,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from a2abench.a2a import dialects
+from a2abench.a2a._limits import ReplyLimits
 from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect
@@ -171,7 +173,7 @@ class Binding(Protocol):
     async def send(self, params: dict[str, Any], *, context_id: str | None = None) -> Any: ...
 
     def stream(self, params: dict[str, Any], *,
-               context_id: str | None = None) -> AsyncIterator[Any]: ...
+               context_id: str | None = None) -> AsyncGenerator[Any, None]: ...
 
     async def get_task(self, task_id: str) -> Any: ...
 
@@ -193,10 +195,11 @@ class JsonRpcBinding:
         return await self.transport.call(self._methods["send"], params, context_id=context_id)
 
     async def stream(self, params: dict[str, Any], *,
-                     context_id: str | None = None) -> AsyncIterator[Any]:
-        async for event in self.transport.stream(self._methods["stream"], params,
-                                                 context_id=context_id):
-            yield event
+                     context_id: str | None = None) -> AsyncGenerator[Any, None]:
+        async with contextlib.aclosing(self.transport.stream(
+                self._methods["stream"], params, context_id=context_id)) as events:
+            async for event in events:
+                yield event
 
     async def get_task(self, task_id: str) -> Any:
         return await self.transport.call(self._methods["get"], {"id": task_id})
@@ -209,7 +212,8 @@ def open_binding(choice: InterfaceChoice, http: httpx.AsyncClient, *,
                  headers: dict[str, str], timeout: float, retry: RetryPolicy,
                  on_request: MetricsHook | None,
                  before_request: Callable[[], Awaitable[None]] | None,
-                 check_url: Callable[[str], None] | None = None) -> Binding:
+                 check_url: Callable[[str], None] | None = None,
+                 limits: ReplyLimits | None = None) -> Binding:
     """A Binding for `choice` (gRPC opens its channel on first use). `check_url` is the host
     policy; httpx applies it to every HTTP request, gRPC calls it before every call."""
     if choice.binding == "HTTP+JSON":
@@ -217,16 +221,16 @@ def open_binding(choice: InterfaceChoice, http: httpx.AsyncClient, *,
 
         return RestTransport(http, choice.url, choice.dialect, headers=headers, timeout=timeout,
                              retry=retry, on_request=on_request, before_request=before_request,
-                             tenant=choice.tenant)
+                             tenant=choice.tenant, limits=limits)
     if choice.binding == "GRPC":
         from a2abench.a2a.grpc_binding import GrpcTransport
 
         return GrpcTransport(choice.url, choice.dialect, headers=headers, timeout=timeout,
                              retry=retry, on_request=on_request, before_request=before_request,
-                             tenant=choice.tenant, check_url=check_url)
+                             tenant=choice.tenant, check_url=check_url, limits=limits)
     return JsonRpcBinding(JsonRpcTransport(http, choice.url, choice.dialect, headers=headers,
                                            timeout=timeout, retry=retry, on_request=on_request,
-                                           before_request=before_request))
+                                           before_request=before_request, limits=limits))
 
 
 def url_is_relative(iface: AgentInterface) -> bool:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from a2abench.a2a import bindings, dialects
+from a2abench.a2a._limits import ReplyLimits, check_count
 from a2abench.a2a.bindings import Binding, BindingName, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
 from a2abench.a2a.config import A2AConfig
@@ -78,8 +80,15 @@ class AgentReply:
         out: list[Part] = []
         if self.task.status.message is not None:
             out.extend(self.task.status.message.parts)
+        # An artifact repeating the status message's part is shown once; compared by value
+        # through a set, so a reply with many parts costs linear time, not quadratic.
+        seen = {_part_key(p) for p in out}
         for artifact in self.task.artifacts:
-            out.extend(p for p in artifact.parts if p not in out)
+            for part in artifact.parts:
+                key = _part_key(part)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(part)
         if not out:
             agent_turns = [m for m in self.task.history if m.role == "agent"]
             if agent_turns:
@@ -102,6 +111,24 @@ class AgentReply:
                 "data_parts": sum(isinstance(p, DataPart) for p in parts),
                 "file_parts": sum(isinstance(p, FilePart) for p in parts),
                 "artifacts": len(self.task.artifacts) if self.task else 0}
+
+
+def _part_key(part: Part) -> str:
+    return part.model_dump_json()
+
+
+def check_reply(reply: AgentReply, limits: ReplyLimits) -> AgentReply:
+    """Raise ReplyLimitExceeded when a reply holds more parts or artifacts than allowed."""
+    task, message = reply.task, reply.message
+    parts = len(message.parts) if message else 0
+    if task is not None:
+        check_count(len(task.artifacts), limits.max_artifacts, "artifacts")
+        parts += sum(len(a.parts) for a in task.artifacts)
+        parts += sum(len(m.parts) for m in task.history)
+        if task.status.message is not None:
+            parts += len(task.status.message.parts)
+    check_count(parts, limits.max_parts, "parts")
+    return reply
 
 
 def _as_parts(items: tuple[Part | str | dict[str, Any], ...]) -> list[Part]:
@@ -151,8 +178,11 @@ class A2AClient:
             trust_env=False, event_hooks={"request": [self._check_host]})
 
     async def _check_host(self, request: httpx.Request) -> None:
-        """Refuse any request (card, interface, redirect) outside the host policy."""
+        """Refuse any request (card, interface, redirect) outside the host policy, and send
+        the bearer token only where it may go."""
         self._check_url(str(request.url))
+        if "authorization" in request.headers and not self.may_receive_token(str(request.url)):
+            del request.headers["authorization"]
 
     def _check_url(self, url: str) -> None:
         if self.host_policy is not None and not self.host_policy.allows(url):
@@ -160,6 +190,25 @@ class A2AClient:
             raise HostNotAllowed(f"{host} is not an allowed host (requested {url})",
                                  hint="The agent's card or a redirect points outside "
                                       "--allow-host; allow that host or fix the card.")
+
+    def may_receive_token(self, url: str) -> bool:
+        """The token goes to the host the user gave, or to hosts allowed explicitly
+        (--allow-host), never merely because the agent's card names them."""
+        host = (urlsplit(url).hostname or "").lower()
+        if host and host == (urlsplit(self.config.endpoint).hostname or "").lower():
+            return True
+        policy = self.host_policy
+        return policy is not None and not policy.open and policy.allows(url)
+
+    async def token_withheld(self) -> str | None:
+        """The interface host that will not get the bearer token, if the card points away
+        from the host the user gave (None when no token is set or it goes everywhere)."""
+        if self.config.auth_token is None:
+            return None
+        transport = await self.transport()
+        url = bindings.host_check_url(transport.url,
+                                      "GRPC" if transport.binding == "GRPC" else "JSONRPC")
+        return None if self.may_receive_token(url) else host_of(url)
 
     async def __aenter__(self) -> A2AClient:
         return self
@@ -181,7 +230,9 @@ class A2AClient:
         async with self._lock:
             if self._fetched is None:
                 self._fetched = await fetch_card(self._http, self.config.endpoint,
-                                                 headers=self.config.headers())
+                                                 headers=self.config.headers(),
+                                                 timeout=self.config.timeout,
+                                                 max_depth=self.config.limits.max_depth)
             return self._fetched
 
     async def transport(self, lane: int = 0) -> Binding:
@@ -192,10 +243,16 @@ class A2AClient:
                 fetched.card, fetched.card_url, bindings.transport_choice(self.config.transport))
             self.interface = choice
             pool = self._pool[:1] if choice.binding == "GRPC" else self._pool
+            headers = self.config.headers()
+            if choice.binding == "GRPC" and not self.may_receive_token(
+                    bindings.host_check_url(choice.url, "GRPC")):
+                # gRPC metadata skips httpx's hook: withhold the token here, as it does.
+                headers.pop("Authorization", None)
             self._transports = [bindings.open_binding(
-                choice, http, headers=self.config.headers(), timeout=self.config.timeout,
+                choice, http, headers=headers, timeout=self.config.timeout,
                 retry=self.config.retry, on_request=self.on_request,
-                before_request=self.before_request, check_url=self._check_url)
+                before_request=self.before_request, check_url=self._check_url,
+                limits=self.config.limits)
                 for http in pool]
         return self._transports[lane % len(self._transports)]
 
@@ -220,18 +277,22 @@ class A2AClient:
             reply = await self._send_streaming(transport, params, message.context_id)
         else:
             result = await transport.send(params, context_id=message.context_id)
-            reply = AgentReply(**_reply_fields(dialects.parse_result(result)))
+            reply = check_reply(AgentReply(**_reply_fields(dialects.parse_result(result))),
+                                self.config.limits)
         if reply.task is not None and not reply.task.status.state.settled:
             reply.task = await self._poll(reply.task, started, lane)
+            check_reply(reply, self.config.limits)
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
 
     async def _send_streaming(self, transport: Binding, params: dict[str, Any],
                               context_id: str | None) -> AgentReply:
-        assembler = _StreamAssembler()
-        async for result in transport.stream(params, context_id=context_id):
-            assembler.add(dialects.parse_stream_event(result))
-        return assembler.reply()
+        assembler = _StreamAssembler(self.config.limits)
+        async with contextlib.aclosing(transport.stream(params,
+                                                        context_id=context_id)) as events:
+            async for result in events:
+                assembler.add(dialects.parse_stream_event(result))
+        return check_reply(assembler.reply(), self.config.limits)
 
     async def get_task(self, task_id: str, lane: int = 0) -> Task:
         transport = await self.transport(lane)
@@ -269,10 +330,13 @@ def _reply_fields(result: Task | Message) -> dict[str, Any]:
 class _StreamAssembler:
     """Builds one reply from streamed Task / Message / status / artifact events."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: ReplyLimits | None = None) -> None:
+        self.limits = limits or ReplyLimits()
         self.task: Task | None = None
         self.message: Message | None = None
         self.events = 0
+        self._artifact_index: dict[str, int] = {}  # artifact id -> position, for linear merges
+        self._parts = 0  # parts appended to artifacts so far
 
     def add(self, event: Task | Message | StatusUpdate | ArtifactUpdate) -> None:
         self.events += 1
@@ -280,6 +344,9 @@ class _StreamAssembler:
             self.message = event
         elif isinstance(event, Task):
             self.task = event
+            self._artifact_index = {a.artifact_id: i for i, a in enumerate(event.artifacts)
+                                    if a.artifact_id}
+            self._parts = sum(len(a.parts) for a in event.artifacts)
         else:
             task = self._ensure_task(event.task_id, event.context_id)
             if isinstance(event, StatusUpdate):
@@ -292,15 +359,20 @@ class _StreamAssembler:
             self.task = Task(id=task_id or f"stream-{uuid.uuid4()}", context_id=context_id)
         return self.task
 
-    @staticmethod
-    def _merge_artifact(task: Task, event: ArtifactUpdate) -> None:
-        for i, existing in enumerate(task.artifacts):
-            if existing.artifact_id and existing.artifact_id == event.artifact.artifact_id:
-                if event.append:
-                    existing.parts.extend(event.artifact.parts)
-                else:
-                    task.artifacts[i] = event.artifact
-                return
+    def _merge_artifact(self, task: Task, event: ArtifactUpdate) -> None:
+        self._parts += len(event.artifact.parts)
+        check_count(self._parts, self.limits.max_parts, "parts")
+        artifact_id = event.artifact.artifact_id
+        index = self._artifact_index.get(artifact_id) if artifact_id else None
+        if index is not None:
+            if event.append:
+                task.artifacts[index].parts.extend(event.artifact.parts)
+            else:
+                task.artifacts[index] = event.artifact
+            return
+        check_count(len(task.artifacts) + 1, self.limits.max_artifacts, "artifacts")
+        if artifact_id:
+            self._artifact_index[artifact_id] = len(task.artifacts)
         task.artifacts.append(Artifact.model_validate(event.artifact.model_dump()))
 
     def reply(self) -> AgentReply:

@@ -4,7 +4,10 @@ The framing is grpcio's and the messages are a2a-sdk's generated protobuf classe
 are built from the same JSON the other bindings send (1.0 JSON-RPC params are ProtoJSON of
 `SendMessageRequest`; 0.3 goes through `proto03.py`), and replies are turned back into that
 JSON, so `dialects.py` parses every binding alike. grpcio is the optional extra
-`a2abench[grpc]`; importing this module without it raises a ConfigError naming the extra.
+`a2abench[grpc]`; creating a GrpcTransport without it raises a ConfigError naming the
+extra. Reply limits are the other bindings' (`_limits.py`): grpcio refuses a reply over
+`max_bytes` (RESOURCE_EXHAUSTED), a stream may hold `max_events` events, and the whole call
+runs under the request deadline and the task-trial's.
 """
 
 from __future__ import annotations
@@ -12,15 +15,24 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from a2abench.a2a import proto03
+from a2abench.a2a._limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    check_count,
+    current_task_deadline,
+    deadline_scope,
+    too_large,
+)
 from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
-from a2abench.a2a.transport import _Attempt, version_headers
+from a2abench.a2a.transport import _Attempt, deadline_error, version_headers
 from a2abench.errors import (
     A2ABenchError,
     A2AStatusError,
@@ -30,8 +42,6 @@ from a2abench.errors import (
 )
 
 EXTRA_HINT = 'Install the extra: pip install "a2abench[grpc]".'
-# Replies larger than this are refused by grpcio (RESOURCE_EXHAUSTED), as an HTTP body cap.
-MAX_RECEIVE_BYTES = 16 * 1024 * 1024
 _TRANSIENT = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
 _ids = itertools.count(1)
 
@@ -68,8 +78,10 @@ class GrpcTransport:
                  on_request: MetricsHook | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
                  tenant: str | None = None,
-                 check_url: Callable[[str], None] | None = None) -> None:
+                 check_url: Callable[[str], None] | None = None,
+                 limits: ReplyLimits | None = None) -> None:
         require_grpc()
+        self.limits = limits or ReplyLimits()
         self.url = url
         self.target, self.secure = grpc_target(url)
         self.dialect = dialect
@@ -91,7 +103,8 @@ class GrpcTransport:
         if self._stub is None:
             import grpc
 
-            options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
+            # grpcio refuses larger replies (RESOURCE_EXHAUSTED), like the HTTP body cap.
+            options = [("grpc.max_receive_message_length", self.limits.max_bytes)]
             if self.secure:
                 self._channel = grpc.aio.secure_channel(
                     self.target, grpc.ssl_channel_credentials(), options=options)
@@ -168,13 +181,18 @@ class GrpcTransport:
                 if self.before_request is not None:
                     await self.before_request()
                 call = getattr(self._stub_for_loop(), method)
-                reply = await call(request, timeout=self.timeout, metadata=self.metadata)
+                async with deadline_scope(Deadline.after(self.timeout, "request"),
+                                          current_task_deadline()):
+                    reply = await call(request, timeout=self.timeout, metadata=self.metadata)
                 outcome.received = reply.ByteSize()
                 result = self._in(reply, task=task)
                 out = estimate_tokens(content_chars(result))
             except grpc.aio.AioRpcError as exc:
                 status = exc.code().name
                 outcome.error, outcome.transient = self._error(exc)
+            except DeadlinePassed as exc:
+                status = "DEADLINE_EXCEEDED"
+                outcome.error, outcome.transient = deadline_error(exc, self.url, False)
             self._emit(request_id, method, attempt, outcome, status,
                        (time.perf_counter() - t0) * 1000, in_tokens, out, context_id)
             if outcome.error is None:
@@ -185,7 +203,7 @@ class GrpcTransport:
             await asyncio.sleep(delay)
 
     async def stream(self, params: dict[str, Any], *,
-                     context_id: str | None = None) -> AsyncIterator[Any]:
+                     context_id: str | None = None) -> AsyncGenerator[Any, None]:
         """Events of one SendStreamingMessage; only failures before the first event retry."""
         import grpc
 
@@ -200,22 +218,36 @@ class GrpcTransport:
             status = "OK"
             t0 = time.perf_counter()
             first: float | None = None
-            out_chars = 0
+            out_chars, events = 0, 0
             try:
                 if self.before_request is not None:
                     await self.before_request()
                 call = self._stub_for_loop().SendStreamingMessage(
                     request, timeout=self.timeout, metadata=self.metadata)
-                async for reply in call:
-                    if first is None:
-                        first = (time.perf_counter() - t0) * 1000
-                    outcome.received += reply.ByteSize()
-                    event = self._in(reply)
-                    out_chars += content_chars(event)
-                    yield event
+                async with deadline_scope(Deadline.after(self.timeout, "request"),
+                                          current_task_deadline()):
+                    async for reply in call:
+                        if first is None:
+                            first = (time.perf_counter() - t0) * 1000
+                        events += 1
+                        check_count(events, self.limits.max_events, "stream events")
+                        outcome.received += reply.ByteSize()
+                        if outcome.received > self.limits.max_bytes:
+                            call.cancel()
+                            raise too_large(self.url, self.limits.max_bytes, outcome.received)
+                        event = self._in(reply)
+                        out_chars += content_chars(event)
+                        yield event
             except grpc.aio.AioRpcError as exc:
                 status = exc.code().name
                 outcome.error, outcome.transient = self._error(exc)
+            except DeadlinePassed as exc:
+                status = "DEADLINE_EXCEEDED"
+                outcome.error, outcome.transient = deadline_error(exc, self.url,
+                                                                  first is not None)
+            except A2ABenchError as exc:  # a limit: the agent's reply is at fault
+                status = "CANCELLED"
+                outcome.error = exc
             self._emit(request_id, "SendStreamingMessage", attempt, outcome, status,
                        (time.perf_counter() - t0) * 1000, in_tokens, estimate_tokens(out_chars),
                        context_id, first_event_ms=first)

@@ -1,10 +1,15 @@
-"""Which hosts the A2A client may contact (`serve-green --allow-host`), checked on every
-request, redirects and card-advertised interfaces included."""
+"""Which hosts a2abench may contact (`--allow-host`, `serve-green --allow-host`), checked on
+every request to the agent (redirects and card-advertised interfaces included) and, while a
+run holds a policy (`egress_policy`), on a2abench's own other requests: data downloads,
+upstream prompt files, the Hugging Face hub, the Salesforce login."""
 
 from __future__ import annotations
 
 import fnmatch
 import ipaddress
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 
@@ -62,3 +67,29 @@ def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return None
+
+
+_egress: ContextVar[HostPolicy | None] = ContextVar("a2abench_egress", default=None)
+
+
+@contextmanager
+def egress_policy(policy: HostPolicy | None) -> Iterator[None]:
+    """Bind a2abench's own outbound requests in this context to `policy` (None: any host)."""
+    token = _egress.set(policy)
+    try:
+        yield
+    finally:
+        _egress.reset(token)
+
+
+def egress_refusal(url: str, what: str) -> str | None:
+    """Why `what` may not fetch `url` under the current policy, or None when it may.
+
+    The LLM endpoints are not checked: the operator names them, and they are not reached
+    because of anything an agent says."""
+    policy = _egress.get()
+    if policy is None or policy.open or policy.allows(url):
+        return None
+    host = urlsplit(url).hostname or url
+    return (f"{what} needs {host}, which is not an allowed host (--allow-host "
+            f"{' '.join(policy.patterns)})")

@@ -4,7 +4,9 @@
 `POST {url}/tasks/{id}:cancel`, bodies in ProtoJSON, a tenant as a path prefix. 0.3: the same
 under `{url}/v1/`, with 0.3's proto shapes (`proto03.py`). Errors come back as a
 `google.rpc.Status`-style `{"error": {"code", "status", "message", "details"}}` body.
-Retries, timeouts, metrics and error classes are those of the JSON-RPC transport.
+Retries, timeouts, metrics, error classes and reply limits (a bounded body and SSE reader,
+depth-limited JSON, a whole-request deadline: `_limits.py`) are those of the JSON-RPC
+transport.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -22,17 +24,35 @@ import httpx
 
 from a2abench._http import parse_retry_after
 from a2abench.a2a import proto03
+from a2abench.a2a._limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    current_task_deadline,
+    deadline_scope,
+    iter_sse,
+    loads,
+    read_body,
+    read_prefix,
+)
 from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
 from a2abench.a2a.transport import (
+    ERROR_BODY_BYTES,
     TRANSIENT_STATUS,
     _Attempt,
     _transport_error,
-    sse_events,
+    deadline_error,
     version_headers,
 )
-from a2abench.errors import A2ABenchError, A2AStatusError, AgentHTTPError, ProtocolError
+from a2abench.errors import (
+    A2ABenchError,
+    A2AStatusError,
+    AgentHTTPError,
+    ProtocolError,
+    ReplyTooLarge,
+)
 
 _ids = itertools.count(1)
 # google.rpc status names a retry may cure (the same classes as TRANSIENT_STATUS).
@@ -63,8 +83,9 @@ class RestTransport:
                  headers: dict[str, str] | None = None, timeout: float = 300.0,
                  retry: RetryPolicy | None = None, on_request: MetricsHook | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
-                 tenant: str | None = None) -> None:
+                 tenant: str | None = None, limits: ReplyLimits | None = None) -> None:
         self.http = http
+        self.limits = limits or ReplyLimits()
         self.url = url.rstrip("/")
         self.dialect = dialect
         self.timeout = timeout
@@ -88,7 +109,7 @@ class RestTransport:
         return proto03.response_in(result) if self.dialect == "0.3" else result
 
     async def stream(self, params: dict[str, Any], *,
-                     context_id: str | None = None) -> AsyncIterator[Any]:
+                     context_id: str | None = None) -> AsyncGenerator[Any, None]:
         async for event in self._stream("/message:stream", self._body(params), context_id):
             yield proto03.response_in(event) if self.dialect == "0.3" else event
 
@@ -140,25 +161,37 @@ class RestTransport:
         headers = self.headers if content else {k: v for k, v in self.headers.items()
                                                 if k != "Content-Type"}
         try:
-            response = await self.http.request(verb, url, content=content or None,
-                                               headers=headers)
+            async with deadline_scope(Deadline.after(self.timeout, "request"),
+                                      current_task_deadline()), \
+                    self.http.stream(verb, url, content=content or None,
+                                     headers=headers) as response:
+                outcome.status = response.status_code
+                if response.status_code >= 400:
+                    raise await self._http_error(response, url, outcome)
+                body = await read_body(response, self.limits.max_bytes, url=url)
+                outcome.received = len(body)
         except httpx.HTTPError as exc:
             error, outcome.transient = _transport_error(exc, url, self.timeout)
             raise error from exc
-        outcome.status = response.status_code
-        outcome.received = len(response.content)
-        if response.status_code >= 400:
-            raise self._http_error(response, url, outcome)
-        return self._json(response.content, url)
+        except DeadlinePassed as exc:
+            error, outcome.transient = deadline_error(exc, url, outcome.status is not None)
+            raise error from None
+        except ReplyTooLarge as exc:
+            outcome.received = exc.received
+            raise
+        return self._json(body, url)
 
-    def _http_error(self, response: httpx.Response, url: str,
-                    outcome: _Attempt) -> A2ABenchError:
+    async def _http_error(self, response: httpx.Response, url: str,
+                          outcome: _Attempt) -> A2ABenchError:
+        """The error for an HTTP error status; only the start of the body is read."""
         status = response.status_code
+        body = await read_prefix(response, ERROR_BODY_BYTES)
+        outcome.received = len(body)
         outcome.transient = status in TRANSIENT_STATUS
         outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
         try:
-            payload = json.loads(response.content) if response.content else None
-        except ValueError:
+            payload = loads(body, self.limits.max_depth, what="the error body") if body else None
+        except (ValueError, A2ABenchError):
             payload = None
         error = status_error(payload, url, status)
         if error is not None:
@@ -166,14 +199,15 @@ class RestTransport:
             return error
         hint = ("Pass a valid --auth-token (or A2ABENCH_AUTH_TOKEN)." if status in (401, 403)
                 else "Check the interface URL in the agent's card.")
-        return AgentHTTPError(status, url, response.text[:300], hint=hint)
+        return AgentHTTPError(status, url, body[:300].decode("utf-8", "replace"), hint=hint)
 
-    @staticmethod
-    def _json(content: bytes, url: str) -> Any:
+    def _json(self, content: bytes | str, url: str) -> Any:
+        """A reply body as JSON, depth-limited; an unreadable body is the agent's error."""
         try:
-            return json.loads(content)
-        except ValueError:
-            snippet = content[:120].decode(errors="replace").replace("\n", " ")
+            return loads(content, self.limits.max_depth, what=f"the reply from {url}")
+        except ValueError:  # UnicodeDecodeError included
+            raw = content.encode() if isinstance(content, str) else content
+            snippet = raw[:120].decode("utf-8", "replace").replace("\n", " ")
             raise ProtocolError(f"the agent's reply from {url} is not JSON: {snippet!r}"
                                 ) from None
 
@@ -193,14 +227,19 @@ class RestTransport:
             first: float | None = None
             out_chars = 0
             try:
-                async for event, size in self._stream_once(url, content, outcome):
-                    if first is None:
-                        first = (time.perf_counter() - t0) * 1000
-                    out_chars += content_chars(event)
-                    outcome.received += size
-                    yield event
+                async with deadline_scope(Deadline.after(self.timeout, "request"),
+                                          current_task_deadline()):
+                    async for event, size in self._stream_once(url, content, outcome):
+                        if first is None:
+                            first = (time.perf_counter() - t0) * 1000
+                        out_chars += content_chars(event)
+                        outcome.received += size
+                        yield event
             except A2ABenchError as exc:
                 outcome.error = exc
+            except DeadlinePassed as exc:
+                outcome.error, outcome.transient = deadline_error(exc, url,
+                                                                  outcome.status is not None)
             self._emit(request_id, url, path, attempt, outcome,
                        (time.perf_counter() - t0) * 1000, in_tokens, estimate_tokens(out_chars),
                        context_id, first_event_ms=first)
@@ -221,21 +260,22 @@ class RestTransport:
                                         headers=headers) as response:
                 outcome.status = response.status_code
                 if response.status_code >= 400:
-                    await response.aread()
-                    outcome.received = len(response.content)
-                    raise self._http_error(response, url, outcome)
+                    raise await self._http_error(response, url, outcome)
                 ctype = response.headers.get("content-type", "")
                 if "text/event-stream" not in ctype:
                     # An agent may answer a stream request with one plain JSON response.
-                    await response.aread()
-                    yield self._json(response.content, url), len(response.content)
+                    body = await read_body(response, self.limits.max_bytes, url=url)
+                    yield self._json(body, url), len(body)
                     return
-                async for _event, data in sse_events(response.aiter_lines()):
-                    payload = self._json(data.encode(), url)
+                async for _event, data, size in iter_sse(response, self.limits, url=url):
+                    payload = self._json(data, url)
                     failure = status_error(payload, url)
                     if failure is not None:  # an error event in the middle of the stream
                         raise failure
-                    yield payload, len(data)
+                    yield payload, size
+        except ReplyTooLarge as exc:
+            outcome.received = max(outcome.received, exc.received)
+            raise
         except httpx.HTTPError as exc:
             error, outcome.transient = _transport_error(exc, url, self.timeout)
             raise error from exc

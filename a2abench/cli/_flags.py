@@ -37,6 +37,9 @@ class RunFlags:
     timeout: float
     transport: str | None
     streaming: bool
+    task_timeout: float | None
+    max_reply_bytes: int
+    allow_host: list[str] | None
     fail_under: float | None
     json_: bool
 
@@ -66,6 +69,9 @@ def _run_params(
     timeout: c.Timeout = 300.0,
     transport: c.Transport = None,
     streaming: c.Streaming = False,
+    task_timeout: c.TaskTimeout = None,
+    max_reply_bytes: c.MaxReplyBytes = 16_000_000,
+    allow_host: c.AllowHost = None,
     fail_under: c.FailUnder = None,
     json_: c.JsonFlag = False,
 ) -> None:

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOOL_CALLS, check_count, loads
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.dialects import whole_numbers
 from a2abench.a2a.models import DataPart, Part, TextPart
@@ -94,19 +95,32 @@ def tool_result_parts(results: Sequence[ToolMessage],
 # --- replies -----------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
-_JSON_TAG = re.compile(r"<json>(.*?)</json>", re.S | re.I)
+_JSON_OPEN, _JSON_CLOSE = re.compile(r"<json>", re.I), re.compile(r"</json>", re.I)
+
+
+def _json_tags(text: str) -> list[str]:
+    """`re.findall(r"<json>(.*?)</json>", text, re.S | re.I)` in linear time (the regex is
+    quadratic in the number of unclosed `<json>` tags: minutes for a 1 MB reply)."""
+    out, position = [], 0
+    while (opening := _JSON_OPEN.search(text, position)) is not None:
+        closing = _JSON_CLOSE.search(text, opening.end())
+        if closing is None:
+            break
+        out.append(text[opening.end():closing.start()])
+        position = closing.end()
+    return out
 
 
 def _json_candidates(text: str) -> list[Any]:
     """JSON values the text is made of: whole text, fenced blocks, <json> tags."""
     out = []
     stripped = text.strip()
-    for chunk in [stripped, *_JSON_TAG.findall(text), *_FENCE.findall(text)]:
+    for chunk in [stripped, *_json_tags(text), *_FENCE.findall(text)]:
         chunk = chunk.strip()
         if not chunk or chunk[0] not in "[{":
             continue
-        try:
-            out.append(json.loads(chunk))
+        try:  # depth-limited: JSON nested too deep is the agent's error (ReplyTooDeep)
+            out.append(loads(chunk, DEFAULT_MAX_DEPTH, what="JSON in the agent's text"))
         except ValueError:
             continue
     return out
@@ -132,7 +146,8 @@ def _call(raw: Any) -> ToolCall:
     args = raw.get("arguments", {})
     if isinstance(args, str):  # OpenAI sends arguments as a JSON string
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = (loads(args, DEFAULT_MAX_DEPTH, what=f"arguments of {raw['name']}")
+                    if args.strip() else {})
         except ValueError as exc:
             raise ProtocolError(f"arguments of {raw['name']} are not valid JSON: {exc}") from exc
     if args is None:
@@ -155,6 +170,8 @@ def _calls(value: Any) -> list[ToolCall]:
 
 
 def _message(calls: list[ToolCall], raw_text: str) -> AssistantMessage:
+    # Upstream has no limit; thousands of calls in one turn are a hostile reply, not a model's.
+    check_count(len(calls), DEFAULT_MAX_TOOL_CALLS, "tool calls")
     responds = [c for c in calls if c.name == RESPOND]
     if responds:
         if len(calls) > 1:
