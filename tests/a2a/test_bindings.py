@@ -4,12 +4,15 @@ cancel, metrics, errors, host policy."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from a2abench.a2a import A2AClient, A2AConfig
 from a2abench.a2a.bindings import InterfaceChoice
+from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.a2a.models import TaskState
@@ -122,9 +125,44 @@ async def test_grpc_agent_gone_is_unreachable() -> None:
         async with A2AClient(A2AConfig.create(base)) as client:
             await client.card()
     # The card is cached, the servers are gone: the call fails as infrastructure.
-    from a2abench.a2a.config import RetryPolicy
-
     config = A2AConfig.create(base, retry=RetryPolicy(max_attempts=2, base_delay=0.01))
     async with A2AClient(config, card=client._fetched) as gone:
         with pytest.raises(AgentUnreachable):
             await gone.conversation().send("anyone?")
+
+
+@pytest.mark.parametrize("binding", ["HTTP+JSON", "GRPC"])
+@pytest.mark.parametrize("streaming", [False, True])
+async def test_reply_limits_hold_on_every_binding(every_binding: str, binding: str,
+                                                  streaming: bool) -> None:
+    """--max-reply-bytes bounds REST bodies, SSE streams and gRPC messages alike."""
+    from a2abench.a2a._limits import ReplyLimits
+    from a2abench.errors import ReplyTooLarge
+
+    config = A2AConfig.create(every_binding, transport=_force(binding), streaming=streaming,
+                              limits=ReplyLimits(max_bytes=2_000))
+    async with A2AClient(config) as client:
+        with pytest.raises((ReplyTooLarge, A2AStatusError)) as info:
+            await client.conversation().send("x" * 5_000)
+    error = info.value
+    if isinstance(error, A2AStatusError):  # grpcio's own cap on one unary reply
+        assert binding == "GRPC" and error.status == "RESOURCE_EXHAUSTED"
+    assert error.kind == "agent"
+
+
+async def test_grpc_request_deadline(every_binding: str) -> None:
+    """The whole gRPC call runs under --timeout: a slow agent is an AgentTimeout."""
+    from a2abench.errors import AgentTimeout
+    from tests.sdk_agents import Echo
+
+    class Slow(Echo):
+        async def execute(self, context: Any, event_queue: Any) -> None:
+            await asyncio.sleep(1.0)
+            await super().execute(context, event_queue)
+
+    with serve(lambda b: sdk_agent(b, bindings=("GRPC",), versions=("1.0",),
+                                   executor=Slow())) as base:
+        config = A2AConfig.create(base, timeout=0.2, retry=RetryPolicy.none())
+        async with A2AClient(config) as client:
+            with pytest.raises(AgentTimeout):
+                await client.conversation().send("hi")
