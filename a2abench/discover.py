@@ -27,7 +27,13 @@ from a2abench.a2a.models import AgentCard, Dialect
 
 if TYPE_CHECKING:
     from a2abench.a2a.client import A2AClient
-from a2abench.errors import A2ABenchError, AgentCardInvalid, ProtocolError
+from a2abench.errors import (
+    A2ABenchError,
+    AgentCardInvalid,
+    ConfigError,
+    NoUsableInterface,
+    ProtocolError,
+)
 
 Severity = Literal["error", "warning", "info"]
 PROBE_TEXT = "Hello from a2abench discover. Please reply with a short greeting."
@@ -235,9 +241,9 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
         try:
             choice = select_interface(fetch.card, fetch.card_url, transport_choice(transport))
             result.interface = choice.to_dict()
-        except AgentCardInvalid as exc:
+        except (NoUsableInterface, ConfigError) as exc:  # ConfigError: the grpc extra
             result.findings.append(Finding(severity="error", code="no-usable-interface",
-                                           message=exc.message))
+                                           message=exc.render()))
     if probe and choice is not None:
         await _probe_all(config, fetch, result, choice)
     _conclude(result)
@@ -275,12 +281,15 @@ async def _probe_all(config: A2AConfig, fetch: CardFetch, result: DiscoverResult
 def _conclude(result: DiscoverResult) -> None:
     """The first problem, in order: the card itself, the probe, streaming."""
     errors = [f for f in result.findings if f.severity == "error"]
-    card_errors = [f for f in errors if f.code != "streaming-broken"]
+    card_errors = [f for f in errors if f.code not in ("streaming-broken", "no-usable-interface")]
+    unusable = [f for f in errors if f.code == "no-usable-interface"]
     if card_errors:
         result.error = AgentCardInvalid(
             f"the card at {result.card_url} has {len(card_errors)} error(s), first: "
             f"{card_errors[0].message}",
             hint="Fix the card; every finding is listed above.").to_dict()
+    elif unusable:  # a valid card in bindings we do not speak is not an invalid card
+        result.error = NoUsableInterface(unusable[0].message).to_dict()  # it names the fix
     elif result.probe is not None and not result.probe.ok and result.probe.error:
         result.error = result.probe.error
     elif errors:

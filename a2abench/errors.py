@@ -18,6 +18,7 @@ a `kind` used by the run engine to classify failed task-trials:
     │   ├── ReplyTooSlow                               still sending when --timeout passed
     │   ├── TaskTimeout                                --task-timeout passed while the agent
     │   │                                              was answering
+    │   ├── NoUsableInterface                          no card interface a2abench can speak
     │   ├── AgentHTTPError                             a deterministic HTTP error from the agent
     │   ├── TooManyRedirects                           a redirect loop or chain over the limit
     │   ├── HostNotAllowed                             a URL outside the allowed hosts
@@ -156,6 +157,11 @@ class ReplyTooSlow(AgentError):
 
 class TaskTimeout(AgentError):
     """The task-trial's deadline (--task-timeout) passed while the agent was answering."""
+
+
+class NoUsableInterface(AgentError):
+    """The card is readable, but none of its interfaces is one a2abench can use (or the one
+    --transport asks for): an unsupported binding, not an invalid card."""
 
 
 class AgentHTTPError(AgentError):

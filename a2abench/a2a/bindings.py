@@ -23,7 +23,7 @@ from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect
 from a2abench.a2a.transport import JsonRpcTransport
-from a2abench.errors import AgentCardInvalid, ConfigError
+from a2abench.errors import ConfigError, NoUsableInterface
 
 BindingName = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
 # --transport values -> the card's protocolBinding names.
@@ -148,7 +148,7 @@ def select_interface(card: AgentCard, card_url: str,
                                            for i in card.interfaces):
                 from a2abench.a2a.grpc_binding import require_grpc
                 require_grpc()
-            raise AgentCardInvalid(f"the agent offers no usable {transport} interface "
+            raise NoUsableInterface(f"the agent offers no usable {transport} interface "
                                    f"(offered: {offered})",
                                    hint="Drop --transport to use what the card offers.")
         options = forced
@@ -157,7 +157,7 @@ def select_interface(card: AgentCard, card_url: str,
         if grpc_only:
             from a2abench.a2a.grpc_binding import require_grpc
             require_grpc()
-        raise AgentCardInvalid(f"the agent offers no interface a2abench can use "
+        raise NoUsableInterface(f"the agent offers no interface a2abench can use "
                                f"(offered: {offered})",
                                hint="a2abench speaks JSONRPC, HTTP+JSON and GRPC; enable one.")
     return min(options, key=lambda o: _preference(card, o))

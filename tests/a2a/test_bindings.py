@@ -16,7 +16,7 @@ from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.a2a.models import TaskState
-from a2abench.errors import A2AStatusError, AgentCardInvalid, AgentUnreachable, HostNotAllowed
+from a2abench.errors import A2AStatusError, AgentUnreachable, HostNotAllowed, NoUsableInterface
 from tests.sdk_agents import sdk_agent
 from tests.servers import serve
 
@@ -107,7 +107,7 @@ async def test_interface_choice_prefers_jsonrpc_1_0(every_binding: str) -> None:
 async def test_forced_transport_missing_from_card() -> None:
     with serve(lambda base: sdk_agent(base, bindings=("HTTP+JSON",))) as base:
         async with A2AClient(A2AConfig.create(base, transport="grpc")) as client:
-            with pytest.raises(AgentCardInvalid, match="no usable GRPC interface"):
+            with pytest.raises(NoUsableInterface, match="no usable GRPC interface"):
                 await client.transport()
 
 

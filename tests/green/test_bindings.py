@@ -146,3 +146,24 @@ async def test_grpc_checks_the_a2a_version(tmp_path: Any, version: str | None,
     else:
         assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert _reason(info.value) == "VERSION_NOT_SUPPORTED"
+
+
+async def test_request_keys_streaming_and_transport(tmp_path: Any) -> None:
+    """serve-green's "streaming" and "transport" request keys drive the same client code as
+    `run --streaming --transport`: the run record names the interface used."""
+    import json
+
+    from tests.sdk_agents import sdk_agent
+
+    settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0)
+    with serve(sdk_agent) as white, green_all(settings) as (base, _):
+        async with sdk_client_on(base, "JSONRPC", "1.0") as client:
+            out = await send(client, agentbeats(white, benchmark="scripted", max_tasks=1,
+                                                streaming=True, transport="grpc"))
+    assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+    records = [json.loads(line) for path in tmp_path.rglob("metrics.jsonl")
+               for line in path.read_text().splitlines()]
+    run = next(r for r in records if r["type"] == "run")
+    assert run["interface"]["binding"] == "GRPC" and run["interface"]["streaming"] is True
+    requests = [r for r in records if r["type"] == "request"]
+    assert requests and all(r["method"] == "SendStreamingMessage" for r in requests)
