@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import UTC, datetime
@@ -267,6 +268,12 @@ class GrpcTransport:
             return AgentUnreachable(f"cannot reach the gRPC interface {self.target}: {details}",
                                     hint="Check that the agent is running and the URL is "
                                          "right."), True
+        if code == "RESOURCE_EXHAUSTED" and "larger than max" in details:
+            # grpcio's own receive cap (our --max-reply-bytes), not the agent's quota: the
+            # reply is too large, as on the HTTP bindings, and retrying cannot help.
+            sizes = re.search(r"\((\d+) vs\. (\d+)\)", details)
+            received = int(sizes.group(1)) if sizes else self.limits.max_bytes + 1
+            return too_large(self.url, self.limits.max_bytes, received), False
         if code == "DEADLINE_EXCEEDED":
             return AgentTimeout(f"no answer from {self.target} within {self.timeout:g} s",
                                 hint="Raise --timeout if the agent is just slow."), True
