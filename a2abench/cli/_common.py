@@ -70,8 +70,9 @@ MaxReplyBytes = Annotated[int, opt("--max-reply-bytes", "Largest reply accepted 
                                                         "(16000000 = 16 MB).", min=1024)]
 AllowHost = Annotated[list[str] | None, opt(
     "--allow-host", "Hosts the run may contact besides --white-agent-url's (card interfaces, "
-                    "redirects), and the only other hosts that get --auth-token; repeatable: "
-                    "a name glob, host:port or an IP network [default: any host, token to the "
+                    "redirects, data downloads, the Salesforce login), and the only other "
+                    "hosts that get --auth-token; repeatable: a name glob, host:port or an IP "
+                    "network (docs/limits.md) [default: any host, token to the "
                     "--white-agent-url host only].", show_default=False)]
 MaxConsecutiveFailures = Annotated[int, opt(
     "--max-consecutive-failures",

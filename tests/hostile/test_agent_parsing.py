@@ -165,3 +165,19 @@ async def test_task_deadline_outside_the_agent_is_infrastructure(tmp_path: Path)
     assert summary.infra_errors == 1
     text = (tmp_path / "m.jsonl").read_text()
     assert "not waiting for the agent" in text and '"error":"TaskTimeout"' in text
+
+
+def test_counts_are_checked_on_the_wire_result_before_parsing() -> None:
+    from a2abench.a2a.client import precheck
+
+    artifacts = [{"artifactId": f"a{i}", "parts": [{"kind": "text", "text": f"{i}"}]}
+                 for i in range(20_000)]
+    for raw in ({"kind": "task", "id": "t", "status": {"state": "completed"},
+                 "artifacts": artifacts},
+                {"task": {"id": "t", "artifacts": artifacts}}):
+        with pytest.raises(ReplyLimitExceeded, match="20000 artifacts"):
+            precheck(raw, ReplyLimits())
+    message = {"kind": "message", "role": "agent", "parts": [{"text": "x"}] * 11}
+    with pytest.raises(ReplyLimitExceeded, match="11 parts"):
+        precheck(message, ReplyLimits(max_parts=10))
+    assert precheck(["odd"], ReplyLimits()) == ["odd"]  # the parser reports shapes
