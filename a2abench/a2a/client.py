@@ -1,4 +1,5 @@
-"""The A2A client benchmarks use: one agent, many conversations, every dialect.
+"""The A2A client benchmarks use: one agent, many conversations, every dialect (0.2, 0.3,
+1.0) over every binding (JSON-RPC, HTTP+JSON, gRPC; see `bindings.py`).
 
     async with A2AClient(A2AConfig.create("http://127.0.0.1:9999")) as client:
         chat = client.conversation()
