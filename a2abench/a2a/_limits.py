@@ -3,12 +3,13 @@
 A reply is read as a bounded stream, never as one unbounded `response.content`:
 
     limits = ReplyLimits(max_bytes=16_000_000)
-    async with http.stream("POST", url, content=body) as response, \\
-            deadline_scope(Deadline.after(timeout, "request"), current_task_deadline()):
+    async with deadline_scope(Deadline.after(timeout, "request"), current_task_deadline()), \\
+            http.stream("POST", url, content=body) as response:    # DeadlinePassed
         body = await read_body(response, limits.max_bytes, url=url)      # ReplyTooLarge
         payload = loads(body, limits.max_depth, what=f"the reply from {url}")  # ReplyTooDeep
     ...
-    async for event, data in iter_sse(response, limits, url=url): ...  # SSE, same caps
+        async for event, data, size in iter_sse(response, limits, url=url): ...  # SSE
+    check_count(len(artifacts), limits.max_artifacts, "artifacts")  # ReplyLimitExceeded
 
 `deadline_scope` raises `DeadlinePassed` naming the deadline that passed first (the request's
 own, or the task-trial's set by the run engine with `task_deadline`); each caller turns it into

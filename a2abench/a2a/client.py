@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from a2abench.a2a import bindings, dialects
-from a2abench.a2a._limits import ReplyLimits, check_count
+from a2abench.a2a._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.a2a.bindings import Binding, BindingName, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
 from a2abench.a2a.config import A2AConfig
@@ -40,7 +40,7 @@ from a2abench.a2a.models import (
     TaskState,
     TextPart,
 )
-from a2abench.errors import AgentTimeout, HostNotAllowed, ProtocolError
+from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
 
 
 def select_interface(card: AgentCard, card_url: str,
@@ -330,10 +330,14 @@ class A2AClient:
         delay = 0.05
         while not task.status.state.settled:
             if time.perf_counter() - started > self.config.timeout:
-                raise AgentTimeout(f"task {task.id} still {task.status.state.value} after "
+                # The agent answers every poll but never finishes: the same as a stream of
+                # "working" events that never ends, so the same (agent's) error.
+                raise ReplyTooSlow(f"task {task.id} still {task.status.state.value} after "
                                    f"{self.config.timeout:g} s",
                                    hint="Raise --timeout if the agent is just slow.")
-            await asyncio.sleep(delay)
+            deadline = current_task_deadline()  # sleep no later than it: the poll reports it
+            await asyncio.sleep(min(delay, max(0.0, deadline.remaining())) if deadline
+                                else delay)
             delay = min(delay * 2, 2.0)
             task = await self.get_task(task.id, lane)
         return task

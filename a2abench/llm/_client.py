@@ -150,7 +150,9 @@ class ChatLLM:
                 raise error
             delay = (outcome.retry_after if outcome.retry_after is not None
                      else self._backoff(attempt))
-            if attempt >= policy.max_attempts or time.perf_counter() + delay > deadline:
+            task = current_task_deadline()  # no retry that would outlive the task-trial
+            if attempt >= policy.max_attempts or time.perf_counter() + delay > deadline \
+                    or (task is not None and delay > task.remaining()):
                 error.message += f" (gave up after {attempt} attempt{'s' * (attempt != 1)})"
                 error.args = (error.message,)
                 raise error

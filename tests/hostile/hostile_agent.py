@@ -14,6 +14,7 @@ Modes (each is one of the probes of issues 17 and 18):
     endless       a text/event-stream answer that never ends (one event every 20 ms)
     drip          a JSON reply dripping one byte every 50 ms, never finished
     silent        headers never sent
+    working       a Task that stays `working` however often it is polled (tasks/get)
     bad_utf8      a JSON reply with invalid UTF-8 inside a string
     wrong_ctype   an HTML page with status 200
     retry_after   HTTP 503 with `Retry-After: 999999`
@@ -89,6 +90,8 @@ class HostileAgent:
         self.calls += 1
         self.seen.append((request.url.hostname or "", request.headers.get("authorization")))
         rid = body.get("id")
+        if self.mode == "working" and body.get("method") == "tasks/get":
+            return await self._working(rid, request)
         if self.calls > self.hostile_calls or self.mode == "normal":
             return JSONResponse(_message(rid, [{"kind": "text", "text": NORMAL_TEXT}]))
         handler = getattr(self, "_" + self.mode)
@@ -172,6 +175,11 @@ class HostileAgent:
     async def _redirect(self, rid: Any, request: Request) -> Response:
         port = request.url.port
         return RedirectResponse(f"http://localhost:{port}/rpc", status_code=307)
+
+    async def _working(self, rid: Any, _: Request) -> Response:
+        return JSONResponse({"jsonrpc": "2.0", "id": rid, "result": {
+            "kind": "task", "id": "t-working", "contextId": "ctx-hostile",
+            "status": {"state": "working"}}})
 
     async def _tool_calls(self, rid: Any, _: Request) -> Response:
         calls = [{"name": "get_users", "arguments": {}} for _ in range(5_000)]

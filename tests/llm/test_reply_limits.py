@@ -89,3 +89,19 @@ async def test_the_task_deadline_ends_an_llm_call() -> None:
     async with llm(drip(), timeout_s=30) as client:
         with task_deadline(0.2), pytest.raises(LLMError, match="task-trial deadline"):
             await client.chat(HI)
+
+
+async def test_no_retry_outlives_the_task_deadline() -> None:
+    calls = []
+
+    def handler(_: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(503, json={"error": {"message": "busy"}},
+                              headers={"retry-after": "30"})
+
+    config = LLMConfig(model="m", base_url="http://llm/v1", cache=False,
+                       retry=RetryPolicy(max_attempts=5, budget_s=300))
+    async with ChatLLM(config, transport=httpx.MockTransport(handler)) as client:
+        with task_deadline(5), pytest.raises(LLMError, match="gave up after 1 attempt"):
+            await client.chat(HI)
+    assert calls == [1]
