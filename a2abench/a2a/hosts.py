@@ -48,6 +48,21 @@ class HostPolicy:
         return address is not None and any(address in net for net in self._networks)
 
 
+def policy_for(allowed: list[str] | tuple[str, ...], agent_url: str) -> HostPolicy | None:
+    """A run's policy: `allowed` (--allow-host) plus the agent URL's own host:port (only that
+    port: a serve-green pattern may name one port of a host). None when nothing is allowed
+    explicitly: no policy, any host."""
+    if not allowed:
+        return None
+    parts = urlsplit(agent_url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = None
+    own = f"{parts.hostname}:{port}" if parts.hostname and port else None
+    return HostPolicy([*allowed, own] if own else list(allowed))
+
+
 def _has_port(pattern: str) -> bool:
     head, sep, tail = pattern.rpartition(":")
     return bool(sep) and bool(head) and (tail.isdigit() or tail == "*") and "/" not in pattern

@@ -25,7 +25,7 @@ from a2abench.a2a._limits import (
     reply_cap,
     task_deadline,
 )
-from a2abench.a2a.hosts import HostPolicy, egress_policy
+from a2abench.a2a.hosts import HostPolicy, egress_policy, policy_for
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
 from a2abench.run.config import RunConfig, redact, resolve_output
@@ -365,20 +365,7 @@ class Engine:
 
 
 def run_host_policy(config: RunConfig) -> HostPolicy | None:
-    """--allow-host binds every request of a run (card, interfaces, redirects); the
-    --white-agent-url's host:port is always allowed (only that port: serve-green's patterns
-    may name one port of a host). None: no policy, any host."""
-    if not config.allowed_hosts:
-        return None
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(config.white_agent_url)
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        port = None
-    own = f"{parts.hostname}:{port}" if parts.hostname and port else None
-    return HostPolicy([*config.allowed_hosts, own] if own else config.allowed_hosts)
+    return policy_for(config.allowed_hosts, config.white_agent_url)
 
 
 def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:

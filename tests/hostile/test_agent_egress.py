@@ -101,3 +101,15 @@ def test_run_allow_host_covers_the_upstream_prompt_download(
     run: dict[str, Any] = json.loads(out.read_text().splitlines()[0])
     note = json.dumps(run["data"])
     assert "needs localhost, which is not an allowed host" in note, note
+
+
+def test_run_policy_adds_only_the_agents_own_port() -> None:
+    from a2abench.a2a.hosts import policy_for
+
+    assert policy_for([], "http://agent:9000") is None
+    policy = policy_for(["10.0.0.0/8"], "http://agent:9000/a2a")
+    assert policy is not None
+    assert policy.allows("http://agent:9000/other") and policy.allows("http://10.1.2.3:1/")
+    assert not policy.allows("http://agent:9001/") and not policy.allows("http://evil/")
+    https = policy_for(["x"], "https://agent/")
+    assert https is not None and https.allows("https://agent:443/")
