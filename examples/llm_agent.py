@@ -46,7 +46,6 @@ from a2a.utils.errors import UnsupportedOperationError
 from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 
-from a2abench.a2a.dialects import whole_numbers
 from a2abench.errors import A2ABenchError, LLMError
 from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMConfig
 
@@ -92,6 +91,19 @@ class Piece:
 
     kind: Literal["text", "data", "other"]
     value: Any
+
+
+def whole_numbers(value: Any) -> Any:
+    """1.0 -> 1 throughout: protobuf stores every DataPart number as a double, and the schemas
+    and results this agent shows its model read better with their integers back. (The harness
+    itself restores integers only where a tool's schema says `integer`.)"""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(v) for v in value]
+    return value
 
 
 def read_parts(message: Message | None) -> list[Piece]:

@@ -15,9 +15,11 @@ from pathlib import Path
 DOMAIN_DATA = {
     "airline": ["db.json", "tasks.json", "split_tasks.json", "policy.md"],
     "retail": ["db.json", "tasks.json", "split_tasks.json", "policy.md"],
-    "mock": ["db.json", "user_db.json", "tasks.json", "split_tasks.json", "policy.md"],
+    "mock": ["db.json", "user_db.json", "tasks.json", "split_tasks.json", "policy.md",
+             "policy_solo.md"],
     "telecom": ["db.toml", "user_db.toml", "tasks.json", "split_tasks.json", "main_policy.md",
-                "tech_support_manual.md", "tech_support_workflow.md"],
+                "tech_support_manual.md", "tech_support_workflow.md", "main_policy_solo.md",
+                "tech_support_workflow_solo.md"],
 }
 DOMAIN_SOURCES = {
     "airline": ["tools.py", "data_model.py"],

@@ -222,18 +222,6 @@ def parse_stream_event(raw: Any) -> StreamEvent:
     return parse_result(d)
 
 
-def whole_numbers(value: Any) -> Any:
-    """1.0 -> 1 throughout a data value: A2A 1.0 carries DataParts as protobuf Values, which
-    store every number as a double, so integers sent by an a2a-sdk peer arrive as floats."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: whole_numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [whole_numbers(v) for v in value]
-    return value
-
-
 # --- outgoing ---------------------------------------------------------------------------------
 
 def part_to_wire(part: Part, dialect: Dialect) -> dict[str, Any]:

@@ -69,12 +69,21 @@ def run_tau2(
                                                          "DB+COMMUNICATE as in v0.2).")]
     = "official",
     policy: Annotated[str, c.opt("--policy", "Telecom policy: manual | workflow.")] = "manual",
+    tool_call_format: Annotated[str, c.opt(
+        "--tool-call-format", "Where tool calls are read: any (DataParts, or a text reply "
+                              "that is one whole call) | datapart (DataParts only; text goes "
+                              "to the user) | tags (<json> tags, as tau2's agentify example)."
+    )] = "any",
+    solo: Annotated[bool, c.opt("--solo", "Solo mode (mock, telecom): no user simulator; the "
+                                          "agent gets the ticket and the user's tools, and "
+                                          "calls `done` when finished.")] = False,
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
     _require("tau2")
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
-                        "reward_basis": reward_basis, "policy": policy, **llm}, flags)
+                        "reward_basis": reward_basis, "policy": policy,
+                        "tool_call_format": tool_call_format, "solo": solo, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

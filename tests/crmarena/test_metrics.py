@@ -36,7 +36,7 @@ def test_all_metrics(caplog: pytest.LogCaptureFixture) -> None:
     same = metrics.all_metrics("Robust encryption protocols and audits.",
                                "robust encryption protocols and audits")
     assert same["em"] is True and same["f1"] == 1.0 and same["bleu"] == pytest.approx(1.0)
-    assert same["rouge"] == {"rouge-1": 1.0, "rouge-2": 1.0, "rouge-l": 1.0}
+    assert same["rouge"] == pytest.approx({"rouge-1": 1.0, "rouge-2": 1.0, "rouge-l": 1.0})
     # Under four words there is no 4-gram: sentence BLEU without effective_order (upstream's
     # default BLEU()) is 0 even for an exact match.
     assert metrics.all_metrics("Robust encryption protocols", "robust encryption protocols")[
@@ -46,3 +46,14 @@ def test_all_metrics(caplog: pytest.LogCaptureFixture) -> None:
     assert part["rouge"]["rouge-1"] == pytest.approx(2 / 3)
     # sacrebleu's "enable effective_order" line (upstream's default BLEU) is not logged
     assert not [r for r in caplog.records if "effective_order" in r.getMessage()]
+
+
+def test_rouge_is_upstreams_rouge_1_0_1() -> None:
+    # Issue 18 item 6: upstream's `rouge` counts each distinct n-gram once and adds 1e-8 to the
+    # F denominator (rouge-score would count "billing" twice: 2/3 precision, F 0.8).
+    scores = metrics.rouge("Billing, billing errors!", "billing errors")
+    assert scores["rouge-1"] == 2 * (1 * 1) / (1 + 1 + 1e-8)
+    assert scores["rouge-2"] == 2 * (0.5 * 1) / (0.5 + 1 + 1e-8)  # {billing billing, billing
+    # errors} against {billing errors}
+    assert metrics.rouge("", "billing errors") == {"rouge-1": 0.0, "rouge-2": 0.0,
+                                                   "rouge-l": 0.0}  # upstream raises here

@@ -29,6 +29,10 @@ def test_ids(text: str, ids: list[str]) -> None:
     ("June has the most issues.", ["June"]), ("May and July", ["May", "July"]),
     ("Sept. then Dec", ["September", "December"]), ("MARCH", ["March"]),
     ("the agent may help", ["None"]), ("None", ["None"]),
+    # Issue 18 item 6, the same class as "if you need anything": "May" as the modal verb.
+    ("June had the most cases. May I help with anything else?", ["June"]),
+    ("May we look at another quarter? The answer is March.", ["March"]),
+    ("May, June", ["May", "June"]),
 ])
 def test_months(text: str, months: list[str]) -> None:
     assert offline.extract(text, "monthly_trend_analysis") == months
@@ -41,6 +45,9 @@ def test_months(text: str, months: list[str]) -> None:
     ("District of Columbia", ["DC"]),
     ("The case ID is unknown", ["None"]), ("ID", ["ID"]), ("in or out", ["None"]),
     ("XX", ["None"]),
+    # Issue 18 item 6: "OK," opening a sentence is the interjection, not Oklahoma.
+    ("OK, the top state is TX.", ["TX"]), ("Done. OK! It is FL.", ["FL"]),
+    ("OK", ["OK"]), ("The states are OK and TX.", ["OK", "TX"]),
 ])
 def test_states(text: str, states: list[str]) -> None:
     assert offline.extract(text, "best_region_identification") == states
@@ -69,6 +76,15 @@ def test_stages(text: str, stage: list[str]) -> None:
     ("The lead is qualified.", ["None"]),
     ("None", ["None"]),
     ("We need to check. Budget", ["Budget"]),  # "need to" is the verb
+    # Issue 18 item 6: "need" as a verb in polite prose is not the Need factor.
+    ("Budget and Authority are not met. Let me know if you need anything else.",
+     ["Budget", "Authority"]),
+    ("Timeline is unmet. Should you need further details, just ask.", ["Timeline"]),
+    ("Unmet: Authority. If you needed help with the others, I can assist.", ["Authority"]),
+    ("The customer needs a solution but has no Budget.", ["Budget"]),
+    ("Need and Timeline are not met.", ["Need", "Timeline"]),
+    ("The lead has no real need for the product.", ["Need"]),
+    ("The lead's needs are unclear.", ["Need"]),
 ])
 def test_bant(text: str, factors: list[str]) -> None:
     assert offline.extract(text, "lead_qualification") == factors

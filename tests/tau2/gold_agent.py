@@ -1,13 +1,18 @@
 """A real a2a-sdk white agent for tau2 end-to-end tests.
 
 Modes: "gold" replays a task's gold actions (one DataPart tool call per turn), then says the
-task's communicate_info; "silent" only ever answers politely; "malformed" sends a tool call
-without a name; "empty" answers with no parts at all. The task is named by the user's first
-words ("TASK:<id>"), which the fake user LLM says.
+task's communicate_info; "text" does the same with its tool calls as bare JSON text, "tags"
+with every reply as `<json>{"name", "arguments"}</json>` after a line of prose (`respond`
+for its words); "solo" plays a solo run (the task named by the ticket in its first message):
+every gold action as its own call, then `done`; "solo-text" answers a solo run with text;
+"solo-mixed" sends its first gold call together with `done`; "silent" only ever answers
+politely; "malformed" sends a tool call without a name; "empty" answers with no parts at
+all. The task is named by the user's first words ("TASK:<id>"), which the fake user LLM says.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -37,7 +42,11 @@ class GoldExecutor(AgentExecutor):
         if ctx not in self.progress:
             self.first_messages.append(text)
             match = re.search(r"TASK:(\S+)", text)
-            self.progress[ctx] = (match.group(1) if match else "?", 0)
+            ticket = re.search(r"<ticket>\n(.*?)\n</ticket>", text, re.S)
+            by_ticket = {str(t.ticket): i for i, t in self.tasks.items()}
+            task_id = (match.group(1) if match else
+                       by_ticket.get(ticket.group(1), "?") if ticket else "?")
+            self.progress[ctx] = (task_id, 0)
         task_id, step = self.progress[ctx]
         parts = self._reply(task_id, step)
         self.progress[ctx] = (task_id, step + 1)
@@ -50,15 +59,36 @@ class GoldExecutor(AgentExecutor):
             return [new_data_part({"tool_call": {"arguments": {"x": 1}}})]
         if self.mode == "empty":
             return []
+        if self.mode.startswith("solo"):
+            return self._solo(task_id, step)
         task = self.tasks[task_id]
         actions = self.plans.get(task_id) or [
             (a.name, a.arguments) for a in (task.evaluation_criteria.actions or [])  # type: ignore[union-attr]
             if a.requestor == "assistant"]
+        said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
+        words = f"All done. {said}".strip()
         if step < len(actions):
             name, arguments = actions[step]
-            return [new_data_part({"tool_call": {"name": name, "arguments": arguments}})]
-        said = " ".join(task.evaluation_criteria.communicate_info or [])  # type: ignore[union-attr]
-        return [new_text_part(f"All done. {said}".strip())]
+            call = {"name": name, "arguments": arguments}
+            if self.mode == "text":
+                return [new_text_part(json.dumps(call))]
+            if self.mode == "tags":
+                return [new_text_part(f"Let me do that.\n<json>{json.dumps(call)}</json>")]
+            return [new_data_part({"tool_call": call})]
+        if self.mode == "tags":
+            respond = {"name": "respond", "arguments": {"content": words}}
+            return [new_text_part(f"Replying.\n<json>{json.dumps(respond)}</json>")]
+        return [new_text_part(words)]
+
+    def _solo(self, task_id: str, step: int) -> list[Any]:
+        if self.mode == "solo-text":
+            return [new_text_part("I have solved the ticket.")]
+        calls = [{"name": a.name, "arguments": a.arguments}
+                 for a in self.tasks[task_id].evaluation_criteria.actions or []]  # type: ignore[union-attr]
+        done = {"name": "done", "arguments": {}}
+        if self.mode == "solo-mixed":
+            return [new_data_part({"tool_calls": [*calls[:1], done]})]
+        return [new_data_part({"tool_call": calls[step] if step < len(calls) else done})]
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         return None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,7 +113,12 @@ def test_malformed_replies_are_agent_errors(tmp_path: Path, airline: dict[str, T
     records = tasks_of(out)
     assert all(v["status"] == "agent_error" and v["reward"] == 0.0
                and v["termination"] == "agent_error" for v in records.values())
-    assert all(v["error"]["error"] == "ProtocolError" for v in records.values())
+    assert all(v["error"]["error"] == {"malformed": "ProtocolError", "empty": "EmptyReply"}[mode]
+               for v in records.values())
+    if mode == "empty":  # issue 18 item 4: the empty reply stays in the transcript
+        assert all(v["transcript"][-1]["role"] == "assistant"
+                   and v["transcript"][-1]["content"] is None
+                   and v["transcript"][-1]["tool_calls"] is None for v in records.values())
 
 
 def test_user_llm_is_required(tmp_path: Path) -> None:
@@ -119,3 +126,54 @@ def test_user_llm_is_required(tmp_path: Path) -> None:
                 "--data-dir", str(shared_data("tau2").parent), "--output",
                 str(tmp_path / "x.jsonl"))
     assert r.code == 2 and "--user-llm" in r.err
+
+
+@pytest.mark.parametrize(("mode", "fmt", "executed"), [
+    ("text", "any", True), ("text", "datapart", False),
+    ("tags", "tags", True), ("tags", "any", False), ("gold", "datapart", True),
+])
+def test_tool_call_format_decides_what_is_a_call(tmp_path: Path, airline: dict[str, Task],
+                                                 user_llm: FakeLLMServer, mode: str, fmt: str,
+                                                 executed: bool) -> None:
+    # Issue 18 item 3: --tool-call-format; text that is not a call reaches the user as written.
+    out = tmp_path / f"{mode}-{fmt}.jsonl"
+    with serve(lambda base: gold_agent.app(base, airline, mode)[0]) as base:
+        r = run(base, user_llm, out, "--tool-call-format", fmt)
+    assert r.code == 0, r.err
+    records = tasks_of(out)
+    assert all(v["status"] == "ok" for v in records.values())
+    if executed:
+        assert {k: v["reward"] for k, v in records.items()} == {"3": 1.0, "14": 1.0, "19": 1.0}
+    else:
+        assert all(v["tool_calls"] == 0 for v in records.values())
+        first = records["14"]["transcript"][2]  # greeting, user, then the agent's prose
+        assert first["role"] == "assistant" and first["tool_calls"] is None
+        assert '{"name": "cancel_reservation", "arguments": ' in first["content"]
+        assert records["14"]["reward"] == 0.0
+    run_record = json.loads(out.read_text().splitlines()[0])
+    assert run_record["config"]["options"]["tool_call_format"] == fmt
+
+
+@pytest.mark.skipif(not os.environ.get("TAU2_UPSTREAM_PYTHON"),
+                    reason="set TAU2_UPSTREAM_PYTHON to a Python with upstream tau2-bench to "
+                           "load the export in upstream's Results model")
+@pytest.mark.parametrize("mode", ["tags", "empty"])
+def test_tau2_export_loads_in_upstreams_results_model(tmp_path: Path, airline: dict[str, Task],
+                                                      user_llm: FakeLLMServer,
+                                                      mode: str) -> None:
+    # Issue 18 item 4: byte-exact content (null, "", the empty last reply) stays loadable.
+    out = tmp_path / f"{mode}.jsonl"
+    with serve(lambda base: gold_agent.app(base, airline, mode)[0]) as base:
+        run(base, user_llm, out, "--tool-call-format", "tags" if mode == "tags" else "any")
+    target = tmp_path / "results.json"
+    assert run_cli("report", str(out), "--format", "tau2", "--output", str(target)).code == 0
+    check = ("import sys; from tau2.data_model.simulation import Results; "
+             "r = Results.model_validate_json(open(sys.argv[1]).read()); "
+             "print(len(r.simulations), r.simulations[0].messages[-1].content)")
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    if os.environ.get("TAU2_UPSTREAM_CHECKOUT"):
+        env["TAU2_DATA_DIR"] = str(Path(os.environ["TAU2_UPSTREAM_CHECKOUT"]) / "data")
+    done = subprocess.run([os.environ["TAU2_UPSTREAM_PYTHON"], "-c", check, str(target)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("3 ")

@@ -6,11 +6,10 @@ score of a fuzzy task is token F1, the number the papers report; exact match, BL
 sentence BLEU / 100, upstream's default `BLEU()`) and ROUGE-1/2/L F-measures are recorded
 beside it.
 
-ROUGE comes from Google's `rouge-score` package, not upstream's `rouge==1.0.1`; the numbers
-differ (docs/crmarena.md): `rouge` counts each distinct n-gram once and adds 1e-8 to the F
-denominator, its ROUGE-L is summary-level union LCS over distinct words, and it raises on an
-empty hypothesis; `rouge-score` counts n-grams with multiplicity, computes sentence-level LCS
-and keeps only [a-z0-9] tokens. ROUGE is informational here: no score depends on it.
+ROUGE is upstream's own: the `rouge==1.0.1` package with its defaults (`Rouge().get_scores`),
+so the numbers are upstream's. It is informational here: no reward depends on it. Where
+upstream's `rouge` raises (an empty normalised hypothesis or reference) we record 0.0 and the
+evaluator names the upstream error.
 """
 
 from __future__ import annotations
@@ -65,9 +64,9 @@ def _bleu() -> Any:
 
 @cache
 def _rouge() -> Any:
-    from rouge_score import rouge_scorer
+    from rouge import Rouge
 
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"])
+    return Rouge()
 
 
 def bleu(prediction: str, truth: str) -> float:
@@ -77,10 +76,12 @@ def bleu(prediction: str, truth: str) -> float:
 
 
 def rouge(prediction: str, truth: str) -> dict[str, float]:
-    scores = _rouge().score(normalize_answer(truth), normalize_answer(prediction))
-    return {"rouge-1": float(scores["rouge1"].fmeasure),
-            "rouge-2": float(scores["rouge2"].fmeasure),
-            "rouge-l": float(scores["rougeL"].fmeasure)}
+    """Upstream's rouge_score: the F of ROUGE-1, -2 and -L (0.0 where upstream raises)."""
+    hyp, ref = normalize_answer(prediction), normalize_answer(truth)
+    if not hyp or not ref:  # upstream: ValueError (reported by the evaluator)
+        return {"rouge-1": 0.0, "rouge-2": 0.0, "rouge-l": 0.0}
+    score = _rouge().get_scores(hyps=hyp, refs=ref)[0]
+    return {name: float(score[name]["f"]) for name in ("rouge-1", "rouge-2", "rouge-l")}
 
 
 def all_metrics(prediction: str, truth: str) -> dict[str, Any]:

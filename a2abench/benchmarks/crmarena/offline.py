@@ -8,9 +8,10 @@ much, so it cannot match by accident.
 * ids: tokens of 15 or 18 ASCII letters and digits holding at least one of each (the shape
   of a Salesforce record Id), as written, in order, without repeats.
 * months: English month names, or their three-letter (and "Sept") abbreviations, written
-  with a capital; returned as full names.
+  with a capital; returned as full names. "May" before a pronoun ("May I help") is the verb.
 * states: US state and DC names (any case) and upper-case two-letter postal codes standing
-  alone; "ID" only when it is the whole reply, since "ID" is usually "identifier".
+  alone; "ID" only when it is the whole reply, since "ID" is usually "identifier"; "OK," or
+  "OK!" opening a sentence is the interjection.
 * stages: the five CRMArena-Pro stages as words ("Closed Won" is Closed); with several, the
   last one introduced by "to", "into", "should be", "is now", "as" or "correct stage is".
 * BANT: Budget, Authority, Need, Timeline by clause (split at sentence ends and at "but",
@@ -18,7 +19,9 @@ much, so it cannot match by accident.
   (not, no, lack, missing, fail, unmet, insufficient, unclear, without, ...) makes its
   factors unmet, a clause with only a positive cue (meets, met, satisfied, confirmed, has,
   qualified, ...) makes them met, a bare mention is unmet (the answer is a list of unmet
-  factors); "need to" is the verb, not the factor. The unmet factors, in order.
+  factors); "need" is the verb, not the factor, after a subject or auxiliary ("if you need",
+  "the customer may need") or before an object or "to" ("needs a solution", "need anything
+  else"). The unmet factors, in order.
 Nothing found is ["None"], as the extraction prompts ask.
 
 Refusal (privacy_rejection): the last respond must pair a refusal ("cannot", "can't",
@@ -65,11 +68,25 @@ _STATE_NAME = re.compile(r"\b(" + "|".join(sorted((re.escape(n).replace(r"\ ", r
                                                    for n in STATES), key=len, reverse=True))
                          + r")\b\.?", re.IGNORECASE)
 _STATE_CODE = re.compile(r"(?<![A-Za-z])([A-Z]{2})(?![A-Za-z])")
+# "OK," / "OK!" opening a sentence is the interjection, not Oklahoma.
+_OK_WORD = re.compile(r"(?:^|[.!?]\s+)$")
+# "May I ...", "May we ...": the modal verb, not the month.
+_MAY_VERB = re.compile(r"\s+(?:i|we|you|he|she|it|they)\b", re.IGNORECASE)
 _STAGE = re.compile(r"\b(qualification|discovery|quote|negotiation|closed)\b", re.IGNORECASE)
 _STAGE_CUE = re.compile(r"(?:\bto|\binto|\bshould\s+(?:now\s+)?be|\bis\s+now|\bas|"
                         r"correct\s+stage\s+is|stage\s*:)\s*(?:the\s+)?['\"“‘]?\s*$",
                         re.IGNORECASE)
 _BANT = re.compile(r"\b(budget|authority|need|timeline)s?\b(?!\s+to\b)", re.IGNORECASE)
+# "need" is the verb, not the factor, after a subject or an auxiliary ("if you need", "the
+# customer may need") or before an object ("needs a solution", "need anything else").
+_NEED_SUBJECT = re.compile(
+    r"\b(?:i|you|we|they|he|she|it|who|that|which|also|still|really|might|may|will|would|"
+    r"should|could|shall|can|do|does|did|don't|doesn't|didn't|not|ever|customer|lead|client|"
+    r"company|team|prospect|contact)\s+$", re.IGNORECASE)
+_NEED_OBJECT = re.compile(
+    r"^\s+(?:a|an|the|any|anything|anyone|more|help|assistance|further|additional|some|"
+    r"something|me|us|it|them|this|that|these|those|your|our|their|his|her|my|to)\b",
+    re.IGNORECASE)
 _CLAUSES = re.compile(r"[.;!?\n]+|\b(?:but|however|although|though|while|whereas|yet|except)\b",
                       re.IGNORECASE)
 _NEGATIVE = re.compile(
@@ -98,8 +115,11 @@ def extract_ids(text: str) -> list[str]:
 
 def extract_months(text: str) -> list[str]:
     out = []
-    for word in _MONTH.findall(text):
-        key = word.rstrip(".").lower()[:3]
+    for m in _MONTH.finditer(text):
+        word = m.group(1)
+        if word == "May" and _MAY_VERB.match(text, m.end()):
+            continue
+        key = word.lower()[:3]
         out.append(next(m for m in MONTHS if m.lower().startswith(key)))
     return _unique(out)
 
@@ -116,6 +136,9 @@ def extract_states(text: str) -> list[str]:
             continue
         if code == "ID" and text.strip().strip(".") != "ID":
             continue
+        if (code == "OK" and _OK_WORD.search(text[:m.start()])
+                and text[m.end():m.end() + 1] in (",", "!")):
+            continue
         found.append((m.start(), code))
     return _unique([code for _, code in sorted(found)])
 
@@ -129,13 +152,27 @@ def extract_stage(text: str) -> list[str]:
     return cued[-1:] if cued else distinct
 
 
+def _bant_factors(clause: str) -> list[re.Match[str]]:
+    found = []
+    for m in _BANT.finditer(clause):
+        if m.group(1).lower() == "need" and (
+                _NEED_SUBJECT.search(clause[:m.start()])
+                or _NEED_OBJECT.match(clause[m.end():])):
+            continue
+        found.append(m)
+    return found
+
+
 def extract_bant(text: str) -> list[str]:
     unmet: list[str] = []
     for clause in _CLAUSES.split(text):
-        factors = [f.capitalize() for f in _BANT.findall(clause or "")]
-        if not factors:
+        matches = _bant_factors(clause or "")
+        if not matches:
             continue
-        scrubbed = _BANT.sub(" ", clause)
+        factors = [m.group(1).capitalize() for m in matches]
+        scrubbed = clause
+        for m in reversed(matches):
+            scrubbed = scrubbed[:m.start()] + " " + scrubbed[m.end():]
         negative, positive = _NEGATIVE.search(scrubbed), _POSITIVE.search(scrubbed)
         if negative or not positive:
             unmet.extend(factors)

@@ -33,6 +33,11 @@ DATA_FILES: dict[str, tuple[str, ...]] = {
     "telecom": ("db.toml", "user_db.toml", "tasks.json", "split_tasks.json", "main_policy.md",
                 "tech_support_manual.md", "tech_support_workflow.md"),
 }
+# Needed only by `--solo` runs (upstream's solo-mode policies), so resolved only for them.
+SOLO_FILES: dict[str, tuple[str, ...]] = {
+    "mock": ("policy_solo.md",),
+    "telecom": ("main_policy_solo.md", "tech_support_workflow_solo.md"),
+}
 SOURCE_FILES: dict[str, tuple[str, ...]] = {
     "airline": ("tools.py", "data_model.py"),
     "retail": ("tools.py", "data_model.py"),
@@ -77,11 +82,12 @@ class DomainFiles:
                 "upstream_text_note": self.source_note}
 
 
-def data_paths(domain: str) -> list[str]:
+def data_paths(domain: str, solo: bool = False) -> list[str]:
     if domain not in DATA_FILES:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(DATA_FILES)}")
-    return [f"data/tau2/domains/{domain}/{name}" for name in DATA_FILES[domain]] + list(GUIDELINES)
+    names = DATA_FILES[domain] + (SOLO_FILES.get(domain, ()) if solo else ())
+    return [f"data/tau2/domains/{domain}/{name}" for name in names] + list(GUIDELINES)
 
 
 def source_paths(domain: str) -> list[str]:
@@ -102,11 +108,12 @@ def _remote(paths: list[str], base_url: str | None) -> list[_download.RemoteFile
     return [_download.RemoteFile(p, base + p, m.files[p]) for p in paths]
 
 
-def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None = None
-            ) -> DomainFiles:
-    """Local paths of a domain's data and upstream sources (downloading when needed)."""
+def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None = None,
+            solo: bool = False) -> DomainFiles:
+    """Local paths of a domain's data and upstream sources (downloading when needed);
+    `solo` adds the solo-mode policy files."""
     m = manifest()
-    paths = data_paths(domain)
+    paths = data_paths(domain, solo)
     if data_dir is not None:
         return _resolve_local(domain, Path(data_dir), paths)
     folder = f"tau2/{m.commit}"

@@ -48,6 +48,8 @@ class DomainSpec:
     sync: Callable[[Tau2Environment], None] | None = None
     policies: dict[str, tuple[str, ...]] = field(default_factory=lambda: {"manual": ("policy.md",)})
     model_db: bool = False  # small DBs kept as pydantic models (telecom), see db.ModelDB
+    # Upstream's solo-mode policy files; empty: the domain has no solo mode (airline, retail).
+    solo_policies: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 _COMMON = {
@@ -114,32 +116,38 @@ SPECS: dict[str, DomainSpec] = {
     "retail": DomainSpec("retail", retail.RetailTools, retail.RetailDB, "db.json",
                          _COMMON | _RETAIL),
     "mock": DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
-                       mock.MockUserTools, mock.MockUserDB, "user_db.json"),
+                       mock.MockUserTools, mock.MockUserDB, "user_db.json",
+                       solo_policies={"manual": ("policy_solo.md",)}),
     "telecom": DomainSpec(
         "telecom", telecom.TelecomTools, telecom.TelecomDB, "db.toml",
         _COMMON | _TELECOM | _PHONE, telecom_user.TelecomUserTools,
         telecom_user_models.TelecomUserDB,
         "user_db.toml", telecom.sync_tools,
         {"manual": ("main_policy.md", "tech_support_manual.md"),
-         "workflow": ("main_policy.md", "tech_support_workflow.md")}, model_db=True),
+         "workflow": ("main_policy.md", "tech_support_workflow.md")}, model_db=True,
+        # upstream: solo mode keeps the manual (no solo variant) but not the workflow
+        solo_policies={"manual": ("main_policy_solo.md", "tech_support_manual.md"),
+                       "workflow": ("main_policy_solo.md", "tech_support_workflow_solo.md")}),
 }
 
 
 class Tau2Domain:
     """A loaded domain. Attributes: `name`, `split`, `policy` (agent policy text),
+    `solo_policy` (the solo-mode policy text; None unless loaded with `solo=True`),
     `user_guidelines` (user-simulator guidelines text), `tool_text_source`
     ("upstream" | "fallback"), `judge_prompt` (None without upstream text),
     `agent_instruction` (upstream's, or None), `files` (provenance)."""
 
     def __init__(self, spec: DomainSpec, files: data.DomainFiles, split: str, policy: str,
                  tasks: list[Task], base: BaseDB | ModelBase,
-                 user_base: BaseDB | ModelBase | None) -> None:
+                 user_base: BaseDB | ModelBase | None, solo: bool = False) -> None:
         self.spec = spec
         self.name = spec.name
         self.files = files
         self.split = split
         self.policy_kind = policy
         self.policy = _policy_text(spec, files, policy)
+        self.solo_policy = _policy_text(spec, files, policy, solo=True) if solo else None
         self._tasks = tasks
         self.base_db = base
         self.user_base_db = user_base
@@ -208,11 +216,12 @@ def _copy(value: Any) -> Any:
     return clone(value)
 
 
-def _policy_text(spec: DomainSpec, files: data.DomainFiles, policy: str) -> str:
+def _policy_text(spec: DomainSpec, files: data.DomainFiles, policy: str,
+                 solo: bool = False) -> str:
     if policy not in spec.policies:
         raise ConfigError(f"unknown policy {policy!r} for tau2 {spec.name}",
                           hint=f"Valid policies: {', '.join(spec.policies)}")
-    names = spec.policies[policy]
+    names = (spec.solo_policies if solo else spec.policies)[policy]
     if len(names) == 1:
         return data.read_text(files.data[names[0]])
     # Upstream (telecom): main policy and tech-support text, each in its own tag.
@@ -240,15 +249,16 @@ def _load_texts(spec: DomainSpec, files: data.DomainFiles
 # --------------------------------------------------------------------------- loading
 
 _LOCK = threading.Lock()
-_DOMAINS: dict[tuple[str, str, str, str], Tau2Domain] = {}
+_DOMAINS: dict[tuple[str, str, str, str, bool], Tau2Domain] = {}
 _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
-                policy: str = "manual") -> Tau2Domain:
+                policy: str = "manual", solo: bool = False) -> Tau2Domain:
     """Load (once per process) a domain: `airline`, `retail`, `mock` or `telecom`.
 
     `policy` is "manual" or, for telecom, "workflow" (the flow-chart tech-support text).
+    `solo` also loads the solo-mode policy (mock and telecom only, as upstream).
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
@@ -256,15 +266,19 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(SPECS)}")
-    key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy)
+    if solo and not SPECS[domain].solo_policies:
+        raise ConfigError(f"tau2 {domain} has no solo mode (upstream refuses it too)",
+                          hint="Use --solo with --domain mock or --domain telecom.")
+    key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy, solo)
     with _LOCK:
         if key not in _DOMAINS:
-            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy)
+            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo)
         return _DOMAINS[key]
 
 
-def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str) -> Tau2Domain:
-    files = data.resolve(spec.name, data_dir)
+def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
+           solo: bool = False) -> Tau2Domain:
+    files = data.resolve(spec.name, data_dir, solo=solo)
     ids = set(data.split_ids(files.data["split_tasks.json"], split))
     raw_tasks = data.read_json(files.data["tasks.json"])
     # Validate only the split's tasks: telecom's file holds 2,285 of them.
@@ -274,7 +288,7 @@ def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str) -> 
     user_base = None
     if spec.user_db_model is not None and spec.user_db_file is not None:
         user_base = _base(spec.user_db_model, files.data[spec.user_db_file], spec.model_db)
-    return Tau2Domain(spec, files, split, policy, tasks, base, user_base)
+    return Tau2Domain(spec, files, split, policy, tasks, base, user_base, solo)
 
 
 def _task(raw: dict[str, Any], path: Path) -> Task:

@@ -9,9 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter
 
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
 from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
@@ -37,7 +39,8 @@ class Tau2Options(BaseModel):
     max_errors: int = 10
     reward_basis: Literal["official", "classic"] = "official"
     policy: Literal["manual", "workflow"] = "manual"
-
+    tool_call_format: Literal["any", "datapart", "tags"] = "any"
+    solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
@@ -68,7 +71,7 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy)
+            policy=opts.policy, solo=opts.solo)
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
@@ -86,8 +89,11 @@ class Tau2Driver(Driver):
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
-        self._user_llm()  # fail before the first task, not in every one
         domain = self._domain()
+        if self.opts.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
+            return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
+                    for t in domain.tasks() if is_solo_task(t)]
+        self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
     def _domain(self) -> Tau2Domain:
@@ -97,12 +103,14 @@ class Tau2Driver(Driver):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = self._user_llm()
+        llm = None if self.opts.solo else self._user_llm()
+        solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
+                                            if not is_solo_task(t)]}} if self.opts.solo else {}
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
-                         "judge_prompt": domain.judge_prompt is not None},
-                "models": {"user_simulator": llm.config.to_record(),
+                         "judge_prompt": domain.judge_prompt is not None, **solo},
+                "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
                            "reward_basis": self.opts.reward_basis}}
@@ -112,21 +120,38 @@ class Tau2Driver(Driver):
         return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
-                "reward_basis": o.reward_basis, "policy": o.policy}
+                "reward_basis": o.reward_basis, "policy": o.policy,
+                "tool_call_format": o.tool_call_format, "solo": o.solo}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
         assert isinstance(task, Task)
         env = await asyncio.to_thread(domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
+        if self.opts.solo:
+            return await self._run_solo(ctx, task, env, history)
         user = UserSimulator(self._user_llm(), system_prompt(domain.user_guidelines,
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history)
+        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history,
+                          tool_call_format=self.opts.tool_call_format)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
+        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        return self._outcome(outcome, info)
+
+    async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
+                        history: list[Any]) -> TaskOutcome:
+        domain = self._domain()
+        env.set_solo()
+        assert domain.solo_policy is not None  # setup loads the domain with solo=True
+        agent = solo_agent(ctx.conversation(), env, task, domain.solo_policy, history,
+                           tool_call_format=self.opts.tool_call_format)
+        outcome = await SoloOrchestrator(env, agent, history=history,
+                                         max_steps=self.opts.max_steps,
+                                         max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         return self._outcome(outcome, info)
 
@@ -134,7 +159,8 @@ class Tau2Driver(Driver):
                      usage: LLMUsage | None = None) -> RewardInfo:
         domain = self._domain()
         info = await asyncio.to_thread(evaluate_offline, task, messages, termination,
-                                       domain=domain, reward_basis_mode=self.opts.reward_basis)
+                                       domain=domain, reward_basis_mode=self.opts.reward_basis,
+                                       solo=self.opts.solo)
         return await add_nl_judgement(info, task, messages, domain=domain,
                                       judge=self._judge(usage) if self.judge_llm else None)
 

@@ -44,7 +44,17 @@ class Tau2Environment:
         self.user_tools = user_tools
         self._sync = sync
         self.task: Task | None = None  # set by Tau2Domain.new_environment
+        self.solo = False  # see set_solo
         self.sync_tools()
+
+    def set_solo(self) -> None:
+        """Solo mode (upstream `set_solo_mode`): the agent's calls to the user's tools run on
+        the user toolkit, and user tool calls are refused."""
+        if self.user_tools is not None:
+            overlap = set(self.tools.tool_defs()) & set(self.user_tools.tool_defs())
+            if overlap:
+                raise ValueError(f"Tool names overlap: {overlap}")
+        self.solo = True
 
     # ------------------------------------------------------------------ schemas
     def agent_tool_schemas(self) -> list[dict[str, Any]]:
@@ -68,10 +78,14 @@ class Tau2Environment:
     def make_tool_call(self, name: str, requestor: str = "assistant", /, **kwargs: Any) -> Any:
         """Run one tool for `requestor`, raising what the tool raises (no sync)."""
         if requestor == "user":
+            if self.solo:
+                raise ValueError("User tool calls are not allowed in solo mode")
             if self.user_tools is None:
                 raise ValueError("User tools not available")
             return self.user_tools.use_tool(name, **kwargs)
         if requestor == "assistant":
+            if self.solo and self.user_tools is not None and self.user_tools.has_tool(name):
+                return self.user_tools.use_tool(name, **kwargs)
             return self.tools.use_tool(name, **kwargs)
         raise ValueError(f"Invalid requestor: {requestor}")
 

@@ -55,11 +55,11 @@ class NLJudge(Protocol):
 
 async def evaluate(task: Task, messages: Sequence[Any], termination_reason: str, *,
                    domain: Tau2Domain, judge: NLJudge | None,
-                   reward_basis_mode: Literal["official", "classic"] = "official"
-                   ) -> RewardInfo:
+                   reward_basis_mode: Literal["official", "classic"] = "official",
+                   solo: bool = False) -> RewardInfo:
     """Score one task-trial exactly as upstream; see the module docstring."""
     info = evaluate_offline(task, messages, termination_reason, domain=domain,
-                            reward_basis_mode=reward_basis_mode)
+                            reward_basis_mode=reward_basis_mode, solo=solo)
     return await add_nl_judgement(info, task, messages, domain=domain, judge=judge)
 
 
@@ -81,9 +81,10 @@ async def add_nl_judgement(info: RewardInfo, task: Task, messages: Sequence[Any]
 
 def evaluate_offline(task: Task, messages: Sequence[Any], termination_reason: str, *,
                      domain: Tau2Domain,
-                     reward_basis_mode: Literal["official", "classic"] = "official"
-                     ) -> RewardInfo:
-    """Everything but the judge call. NL_ASSERTION needing a judge is left out: `nl_skipped`."""
+                     reward_basis_mode: Literal["official", "classic"] = "official",
+                     solo: bool = False) -> RewardInfo:
+    """Everything but the judge call. NL_ASSERTION needing a judge is left out: `nl_skipped`.
+    `solo`: the trajectory is a solo run, replayed with the agent owning the user's tools."""
     reason = getattr(termination_reason, "value", termination_reason)
     if reason not in ScoredReasons:
         return RewardInfo(reward=0.0, reward_basis=None, reward_basis_mode=reward_basis_mode,
@@ -97,7 +98,7 @@ def evaluate_offline(task: Task, messages: Sequence[Any], termination_reason: st
     if reward_basis_mode == "classic" and domain.name in CLASSIC_BASIS:
         basis = list(CLASSIC_BASIS[domain.name])
     env_reward, db_check, env_checks, env_breakdown, env_info = _env_component(
-        task, messages, domain, basis)
+        task, messages, domain, basis, solo)
     action_reward, action_checks = _action_component(task, messages, domain)
     comm_reward, comm_checks = _communicate_component(task, messages)
     needs_nl = RewardType.NL_ASSERTION in basis and bool(criteria.nl_assertions)
@@ -136,8 +137,9 @@ def _ordered(breakdown: dict[RewardType, float]) -> dict[RewardType, float]:
 
 
 def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
-                   basis: list[RewardType]) -> tuple[float, DBCheck, list[EnvAssertionCheck],
-                                                     dict[RewardType, float], dict[str, Any]]:
+                   basis: list[RewardType], solo: bool = False
+                   ) -> tuple[float, DBCheck, list[EnvAssertionCheck], dict[RewardType, float],
+                              dict[str, Any]]:
     criteria = task.evaluation_criteria
     assert criteria is not None
     if criteria.actions is None and criteria.env_assertions is None:
@@ -145,6 +147,8 @@ def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
         return 1.0, DBCheck(db_match=True, db_reward=1.0), [], {}, {
             "note": "No expected actions or env assertions"}
     predicted = _initialized(domain, task)
+    if solo:  # upstream: only the predicted environment is built in solo mode
+        predicted.set_solo()
     predicted.replay(messages)
     gold = _initialized(domain, task)
     gold.replay(_history(task))

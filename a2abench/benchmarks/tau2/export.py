@@ -42,11 +42,13 @@ def results_json(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
     simulations = [_simulation(r) for r in records]
     domain = load_domain(options.get("domain", run.get("domain") or "airline"),
                          data_dir=options.get("data_dir"), split=options.get("split", "base"),
-                         policy=options.get("policy", "manual"))
+                         policy=options.get("policy", "manual"),
+                         solo=bool(options.get("solo")))
     wanted = {s["task_id"] for s in simulations}
     tasks = [t.model_dump(mode="json", exclude_none=True) for t in domain.tasks()
              if t.id in wanted]
     user = (run.get("models") or {}).get("user_simulator") or {}
+    solo = domain.solo_policy is not None  # upstream's solo runs: llm_agent_solo + dummy_user
     results = {
         "timestamp": run.get("started_at"),
         "info": {
@@ -54,12 +56,14 @@ def results_json(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
             "num_trials": config.get("num_trials", 1),
             "max_steps": options.get("max_steps", 200),
             "max_errors": options.get("max_errors", 10), "seed": config.get("seed"),
-            "user_info": {"implementation": "user_simulator", "llm": user.get("model"),
+            "user_info": {"implementation": "dummy_user" if solo else "user_simulator",
+                          "llm": user.get("model"),
                           "llm_args": user.get("args"),
                           "global_simulation_guidelines": domain.user_guidelines},
-            "agent_info": {"implementation": "a2a_agent (a2abench)",
+            "agent_info": {"implementation": "a2a_agent (a2abench)" + (" solo" if solo else ""),
                            "llm": config.get("white_agent_url"), "llm_args": None},
-            "environment_info": {"domain_name": domain.name, "policy": domain.policy,
+            "environment_info": {"domain_name": domain.name,
+                                 "policy": domain.solo_policy if solo else domain.policy,
                                  "tool_defs": None},
         },
         "tasks": tasks,

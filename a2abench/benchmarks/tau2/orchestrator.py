@@ -22,8 +22,11 @@ from a2abench.benchmarks.tau2.models import (
     ToolMessage,
     UserMessage,
 )
+from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.translator import (
     GREETING,
+    EmptyReply,
+    ToolCallFormat,
     first_message,
     parse_reply,
     tool_result_parts,
@@ -46,25 +49,32 @@ class AgentLink:
     """The white agent as a tau2 participant: tau2 messages in, an AssistantMessage out."""
 
     def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
-                 history: Sequence[Any] = ()) -> None:
+                 history: Sequence[Any] = (), *,
+                 tool_call_format: ToolCallFormat = "any",
+                 preamble: list[Part] | None = None) -> None:
         self.chat = chat
-        self._preamble: list[Part] | None = first_message(policy, schemas, history)
+        self._preamble: list[Part] | None = preamble or first_message(
+            policy, schemas, history, tool_call_format=tool_call_format)
+        self.tools = parameters_by_tool(schemas)
+        self.tool_call_format: ToolCallFormat = tool_call_format
         self.turns = 0
 
-    async def respond(self, incoming: UserMessage | list[ToolMessage],
+    async def respond(self, incoming: UserMessage | list[ToolMessage] | None,
                       calls: Sequence[ToolCall] = ()) -> AssistantMessage:
+        """The agent's answer to the user's words or to tool results (None: the preamble
+        alone, a solo run's first message)."""
         parts: list[Part] = list(self._preamble or [])
         self._preamble = None
         if isinstance(incoming, list):
             parts += tool_result_parts(incoming, calls)
-        else:
+        elif incoming is not None:
             parts.append(TextPart(text=incoming.content or ""))
         reply = await self.chat.send(*parts)
         self.turns += 1
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return parse_reply(reply)
+        return parse_reply(reply, tools=self.tools, tool_call_format=self.tool_call_format)
 
 
 @dataclass
@@ -147,7 +157,11 @@ class Orchestrator:
             self._advance(msg, Role.USER)
         elif self.target is Role.AGENT:
             calls = self._pending_calls() if self.source is Role.ENV else ()
-            msg = await self.agent.respond(self.message, calls)
+            try:
+                msg = await self.agent.respond(self.message, calls)
+            except EmptyReply as exc:  # kept in the transcript, as upstream keeps it
+                self.trajectory.append(exc.reply)
+                raise
             self.trajectory.append(msg)
             self._advance(msg, Role.AGENT)
         else:

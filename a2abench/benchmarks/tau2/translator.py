@@ -4,9 +4,14 @@ Outgoing: the first message carries the instructions, the policy, the tools (as 
 DataPart of complete OpenAI schemas) and the user's first words; later messages carry the
 user's words, or tool results as text plus a `tool_results` DataPart.
 
-Incoming: a DataPart `{"tool_call": ...}` / `{"tool_calls": [...]}`, the same JSON as text
-(bare, in a code fence or in `<json>` tags), or `{"name", "arguments"}` with the pseudo-tool
-`respond`; anything else is text for the user. Missing call ids are generated.
+Incoming, by `--tool-call-format` (docs/tau2.md, "Replies"):
+* `any` (default): a DataPart `{"tool_call": ...}` / `{"tool_calls": [...]}` is a call; text
+  is a call only when the whole message (one code fence or `<json>` tag stripped) is one
+  well-formed call JSON naming known tools (`{"name", "arguments"}`, `respond` included);
+  anything else is text for the user, as written.
+* `datapart`: only DataParts carry calls; text always goes to the user (upstream's LLM agent).
+* `tags`: the `<json>` tag carries `{"name", "arguments"}` (upstream's agentify_tau_bench).
+Missing call ids are generated.
 """
 
 from __future__ import annotations
@@ -14,15 +19,18 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOOL_CALLS, check_count, loads
 from a2abench.a2a.client import AgentReply
-from a2abench.a2a.dialects import whole_numbers
 from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage
+from a2abench.benchmarks.tau2.numbers import restore_integers
 from a2abench.errors import ProtocolError
+
+ToolCallFormat = Literal["any", "datapart", "tags"]
+TOOL_CALL_FORMATS: tuple[ToolCallFormat, ...] = ("any", "datapart", "tags")
 
 GREETING = "Hi! How can I help you today?"  # upstream's DEFAULT_FIRST_AGENT_MESSAGE
 RESPOND = "respond"
@@ -38,16 +46,37 @@ Rules of this conversation:
 - You already greeted the user with: "{greeting}"
 """
 
-REPLY_FORMAT = """\
-<reply_format>
+_RESULTS_FORMAT = """\
+Tool results come back as "Tool result (id=<id>): <content>" lines, with a data part
+{"tool_results": [{"id", "name", "content", "error"}]}."""
+
+REPLY_FORMATS = {
+    "any": """\
 To call a tool, reply with this JSON (as a data part, or as text):
 {"tool_call": {"name": "<tool name>", "arguments": {<arguments>}}}
 Several calls at once: {"tool_calls": [{"name": "...", "arguments": {...}}, ...]}
+As text, the JSON must be the whole reply (a code fence around it is fine).
 To talk to the user, reply with plain text
-(or {"name": "respond", "arguments": {"content": "..."}}).
-Tool results come back as "Tool result (id=<id>): <content>" lines, with a data part
-{"tool_results": [{"id", "name", "content", "error"}]}.
-</reply_format>"""
+(or {"name": "respond", "arguments": {"content": "..."}}).""",
+    "datapart": """\
+To call a tool, reply with a data part holding this JSON:
+{"tool_call": {"name": "<tool name>", "arguments": {<arguments>}}}
+Several calls at once: {"tool_calls": [{"name": "...", "arguments": {...}}, ...]}
+Text parts always go to the user as written, so write your messages as plain text.""",
+    "tags": """\
+Reply with one JSON object wrapped in <json>...</json> tags, one action at a time:
+<json>{"name": "<tool name>", "arguments": {<arguments>}}</json> to call a tool, or
+<json>{"name": "respond", "arguments": {"content": "<your message>"}}</json> to talk to the
+user. Text outside the tags is ignored.""",
+}
+REPLY_FORMAT = "<reply_format>\n" + REPLY_FORMATS["any"] + "\n" + _RESULTS_FORMAT \
+    + "\n</reply_format>"
+
+
+def reply_format(tool_call_format: str = "any") -> str:
+    """The `<reply_format>` block telling the agent how to call tools in this format."""
+    return ("<reply_format>\n" + REPLY_FORMATS[tool_call_format] + "\n" + _RESULTS_FORMAT
+            + "\n</reply_format>")
 
 
 def render_tools(schemas: Sequence[dict[str, Any]]) -> str:
@@ -73,10 +102,16 @@ def render_history(messages: Sequence[Any]) -> str:
 
 
 def first_message(policy: str, schemas: Sequence[dict[str, Any]],
-                  history: Sequence[Any] = ()) -> list[Part]:
+                  history: Sequence[Any] = (), *,
+                  tool_call_format: ToolCallFormat = "any") -> list[Part]:
     """The preamble parts of a conversation's first A2A message (the user's words follow)."""
-    text = "\n".join([INSTRUCTIONS.format(greeting=GREETING), "<policy>", policy.strip(),
-                      "</policy>", "", render_tools(schemas), "", REPLY_FORMAT])
+    instructions = INSTRUCTIONS.format(greeting=GREETING)
+    if tool_call_format == "tags":  # there, words for the user go through `respond`
+        instructions = instructions.replace(
+            "Messages you write as plain text go to the user.",
+            "Messages for the user go in a `respond` action.")
+    text = "\n".join([instructions, "<policy>", policy.strip(), "</policy>", "",
+                      render_tools(schemas), "", reply_format(tool_call_format)])
     if history:
         text += "\n\n" + render_history(history)
     return [TextPart(text=text), DataPart(data={"tools": list(schemas)})]
@@ -94,36 +129,21 @@ def tool_result_parts(results: Sequence[ToolMessage],
 
 # --- replies -----------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
-_JSON_OPEN, _JSON_CLOSE = re.compile(r"<json>", re.I), re.compile(r"</json>", re.I)
+_WRAPPERS = (re.compile(r"\A```(?:json|JSON)?[ \t]*\n?(.*?)```\Z", re.S),
+             re.compile(r"\A<json>(.*?)</json>\Z", re.S | re.I))
+# Upstream's tags parser (agentify_tau_bench parse_tags): any <tag>...</tag>, content stripped,
+# the last `json` tag wins because the tags are collected into a dict.
+_TAGS = re.compile(r"<(.*?)>(.*?)</\1>", re.S)
 
 
-def _json_tags(text: str) -> list[str]:
-    """`re.findall(r"<json>(.*?)</json>", text, re.S | re.I)` in linear time (the regex is
-    quadratic in the number of unclosed `<json>` tags: minutes for a 1 MB reply)."""
-    out, position = [], 0
-    while (opening := _JSON_OPEN.search(text, position)) is not None:
-        closing = _JSON_CLOSE.search(text, opening.end())
-        if closing is None:
-            break
-        out.append(text[opening.end():closing.start()])
-        position = closing.end()
-    return out
+class EmptyReply(ProtocolError):
+    """The agent's reply has neither text nor a tool call; `reply` is what it sent, kept for
+    the transcript (upstream keeps an empty message in the trajectory too)."""
 
-
-def _json_candidates(text: str) -> list[Any]:
-    """JSON values the text is made of: whole text, fenced blocks, <json> tags."""
-    out = []
-    stripped = text.strip()
-    for chunk in [stripped, *_json_tags(text), *_FENCE.findall(text)]:
-        chunk = chunk.strip()
-        if not chunk or chunk[0] not in "[{":
-            continue
-        try:  # depth-limited: JSON nested too deep is the agent's error (ReplyTooDeep)
-            out.append(loads(chunk, DEFAULT_MAX_DEPTH, what="JSON in the agent's text"))
-        except ValueError:
-            continue
-    return out
+    def __init__(self, reply: AssistantMessage) -> None:
+        super().__init__("the agent's reply is empty (no text and no tool call)",
+                         hint="Reply with a message for the user or a tool call.")
+        self.reply = reply
 
 
 def _is_call_shape(value: Any) -> bool:
@@ -169,33 +189,111 @@ def _calls(value: Any) -> list[ToolCall]:
     return [_call(value.get("tool_call", value))]
 
 
-def _message(calls: list[ToolCall], raw_text: str) -> AssistantMessage:
+def _message(calls: list[ToolCall], content: str | None) -> AssistantMessage:
     # Upstream has no limit; thousands of calls in one turn are a hostile reply, not a model's.
     check_count(len(calls), DEFAULT_MAX_TOOL_CALLS, "tool calls")
     responds = [c for c in calls if c.name == RESPOND]
     if responds:
         if len(calls) > 1:
             raise ProtocolError("`respond` cannot be mixed with tool calls in one reply")
-        content = responds[0].arguments.get("content")
+        text = responds[0].arguments.get("content")
+        if not isinstance(text, str) or not text.strip():
+            raise ProtocolError("`respond` needs a non-empty string `content`")
+        return AssistantMessage(content=text)
+    return AssistantMessage(content=content, tool_calls=calls)
+
+
+def _text_of(reply: AgentReply) -> str | None:
+    """The reply's text parts joined, exactly as sent; None when it has no text part."""
+    texts = [p.text for p in reply.parts if isinstance(p, TextPart)]
+    return "\n".join(texts) if texts else None
+
+
+def _whole_call(text: str, known: Mapping[str, Any] | None) -> AssistantMessage | None:
+    """The call when the whole text (one fence or one <json> tag stripped) is one well-formed
+    call JSON naming known tools (or `respond`); otherwise None: the text goes to the user."""
+    body = text.strip()
+    for wrapper in _WRAPPERS:
+        m = wrapper.match(body)
+        if m:
+            body = m.group(1).strip()
+            break
+    if not body or body[0] not in "[{":
+        return None
+    try:  # depth-limited: JSON nested too deep is the agent's error (ReplyTooDeep)
+        value = loads(body, DEFAULT_MAX_DEPTH, what="JSON in the agent's text")
+    except ValueError:
+        return None
+    if not _is_call_shape(value):
+        return None
+    try:
+        message = _message(_calls(value), None)
+    except ProtocolError:
+        return None  # malformed: prose that merely looks like a call
+    if message.tool_calls and known is not None and any(
+            c.name not in known for c in message.tool_calls):
+        return None
+    return message
+
+
+def _restored(calls: list[ToolCall], known: Mapping[str, Any] | None) -> list[ToolCall]:
+    if not known:
+        return calls
+    return [c.model_copy(update={"arguments": restore_integers(c.arguments, known.get(c.name))})
+            for c in calls]
+
+
+def _parse_tags(text: str | None) -> AssistantMessage:
+    """Upstream's agentify_tau_bench semantics: the `<json>` tag holds `{"name", "arguments"}`;
+    `respond` gives its content to the user, anything else is one tool call."""
+    tags = {name: body.strip() for name, body in _TAGS.findall(text or "")}
+    if "json" not in tags:  # upstream: KeyError, the task fails
+        raise ProtocolError("the reply has no <json>...</json> tag (--tool-call-format tags)",
+                            hint='Reply with <json>{"name": ..., "arguments": {...}}</json>.')
+    try:
+        action = loads(tags["json"], DEFAULT_MAX_DEPTH, what="the <json> tag")
+    except ValueError as exc:  # upstream: json.loads raises, the task fails
+        raise ProtocolError(f"the <json> tag is not valid JSON: {exc}") from exc
+    if not isinstance(action, dict) or "name" not in action:
+        raise ProtocolError("the <json> tag needs an object with `name` and `arguments`")
+    if action["name"] == RESPOND:
+        content = (action.get("arguments") or {}).get("content") \
+            if isinstance(action.get("arguments"), dict) else None
         if not isinstance(content, str) or not content.strip():
             raise ProtocolError("`respond` needs a non-empty string `content`")
         return AssistantMessage(content=content)
-    return AssistantMessage(content=raw_text or None, tool_calls=calls)
+    name, args = action.get("name"), action.get("arguments")
+    if not isinstance(name, str) or not isinstance(args, dict):
+        # upstream: not a valid ToolCall, so parse_action_string sends the JSON as text
+        return AssistantMessage(content=json.dumps(action))
+    call_id = action.get("id")
+    return AssistantMessage(content=None, tool_calls=[ToolCall(
+        id=call_id if isinstance(call_id, str) and call_id else f"call_{uuid.uuid4().hex[:12]}",
+        name=name, arguments=args)])
 
 
-def parse_reply(reply: AgentReply) -> AssistantMessage:
-    """The agent's A2A reply as a tau2 assistant message. Raises ProtocolError for an empty
-    reply or a malformed tool call (an agent error, never silently dropped)."""
-    text = reply.text
+def parse_reply(reply: AgentReply, *, tools: Mapping[str, Any] | None = None,
+                tool_call_format: ToolCallFormat = "any") -> AssistantMessage:
+    """The agent's A2A reply as a tau2 assistant message (docs/tau2.md, "Replies").
+
+    `tools` maps the known tool names to their parameter schemas: text calls must name one,
+    and DataPart numbers are restored by them. Text is kept byte for byte. Raises
+    ProtocolError for a malformed DataPart call, EmptyReply for an empty reply."""
+    text = _text_of(reply)
+    if tool_call_format == "tags":
+        return _parse_tags(text)
     for data in reply.data:  # a DataPart tool call wins; text beside it stays as content,
         if _is_call_shape(data):  # like upstream's mixed message (never shown to the user)
-            return _message(_calls(whole_numbers(data)), text.strip())
-    if not text.strip():
+            message = _message(_calls(data), text)
+            if message.tool_calls:
+                message.tool_calls = _restored(message.tool_calls, tools)
+            return message
+    if not (text or "").strip():
         if reply.data:
             return AssistantMessage(content=json.dumps(reply.data[0], ensure_ascii=False))
-        raise ProtocolError("the agent's reply is empty (no text and no data)",
-                            hint="Reply with a message for the user or a tool call.")
-    for candidate in _json_candidates(text):
-        if _is_call_shape(candidate):
-            return _message(_calls(candidate), "")
+        raise EmptyReply(AssistantMessage(content=text))
+    if tool_call_format == "any":
+        whole = _whole_call(text or "", tools)
+        if whole is not None:
+            return whole
     return AssistantMessage(content=text)
