@@ -94,18 +94,14 @@ def test_tag_content_equals_upstreams_regex(text: str) -> None:
         assert actions.tag_content(text, name) == (match.group(1) if match else None)
 
 
-@settings(max_examples=300, deadline=None)
-@given(TAG_TEXT)
-def test_json_tags_equal_the_regex(text: str) -> None:
-    assert translator._json_tags(text) == re.findall(r"<json>(.*?)</json>", text, re.S | re.I)
-
-
 def test_unclosed_tags_and_half_objects_cost_linear_time() -> None:
     t0 = time.monotonic()
     assert actions.parse_reply("<execute>" * 150_000) is None
     # 200,000 starts of half-objects 500 deep: the scan gives up after 1,000 failed starts
     assert actions.parse_reply(('{"a": ' * 500 + "x") * 400) is None
-    assert translator._json_candidates("<json>" * 200_000) == []
+    # tau2's default format reads a call only from the whole text (anchored wrappers)
+    unclosed = _reply({"kind": "text", "text": "<json>" * 200_000})
+    assert translator.parse_reply(unclosed).content == "<json>" * 200_000
     assert time.monotonic() - t0 < 10  # the regexes alone took minutes
 
 
