@@ -139,3 +139,27 @@ async def test_grpc_retries_then_polls_a_working_task(version: str) -> None:
         ("SendMessage", 1, "UNAVAILABLE"), ("SendMessage", 2, "OK"), ("GetTask", 1, "OK"),
         ("GetTask", 1, "OK")]
     assert metrics[0].error is not None and "AgentUnreachable" in metrics[0].error
+
+
+async def test_rest_tenant_is_a_path_prefix_on_1_0_only() -> None:
+    """A 1.0 interface's tenant goes first in the path, as a2a-sdk's REST client sends it;
+    0.3 has no tenant and lives under /v1."""
+    import httpx
+
+    from a2abench.a2a.rest import RestTransport
+
+    paths: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        paths.append(request.url.raw_path.decode())  # as sent, percent-encoding kept
+        return httpx.Response(200, json={"task": DONE} if request.method == "POST" else DONE)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        v1 = RestTransport(http, "http://agent/api/", "1.0", tenant="acme/eu")
+        await v1.send({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []},
+                       "tenant": "acme/eu"})
+        await v1.get_task("t 1")
+        v03 = RestTransport(http, "http://agent/api", "0.3", tenant="ignored")
+        await v03.cancel_task("t1")
+    assert paths == ["/api/acme%2Feu/message:send", "/api/acme%2Feu/tasks/t%201",
+                     "/api/v1/tasks/t1:cancel"]
