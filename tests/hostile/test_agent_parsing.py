@@ -5,6 +5,7 @@ and which side a passed --task-timeout is blamed on."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from pathlib import Path
@@ -99,10 +100,21 @@ def test_unclosed_tags_and_half_objects_cost_linear_time() -> None:
     assert actions.parse_reply("<execute>" * 150_000) is None
     # 200,000 starts of half-objects 500 deep: the scan gives up after 1,000 failed starts
     assert actions.parse_reply(('{"a": ' * 500 + "x") * 400) is None
-    # tau2's default format reads a call only from the whole text (anchored wrappers)
-    unclosed = _reply({"kind": "text", "text": "<json>" * 200_000})
-    assert translator.parse_reply(unclosed).content == "<json>" * 200_000
+    text = "<json>" * 200_000  # text to the user in the default format, quickly
+    assert translator.parse_reply(_reply({"kind": "text", "text": text})).content == text
     assert time.monotonic() - t0 < 10  # the regexes alone took minutes
+
+
+def test_the_tags_format_refuses_replies_its_regex_cannot_parse_in_time() -> None:
+    t0 = time.monotonic()
+    with pytest.raises(ReplyLimitExceeded, match="4000 '<' and 4000 '>'"):
+        translator.parse_reply(_reply({"kind": "text", "text": "<a>" * 4_000}),
+                               tool_call_format="tags")
+    assert time.monotonic() - t0 < 5  # upstream's expression took 7 minutes here
+    ok = translator.parse_reply(_reply({"kind": "text", "text": (
+        'Thinking <b>bold</b>. <json>{"name": "respond", "arguments": {"content": "hi"}}'
+        "</json>")}), tool_call_format="tags")
+    assert ok.content == "hi"
 
 
 # --- tau2 replies -----------------------------------------------------------------------------
@@ -115,6 +127,10 @@ def test_thousands_of_tool_calls_in_one_reply_are_refused() -> None:
     calls = [{"name": "get_user", "arguments": {}} for _ in range(5_000)]
     with pytest.raises(ReplyLimitExceeded, match="5000 tool calls; the limit is 100"):
         translator.parse_reply(_reply({"kind": "data", "data": {"tool_calls": calls}}))
+    as_text = json.dumps({"tool_calls": calls})  # as text too: not prose for the user
+    with pytest.raises(ReplyLimitExceeded, match="5000 tool calls"):
+        translator.parse_reply(_reply({"kind": "text", "text": as_text}),
+                               tools={"get_user": {}})
     ok = [{"name": "get_user", "arguments": {}} for _ in range(100)]
     assert len(translator.parse_reply(
         _reply({"kind": "data", "data": {"tool_calls": ok}})).tool_calls or []) == 100
