@@ -80,6 +80,11 @@ def bench_parse(repeat: int) -> None:
 
 
 class _Reply:
+    """The slice of a2abench.a2a.AgentReply the episode reads: a plain message, no task state."""
+
+    state = None
+    task = None
+
     def __init__(self, text: str) -> None:
         self.text, self.data = text, []
 
@@ -87,6 +92,7 @@ class _Reply:
 class _Chat:
     def __init__(self, script: list[str]) -> None:
         self.script = list(script)
+        self.log: list[dict[str, Any]] = []  # a2abench.a2a.Conversation.log: one entry per reply
 
     async def send(self, *parts: Any) -> _Reply:
         return _Reply(self.script.pop(0))

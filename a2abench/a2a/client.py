@@ -422,6 +422,8 @@ class Conversation:
         self.context_id: str | None = None
         self.task_id: str | None = None
         self.turns = 0
+        # One small entry per reply (kind, A2A task state, latency) for the report viewer.
+        self.log: list[dict[str, Any]] = []
 
     async def send(self, *content: Part | str | dict[str, Any],
                    stream: bool | None = None) -> AgentReply:
@@ -429,6 +431,8 @@ class Conversation:
                           context_id=self.context_id, task_id=self.task_id)
         reply = await self.client.send_message(message, stream=stream, lane=self.lane)
         self.turns += 1
+        self.log.append({"kind": reply.kind, "state": reply.state.value if reply.state else None,
+                         "latency_ms": round(reply.latency_ms, 3)})
         if reply.context_id:
             self.context_id = reply.context_id
         state = reply.state

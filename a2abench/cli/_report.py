@@ -25,7 +25,7 @@ def report(
         "--scoring", "With --rescore: benchmark option KEY=VALUE to change (repeatable), "
                      "e.g. judge_llm=gpt-4.1.", show_default=False)] = None,
     compare: Annotated[bool, c.opt("--compare", "Put different runs side by side (b2b vs b2c, "
-                                                "two agents...): table, markdown or json.")]
+                                                "two agents...): table, markdown, json or html.")]
     = False,
     rescored_output: Annotated[Path | None, c.opt(
         "--rescored-output", "With --rescore: where to write the re-scored records "
@@ -96,10 +96,10 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
     from a2abench._output import Output
     from a2abench.errors import ConfigError
     from a2abench.report import step_summary
-    from a2abench.report.compare import compare, to_markdown
+    from a2abench.report.compare import compare, group_runs, to_markdown
 
-    if format not in ("table", "markdown", "json"):
-        raise ConfigError(f"--compare writes table, markdown or json, not {format!r}")
+    if format not in ("table", "markdown", "json", "html"):
+        raise ConfigError(f"--compare writes table, markdown, json or html, not {format!r}")
     comparison = compare(paths)
     out = Output.for_command(format == "json" and output is None)
     if format == "table" and output is None:
@@ -113,10 +113,18 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
             table.add_row(name, *("—" if v is None else f"{v:.3f}" for v in values))
         out.out.print(table)
     else:
-        text = (comparison.model_dump_json(indent=2, exclude={"reports"}) if format == "json"
-                else to_markdown(comparison))
+        if format == "html":
+            from a2abench.report.html import compare_html
+
+            text = compare_html(comparison, group_runs(paths))
+        elif format == "json":
+            text = comparison.model_dump_json(indent=2, exclude={"reports"})
+        else:
+            text = to_markdown(comparison)
         if output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(text, encoding="utf-8")
+            out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text)
     if format in ("table", "markdown"):

@@ -47,6 +47,14 @@ def serve_green(
                                                           "a free port, advertised in the "
                                                           "card].", min=0, max=65535,
                                            show_default=False)] = None,
+    metrics: Annotated[bool, c.opt("--metrics", "Serve Prometheus metrics at /metrics.")]
+    = False,
+    metrics_port: Annotated[int | None, c.opt("--metrics-port", "Serve /metrics on this port "
+                                                                "instead (implies --metrics).",
+                                              min=1, max=65535, show_default=False)] = None,
+    log_format: Annotated[str, c.opt("--log-format", "text | json: one structured line per "
+                                                     "assessment and task start and end.")]
+    = "text",
     tck: Annotated[bool, c.opt("--tck", "Test only: answer A2A TCK scenario messages "
                                         "(docs/conformance.md).", hidden=True)] = False,
 ) -> None:
@@ -54,7 +62,8 @@ def serve_green(
 
     Each A2A task is one assessment: send {"participants": {"agent": URL}, "config":
     {"benchmark": "tau2", "domain": "airline", "max_tasks": 5}}; progress streams as status
-    updates and the Result artifact holds the scores. See docs/serve-green.md.
+    updates and the Result artifact holds the scores. GET /status shows assessments live;
+    /healthz and /readyz answer probes. See docs/serve-green.md.
 
     Example: a2abench serve-green --host 0.0.0.0 --port 9009 --card-url http://green:9009/
     """
@@ -71,7 +80,8 @@ def serve_green(
         max_concurrent_assessments=max_concurrent_assessments,
         max_queued_assessments=max_queued_assessments, allow_hosts=tuple(allow_host or ()),
         max_request_bytes=max_request_bytes, output_dir=output_dir,
-        presets=parse_presets(option), tck=tck, grpc=grpc, grpc_port=grpc_port)
+        presets=parse_presets(option), tck=tck, grpc=grpc, grpc_port=grpc_port,
+        metrics=metrics, metrics_port=metrics_port, log_format=log_format)
     out = Output.for_command()
 
     def ready(url: str, warnings: list[str]) -> None:

@@ -32,8 +32,11 @@ from a2abench.green import bindings
 from a2abench.green.card import build_card
 from a2abench.green.executor import AssessmentExecutor
 from a2abench.green.guard import BearerAuth, BodyLimit
+from a2abench.green.monitoring import LogFormat, Monitoring, Redactor, StructuredFormatter
 from a2abench.green.request import RUN_KEYS, secret_keys
 from a2abench.green.settings import GreenSettings, normalized_card_url, rpc_path
+from a2abench.green.status_page import CountRequests, Readiness
+from a2abench.green.status_page import routes as status_routes
 from a2abench.green.tck import TckRouter
 
 logger = logging.getLogger("a2abench.green")
@@ -48,6 +51,8 @@ class GreenApp:
     card: AgentCard
     executor: AssessmentExecutor
     url: str
+    monitoring: Monitoring | None = None
+    metrics: Any | None = None  # GreenMetrics with --metrics / --metrics-port
 
 
 def check_presets(settings: GreenSettings, benchmarks: list[str]) -> None:
@@ -81,7 +86,13 @@ def build_app(settings: GreenSettings, url: str | None = None,
     card = build_card(url, list_benchmarks(), auth=settings.auth_token is not None,
                       tck=settings.tck, rest_url=bindings.rest_url(url),
                       grpc_url=bindings.grpc_url(url, grpc_port) if grpc_port else None)
-    executor = AssessmentExecutor(settings, list_benchmarks)
+    monitoring, metrics = _monitoring(settings)
+    executor = AssessmentExecutor(settings, list_benchmarks, monitoring)
+    if metrics is not None:
+        metrics.bind(lambda: executor.admission.running, lambda: executor.admission.waiting)
+    readiness = Readiness(lambda: executor.admission.waiting, settings.max_queued_assessments,
+                          lambda: executor.admission.running,
+                          settings.max_concurrent_assessments)
     agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
     # validate_input_modes: parts whose media type the card does not declare are refused
     # with ContentTypeNotSupportedError (-32005 / its REST and gRPC forms), as A2A requires.
@@ -89,6 +100,9 @@ def build_app(settings: GreenSettings, url: str | None = None,
                                     agent_card=card, validate_input_modes=True)
     routes: list[BaseRoute] = [card_route(card, path) for path in
                                ("/.well-known/agent-card.json", "/.well-known/agent.json")]
+    # Operator routes first: a JSON-RPC endpoint at "/" must not shadow them.
+    routes += status_routes(monitoring, readiness,
+                            metrics if settings.metrics_port is None else None)
     for path in _rpc_paths(rpc_path(url)):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
     routes += bindings.rest_routes(handler, rpc_path(url))
@@ -101,9 +115,11 @@ def build_app(settings: GreenSettings, url: str | None = None,
             grpc_server = await bindings.start_grpc(
                 handler, settings.host, grpc_port, token=token,
                 max_request_bytes=settings.max_request_bytes)
+        readiness.started = True
         try:
             yield
         finally:
+            readiness.started = False
             if grpc_server is not None:
                 await grpc_server.stop(grace=5)
             await executor.shutdown()  # running assessments end FAILED with what finished
@@ -113,8 +129,20 @@ def build_app(settings: GreenSettings, url: str | None = None,
     if settings.auth_token is not None:
         middleware.insert(0, Middleware(BearerAuth,
                                         token=settings.auth_token.get_secret_value()))
+    if metrics is not None:
+        middleware.insert(0, Middleware(CountRequests, metrics=metrics))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    return GreenApp(app, card, executor, url)
+    return GreenApp(app, card, executor, url, monitoring, metrics)
+
+
+def _monitoring(settings: GreenSettings) -> tuple[Monitoring, Any | None]:
+    """Live state and logs always; Prometheus metrics only when asked for (an import)."""
+    metrics = None
+    if settings.metrics or settings.metrics_port is not None:
+        from a2abench.green.prom import GreenMetrics
+
+        metrics = GreenMetrics()
+    return Monitoring(metrics), metrics
 
 
 def card_route(card: AgentCard, path: str) -> Route:
@@ -150,6 +178,9 @@ def startup_warnings(settings: GreenSettings) -> list[str]:
     if settings.exposed() and settings.auth_token is None:
         out.append(f"serving on {settings.host} without --auth-token: anyone who can reach "
                    "this server can start assessments")
+    if settings.metrics_port is not None and settings.exposed():
+        out.append(f"--metrics-port {settings.metrics_port} serves /metrics on {settings.host} "
+                   "without the bearer token; keep that port behind a firewall")
     if settings.card_url is None and settings.exposed():
         out.append("no --card-url: the card advertises a loopback URL that other machines "
                    "cannot use")
@@ -185,13 +216,22 @@ def _grpc_port(settings: GreenSettings) -> int | None:
     return bindings.pick_grpc_port(settings.host, settings.grpc_port)
 
 
-def _log_to_stderr(level: str) -> None:
-    """One line per assessment event, beside uvicorn's own log (unless logging is set up)."""
+def _log_to_stderr(level: str, fmt: LogFormat = "text", token: str | None = None) -> None:
+    """Structured lines per assessment and task event, beside uvicorn's own log (unless
+    logging is set up); with json, uvicorn's lines become JSON objects too."""
+    formatter = StructuredFormatter(fmt, Redactor([token] if token else []))
     if not logger.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)-9s %(message)s"))
+        handler.setFormatter(formatter)
         logger.addHandler(handler)
         logger.setLevel(level.upper())
+    if fmt == "json":
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+            uvicorn_logger = logging.getLogger(name)
+            uvicorn_logger.handlers = [logging.StreamHandler()]
+            uvicorn_logger.handlers[0].setFormatter(formatter)
+            uvicorn_logger.propagate = False
+            uvicorn_logger.setLevel(level.upper())
 
 
 def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | None = None,
@@ -199,18 +239,38 @@ def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | N
     """Serve until interrupted. `on_ready(card_url, warnings)` is called once bound."""
     import uvicorn
 
-    _log_to_stderr(log_level)
+    fmt: LogFormat = "json" if settings.log_format == "json" else "text"
+    token = settings.auth_token.get_secret_value() if settings.auth_token else None
+    _log_to_stderr(log_level, fmt, token)
     grpc_port = _grpc_port(settings)
     sock = bind(settings)
     try:
         green = build_app(settings, settings.advertised_url(sock.getsockname()[1]),
                           grpc_port=grpc_port)
+        if settings.metrics_port is not None and green.metrics is not None:
+            start_metrics_server(green.metrics, settings.host, settings.metrics_port)
         if on_ready is not None:
             on_ready(green.url, startup_warnings(settings))
         others = [f"{i.protocol_binding} {i.protocol_version} at {i.url}"
                   for i in green.card.supported_interfaces if i.protocol_binding != "JSONRPC"]
         logger.info("also serving %s", ", ".join(others))
-        config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15)
-        uvicorn.Server(config).run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
+        config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15,
+                                log_config=None if fmt == "json" else uvicorn.config.LOGGING_CONFIG)
+        server = uvicorn.Server(config)
+        if green.monitoring is not None:
+            green.monitoring.stopping = lambda: server.should_exit
+        server.run(sockets=[sock])  # re-raises Ctrl-C after a clean shutdown
     finally:
         sock.close()
+
+
+def start_metrics_server(metrics: Any, host: str, port: int) -> Any:
+    """/metrics on a port of its own (a daemon thread of prometheus-client); the server."""
+    from prometheus_client import start_http_server
+
+    try:
+        server, _ = start_http_server(port, addr=host.strip("[]"), registry=metrics.registry)
+        return server
+    except OSError as exc:
+        raise ConfigError(f"cannot serve metrics on {host}:{port}: {exc.strerror}",
+                          hint="Choose another --metrics-port.") from None

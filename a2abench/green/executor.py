@@ -26,6 +26,7 @@ from a2a.types import Message, TaskState
 from a2a.utils.errors import UnsupportedOperationError
 
 from a2abench.errors import A2ABenchError, CircuitOpen, RecordsError
+from a2abench.green.monitoring import Monitoring
 from a2abench.green.request import (
     ACCEPTED_FORMATS,
     AssessmentRequest,
@@ -180,12 +181,14 @@ class _ProgressPump:
 class AssessmentExecutor(AgentExecutor):
     """Runs one assessment per A2A task with the same engine as `a2abench run`."""
 
-    def __init__(self, settings: GreenSettings, benchmarks: Callable[[], list[str]]) -> None:
+    def __init__(self, settings: GreenSettings, benchmarks: Callable[[], list[str]],
+                 monitoring: Monitoring | None = None) -> None:
         self.settings = settings
         self.benchmarks = benchmarks
         self.admission = Admission(settings.max_concurrent_assessments,
                                    settings.max_queued_assessments)
         self.running: dict[str, Assessment] = {}
+        self.monitoring = monitoring or Monitoring()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         if context.current_task is not None:
@@ -208,6 +211,8 @@ class AssessmentExecutor(AgentExecutor):
             await self._admit_and_run(assessment, request, plan, updater)
         finally:
             self.running.pop(task_id, None)
+            # No-op after a normal end; clears the live entry if the run ended by an exception.
+            self.monitoring.finished_assessment(task_id, "failed", "ended unexpectedly")
             assessment.finished.set()
 
     async def _plan(self, task_id: str, message: Message | None,
@@ -219,7 +224,7 @@ class AssessmentExecutor(AgentExecutor):
                                     self.benchmarks())
             return request, plan_run(request, self.settings, task_id)
         except RequestRejected as exc:
-            logger.info("assessment %s rejected: %s", task_id, exc.problem)
+            self.monitoring.rejected(task_id, "invalid", exc.problem)
             await updater.reject(_say(updater, exc.render(), {
                 "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
         except A2ABenchError as exc:  # e.g. a plug-in benchmark that fails to load
@@ -233,6 +238,7 @@ class AssessmentExecutor(AgentExecutor):
     async def _admit_and_run(self, assessment: Assessment, request: AssessmentRequest,
                              planned: Planned, updater: TaskUpdater) -> None:
         async def queued(ahead: int) -> None:
+            self.monitoring.queued(assessment.task_id)
             await updater.update_status(TaskState.TASK_STATE_SUBMITTED, _say(
                 updater, f"queued: position {ahead} in line; "
                          f"{self.admission.running} assessment(s) running"))
@@ -243,10 +249,14 @@ class AssessmentExecutor(AgentExecutor):
             await planned.driver.aclose()  # execute_async never got it, so close it here
             if not isinstance(exc, Busy):
                 raise
+            self.monitoring.rejected(assessment.task_id, "busy", str(exc))
             await updater.reject(_say(updater, str(exc)))
             return
         if not admitted:
             await planned.driver.aclose()
+            self.monitoring.finished_assessment(
+                assessment.task_id, "canceled" if assessment.cancel_requested else "failed",
+                assessment.stop_reason)
             await self._stopped_before_start(assessment, updater)
             return
         try:
@@ -264,15 +274,21 @@ class AssessmentExecutor(AgentExecutor):
     async def _run(self, assessment: Assessment, request: AssessmentRequest, planned: Planned,
                    updater: TaskUpdater) -> None:
         config = planned.config
-        logger.info("assessment %s: %s against %s", assessment.task_id, config.benchmark,
-                    config.white_agent_url)
+        self.monitoring.started(assessment.task_id, config.benchmark, planned.driver.domain,
+                                config.white_agent_url, config.output)
         await updater.start_work(_say(updater, f"starting the {config.benchmark} assessment "
                                                f"of {request.white_agent_url}"))
         pump = _ProgressPump(updater, self.settings.progress_interval_s)
         pumping = asyncio.create_task(pump.run())
+        watch = self.monitoring.sink(assessment.task_id)
+
+        def on_event(event: Event) -> None:
+            pump.on_event(event)
+            watch(event)
+
         status, error = "failed", None
         try:
-            summary = await execute_async(config, pump.on_event, assessment.stop, planned.driver)
+            summary = await execute_async(config, on_event, assessment.stop, planned.driver)
             status = summary.status
         except A2ABenchError as exc:
             status, error = ("aborted" if isinstance(exc, CircuitOpen) else "failed"), exc.render()
@@ -288,12 +304,14 @@ class AssessmentExecutor(AgentExecutor):
                       planned: Planned, updater: TaskUpdater, status: str,
                       error: str | None) -> None:
         config = planned.config
+        final = ("canceled" if assessment.cancel_requested else "failed" if error is not None
+                 else status)
+        self.monitoring.finished_assessment(assessment.task_id, final, error)
         report = await asyncio.to_thread(_read_report, config.output)
         if report is not None or status == "completed":
             data = result_data(report, config, status, request.participants, request.format)
             text = summary_text(data, request.white_agent_url)
             await updater.add_artifact([new_text_part(text), new_data_part(data)], name="Result")
-        logger.info("assessment %s: %s", assessment.task_id, error or status)
         if assessment.cancel_requested:
             await updater.cancel(_say(updater, "canceled; the results of the task-trials that "
                                                "finished are in the Result artifact"))

@@ -22,6 +22,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 __all__ = ["BearerAuth", "BodyLimit", "HostPolicy"]
 
 CARD_PATHS = frozenset({"/.well-known/agent-card.json", "/.well-known/agent.json"})
+PROBE_PATHS = frozenset({"/healthz", "/readyz"})  # load balancers probe without a token
 
 
 async def _error(send: Send, status: int, message: str,
@@ -36,7 +37,8 @@ async def _error(send: Send, status: int, message: str,
 
 
 class BearerAuth:
-    """Every request except GETs of the agent card must carry `Authorization: Bearer TOKEN`."""
+    """Every request except GETs of the agent card and the health probes must carry
+    `Authorization: Bearer TOKEN`."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
@@ -51,7 +53,8 @@ class BearerAuth:
 
     @staticmethod
     def _public(scope: Scope) -> bool:
-        return scope.get("method") in ("GET", "HEAD") and scope.get("path") in CARD_PATHS
+        return scope.get("method") in ("GET", "HEAD") and (
+            scope.get("path") in CARD_PATHS or scope.get("path") in PROBE_PATHS)
 
     def _authorized(self, scope: Scope) -> bool:
         for name, value in scope.get("headers", []):

@@ -41,6 +41,9 @@ class GreenSettings:
     tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
     grpc: bool = True  # serve the gRPC binding too (when grpcio is installed)
     grpc_port: int | None = None  # None: a free port, advertised in the card
+    metrics: bool = False  # serve /metrics (Prometheus) on the main port
+    metrics_port: int | None = None  # or on a port of its own (implies metrics)
+    log_format: str = "text"  # text | json: structured assessment/task lines
 
     def __post_init__(self) -> None:
         if self.max_concurrent_assessments < 1:
@@ -54,6 +57,8 @@ class GreenSettings:
             raise ConfigError("--auth-token is empty", hint="Unset it to serve without auth.")
         if self.card_url is not None:
             check_http_url(self.card_url, "--card-url")
+        if self.log_format not in ("text", "json"):
+            raise ConfigError(f"--log-format {self.log_format!r} is not text or json")
 
     def advertised_url(self, port: int | None = None) -> str:
         """The URL the card advertises: --card-url, else http://host:port/ (a wildcard bind

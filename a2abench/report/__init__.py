@@ -26,7 +26,7 @@ def render(report: Report, fmt: str, paths: list[Path]) -> str:
     if fmt == "markdown":
         return text.to_markdown(report)
     if fmt == "html":
-        return html.to_html(report)
+        return html.to_html(report, paths)
     if fmt == "junit":
         return text.to_junit(report)
     return _export(report, fmt, paths)

@@ -45,13 +45,24 @@ class LLMUsage:
     completion_tokens: int = 0
     cost_usd: float | None = None
     calls: int = 0
+    # The same, per role ("user_simulator", "judge") when callers name one.
+    by_role: dict[str, LLMUsage] = field(default_factory=dict)
 
-    def add(self, prompt: int, completion: int, cost: float | None) -> None:
+    def add(self, prompt: int, completion: int, cost: float | None,
+            role: str | None = None) -> None:
         self.calls += 1
         self.prompt_tokens += prompt
         self.completion_tokens += completion
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
+        if role is not None:
+            self.by_role.setdefault(role, LLMUsage()).add(prompt, completion, cost)
+
+    def roles(self) -> dict[str, dict[str, Any]]:
+        """Per-role usage as JSON for a task record's details."""
+        return {role: {"prompt_tokens": u.prompt_tokens,
+                       "completion_tokens": u.completion_tokens, "cost_usd": u.cost_usd,
+                       "calls": u.calls} for role, u in self.by_role.items()}
 
 
 @dataclass

@@ -192,6 +192,8 @@ def test_judged_scoring_sends_upstreams_prompts(tmp_path: Path, org: dict[str, A
     run_rec, recs = records(out)
     assert {k: r["reward"] for k, r in recs.items()} == {str(t.idx): 1.0 for t in tasks}
     assert all(r["labels"] == [] and r["llm_prompt_tokens"] > 0 for r in recs.values())
+    assert all(r["details"]["llm_usage"]["judge"]["prompt_tokens"] == r["llm_prompt_tokens"]
+               and set(r["details"]["llm_usage"]) == {"judge"} for r in recs.values())
     paths = {r["details"]["scoring_path"] for r in recs.values()}
     assert paths == {"llm_extraction", "llm_judge"}
     assert run_rec["models"]["scoring"] == "judged"
@@ -270,6 +272,7 @@ def test_interactive_with_a_scripted_user(tmp_path: Path, org: dict[str, Any],
     for rec in recs.values():
         assert (rec["reward"], rec["termination"]) == (1.0, "user_stop")
         assert rec["details"]["user_turns"] == 2 and rec["domain"] == "b2b_interactive"
+        assert set(rec["details"]["llm_usage"]) == {"user_simulator"}  # offline judge: no LLM
         users = [e["text"] for e in rec["transcript"] if e["role"] == "user"]
         assert users[0].startswith("TASK:") and users[-1] == "###STOP###"
     assert all(re.search(r"# User message\nTASK:\d+ ", m) for m in agent.first_messages)

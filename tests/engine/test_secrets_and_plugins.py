@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent
+from tests.report.pagedata import page_data
 
 CANARY = "canary-7f3a9c1e-secret"
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +49,9 @@ def test_a_planted_secret_appears_in_no_output(tmp_path: Path,
     for text in outputs:
         assert CANARY not in text
     assert "***" in out.read_text()
+    # The HTML report compresses transcripts: look inside them too.
+    meta, blobs = page_data((tmp_path / "report.html").read_text())
+    assert blobs and CANARY not in json.dumps([meta, blobs])
 
 
 def test_a_third_party_benchmark_registers_by_entry_point(tmp_path: Path) -> None:

@@ -58,3 +58,17 @@ def test_every_mock_task_passes_with_the_gold_agent(tmp_path: Path) -> None:
     assert user_tools["reward_components"] == {"DB": 0.0, "ENV_ASSERTION": 1.0, "ACTION": 1.0}
     calls = [m for m in user_tools["transcript"] if m["role"] == "tool"]
     assert calls[0]["requestor"] == "user" and "dismissed" in calls[0]["content"]
+    # What the report viewer needs: which user-DB fields differ, and which message each A2A
+    # reply became (tasks with a message history included).
+    diff = user_tools["details"]["reward_info"]["info"]["env"]["db_diff"]
+    assert diff["entries"] and {e["db"] for e in diff["entries"]} == {"user"}
+    for rec in records.values():
+        turns = rec["details"]["a2a_turns"]
+        assert len(turns) == rec["turns"] and all(t["latency_ms"] > 0 for t in turns)
+        indices = [t["message"] for t in turns]
+        assert indices == sorted(indices) and len(set(indices)) == len(indices)
+        assert all(rec["transcript"][i]["role"] == "assistant" for i in indices)
+        others = [i for i, m in enumerate(rec["transcript"])
+                  if m["role"] == "assistant" and i not in indices]
+        assert others and max(others) < indices[0]  # greeting or history, never the agent's
+        assert set(rec["details"]["llm_usage"]) == {"user_simulator"}

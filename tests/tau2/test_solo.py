@@ -75,6 +75,10 @@ def test_gold_solo_agent_passes_mock_without_a_user_simulator(tmp_path: Path) ->
     assert run_record["models"]["user_simulator"] is None
     transcript = recs["update_task_with_user_tools"]["transcript"]
     assert transcript[0]["role"] == "assistant" and transcript[0]["tool_calls"]  # no greeting
+    # the report viewer ties every A2A reply to its message: here every assistant message
+    turns = recs["update_task_with_user_tools"]["details"]["a2a_turns"]
+    assert [t["message"] for t in turns] == [i for i, m in enumerate(transcript)
+                                             if m["role"] == "assistant"]
     assert [m["role"] for m in transcript].count("user") == 0
     assert transcript[-1] == {**transcript[-1], "content": "###STOP###", "tool_calls": None}
     first = holder["executor"].first_messages[0]

@@ -151,7 +151,7 @@ class CRMArenaDriver(Driver):
                                                 {"role": "user", "content": user}])
             if usage is not None:
                 usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                          result.cost_usd)
+                          result.cost_usd, role="judge")
             return result.content
         return judge
 
@@ -229,11 +229,21 @@ class CRMArenaDriver(Driver):
             opening = await user.start()
         message = task_message(task, self.schema_text, self.texts.texts, PromptOptions(
             opts.max_turns, opts.interactive, opts.privacy_aware, opts.aided), opening)
-        episode = Episode(ctx.conversation(), self.backend, rule_text(self.texts.texts),
+        chat = ctx.conversation()
+        episode = Episode(chat, self.backend, rule_text(self.texts.texts),
                           opts.max_turns, task.today, user, opts.max_user_turns)
         result = await episode.run(message, self._logged(message), opening)
         verdict = await self._score(task, result.answer, result.trajectory, ctx.usage)
-        return self._outcome(task, result, verdict)
+        outcome = self._outcome(task, result, verdict)
+        # For the report viewer: each A2A reply's state and latency, and the transcript index
+        # of its "agent" entry (one per reply, in order).
+        replies = [i for i, e in enumerate(result.transcript) if e.get("role") == "agent"]
+        outcome.details["a2a_turns"] = [
+            {**turn, "message": replies[k] if k < len(replies) else None}
+            for k, turn in enumerate(chat.log)]
+        if ctx.usage.by_role:  # LLM tokens and cost per role (user simulator, judge)
+            outcome.details["llm_usage"] = ctx.usage.roles()
+        return outcome
 
     def _logged(self, message: str) -> str:
         """The task message for the transcript, the (long, shared) schema text elided."""

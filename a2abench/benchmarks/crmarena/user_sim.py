@@ -61,7 +61,7 @@ class UserSimulator:
     async def _next(self) -> str:
         result = await self.llm.chat(self.messages, seed=self.seed)
         self.usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                       result.cost_usd)
+                       result.cost_usd, role="user_simulator")
         if result.content is None:
             # Upstream crashes on None (TypeError) and records 0; a user LLM that says nothing
             # is not the agent's fault, so this task-trial is not scored.

@@ -8,10 +8,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter
 
+from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
-from a2abench.benchmarks.tau2.models import Message, RewardInfo, Task, TerminationReason
+from a2abench.benchmarks.tau2.models import (
+    AssistantMessage,
+    Message,
+    RewardInfo,
+    Task,
+    TerminationReason,
+)
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
@@ -48,6 +55,20 @@ def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) ->
     if base_url:
         kwargs["base_url"] = base_url
     return ChatLLM(LLMConfig(**kwargs))
+
+
+def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
+                         ctx: TaskContext, start: int) -> TaskOutcome:
+    """For the report viewer: each A2A reply's state and latency with the transcript index of
+    the assistant message it became (every assistant message from `start` on is the agent's,
+    one per reply; a reply refused for its task state has none), and LLM usage per role."""
+    replies = [i for i, m in enumerate(outcome.messages)
+               if i >= start and isinstance(m, AssistantMessage)]
+    result.details["a2a_turns"] = [{**turn, "message": replies[k] if k < len(replies) else None}
+                                   for k, turn in enumerate(chat.log)]
+    if ctx.usage.by_role:
+        result.details["llm_usage"] = ctx.usage.roles()
+    return result
 
 
 class Tau2Driver(Driver):
@@ -134,26 +155,31 @@ class Tau2Driver(Driver):
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
-        agent = AgentLink(ctx.conversation(), domain.policy, env.agent_tool_schemas(), history,
+        chat = ctx.conversation()
+        agent = AgentLink(chat, domain.policy, env.agent_tool_schemas(), history,
                           tool_call_format=self.opts.tool_call_format)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return self._outcome(outcome, info)
+        # the fixed greeting opens a conversation without history; the agent did not send it
+        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+                                    start=len(history) if history else 1)
 
     async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
                         history: list[Any]) -> TaskOutcome:
         domain = self._domain()
         env.set_solo()
         assert domain.solo_policy is not None  # setup loads the domain with solo=True
-        agent = solo_agent(ctx.conversation(), env, task, domain.solo_policy, history,
+        chat = ctx.conversation()
+        agent = solo_agent(chat, env, task, domain.solo_policy, history,
                            tool_call_format=self.opts.tool_call_format)
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
         info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return self._outcome(outcome, info)
+        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+                                    start=len(history))  # solo: no greeting
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:
@@ -171,7 +197,7 @@ class Tau2Driver(Driver):
                                                 {"role": "user", "content": user}])
             if usage is not None:
                 usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                          result.cost_usd)
+                          result.cost_usd, role="judge")
             return result.content or ""
         return judge
 

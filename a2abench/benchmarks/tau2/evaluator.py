@@ -25,6 +25,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
+from a2abench.benchmarks.tau2.dbdiff import db_diff
 from a2abench.benchmarks.tau2.domain import Tau2Domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment, tool_call_pairs
 from a2abench.benchmarks.tau2.models import (
@@ -174,7 +175,9 @@ def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
     if RewardType.ENV_ASSERTION in basis:
         breakdown[RewardType.ENV_ASSERTION] = assertion_reward
         reward *= assertion_reward
-    info = {"gold_action_errors": gold_errors} if gold_errors else {}
+    info: dict[str, Any] = {"gold_action_errors": gold_errors} if gold_errors else {}
+    if not db_match:  # not upstream: which records differ, for the report viewer
+        info["db_diff"] = db_diff(predicted.views(), gold.views())
     return reward, DBCheck(db_match=db_match, db_reward=db_reward), checks, breakdown, info
 
 

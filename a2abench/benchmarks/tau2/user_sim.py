@@ -72,7 +72,7 @@ class UserSimulator:
         messages = [{"role": "system", "content": self.prompt}, *flip(self.history)]
         result = await self.llm.chat(messages, tools=self.tools, seed=self.seed)
         self.usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
-                       result.cost_usd)
+                       result.cost_usd, role="user_simulator")
         calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments, requestor="user")
                  for c in result.tool_calls] or None
         message = UserMessage(content=result.content, tool_calls=calls, cost=result.cost_usd,

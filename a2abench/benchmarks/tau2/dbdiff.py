@@ -1,0 +1,86 @@
+"""Where the agent's final DB differs from the gold DB, field by field (for the report viewer).
+
+Upstream only records the verdict (`db_match`); the viewer needs the records behind it. The
+diff compares the same canonical JSON the DB hash uses (so `1` and `1.0` differ, as in the
+hash), only walks records either side touched when both are views of one base, and is bounded
+so a task record stays small: at most `MAX_ENTRIES` leaves, each value clipped to `MAX_CHARS`.
+
+    {"entries": [{"db": "agent", "path": ["reservations", "ABC123", "status"],
+                  "final": "cancelled", "gold": "active"}], "truncated": false}
+
+`db` is the agent-side or user-side DB (telecom has both); an entry without "final" (or
+"gold") means the field is absent on that side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2abench.benchmarks.tau2.db import DBView, StateDB, canonical
+
+MAX_ENTRIES = 60
+MAX_CHARS = 600
+_ABSENT = object()
+
+
+class _Diff:
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.truncated = False
+
+    def add(self, db: str, path: list[str], final: Any, gold: Any) -> None:
+        if len(self.entries) >= MAX_ENTRIES:
+            self.truncated = True
+            return
+        entry: dict[str, Any] = {"db": db, "path": path}
+        if final is not _ABSENT:
+            entry["final"] = _clip(final)
+        if gold is not _ABSENT:
+            entry["gold"] = _clip(gold)
+        self.entries.append(entry)
+
+    def walk(self, db: str, path: list[str], final: Any, gold: Any) -> None:
+        if self.truncated:
+            return
+        if isinstance(final, dict) and isinstance(gold, dict):
+            for key in sorted(set(final) | set(gold), key=str):
+                self.walk(db, [*path, str(key)], final.get(key, _ABSENT),
+                          gold.get(key, _ABSENT))
+        elif isinstance(final, list) and isinstance(gold, list) and len(final) == len(gold):
+            for index, (f, g) in enumerate(zip(final, gold, strict=True)):
+                self.walk(db, [*path, str(index)], f, g)
+        elif final is _ABSENT or gold is _ABSENT or canonical(final) != canonical(gold):
+            self.add(db, path, final, gold)
+
+
+def _clip(value: Any) -> Any:
+    text = canonical(value)
+    return value if len(text) <= MAX_CHARS else text[:MAX_CHARS] + "…"
+
+
+def _compare(diff: _Diff, db: str, final: StateDB, gold: StateDB) -> None:
+    if isinstance(final, DBView) and isinstance(gold, DBView) and final.base is gold.base:
+        for name in sorted(final.base.tables):
+            left, right = final.table(name), gold.table(name)
+            for key in sorted(left.touched() | right.touched()):
+                diff.walk(db, [name, key], left.get(key) if key in left else _ABSENT,
+                          right.get(key) if key in right else _ABSENT)
+        for name in sorted(set(final._fields) | set(gold._fields)):
+            diff.walk(db, [name], final.field(name), gold.field(name))
+        return
+    diff.walk(db, [], _dump(final), _dump(gold))
+
+
+def _dump(db: StateDB) -> Any:
+    dump = getattr(db, "dump", None)
+    return dump() if callable(dump) else {}
+
+
+def db_diff(final: tuple[StateDB, StateDB | None], gold: tuple[StateDB, StateDB | None]
+            ) -> dict[str, Any]:
+    """The differing fields of (agent DB, user DB) pairs: the trajectory's final state vs gold."""
+    diff = _Diff()
+    _compare(diff, "agent", final[0], gold[0])
+    if final[1] is not None and gold[1] is not None:
+        _compare(diff, "user", final[1], gold[1])
+    return {"entries": diff.entries, "truncated": diff.truncated}

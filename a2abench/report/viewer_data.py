@@ -1,0 +1,92 @@
+"""The data behind the HTML report's trajectory viewer.
+
+Every task-trial becomes one small summary row (what the table, filters and charts need) and
+one compressed blob (transcript, reward breakdown, details, the A2A requests of that trial)
+that the page inflates only when the trial is opened. Blobs are zlib-compressed JSON in base64:
+transcripts repeat a lot of text, so they shrink several-fold, and the browser decompresses them
+with its built-in `DecompressionStream("deflate")`, no library needed.
+
+Records stream by once; task-trials are deduplicated across shards and resumes by the same rule
+as `aggregate` (a scored result wins over an infrastructure failure, else the later record).
+"""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from a2abench.report.aggregate import SCORED
+from a2abench.run.writer import iter_records
+
+# Columns of a summary row, in order (the page maps them back to names).
+COLUMNS = ["run", "benchmark", "domain", "category", "task_id", "trial", "status", "reward",
+           "success", "termination", "error_class", "error", "latency_ms", "turns",
+           "tool_calls", "tokens", "cost_usd", "labels"]
+# A request record as a short tuple: what the per-turn timing table shows.
+REQUEST_FIELDS = ["timestamp", "method", "attempt", "status_code", "latency_ms",
+                  "first_event_ms", "input_tokens", "output_tokens", "error"]
+_BLOB_KEYS = ("transcript", "details", "reward_components", "error", "labels", "seed",
+              "started_at", "finished_at", "agent_latency_ms", "requests", "input_tokens",
+              "output_tokens", "llm_prompt_tokens", "llm_completion_tokens", "cost_usd")
+_TASK_AND_REQUEST = frozenset({"task", "request"})
+
+
+@dataclass
+class ViewerData:
+    rows: list[list[Any]] = field(default_factory=list)
+    blobs: list[str] = field(default_factory=list)
+
+
+def _row(rec: dict[str, Any], run: int) -> list[Any]:
+    err = rec.get("error") if isinstance(rec.get("error"), dict) else None
+    tokens = sum(int(rec.get(k) or 0) for k in ("input_tokens", "output_tokens",
+                                                  "llm_prompt_tokens", "llm_completion_tokens"))
+    return [run, rec.get("benchmark"), rec.get("domain"), rec.get("category"),
+            str(rec["task_id"]), int(rec["trial"]), rec.get("status", "ok"), rec.get("reward"),
+            bool(rec.get("success")), rec.get("termination"),
+            err.get("error") if err else None,
+            f"{err.get('message')}" if err else None,
+            round(float(rec.get("latency_ms") or 0.0), 1), int(rec.get("turns") or 0),
+            int(rec.get("tool_calls") or 0), tokens, rec.get("cost_usd"),
+            list(rec.get("labels") or [])]
+
+
+def _blob(rec: dict[str, Any], requests: list[list[Any]]) -> str:
+    body = {k: rec.get(k) for k in _BLOB_KEYS if k != "requests"}
+    body["requests"] = requests
+    # Level 4: nearly the size of level 6 (transcripts are repetitive) in 80% of the time.
+    packed = zlib.compress(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), 4)
+    return base64.b64encode(packed).decode("ascii")
+
+
+def _request(rec: dict[str, Any]) -> list[Any]:
+    return [rec.get(k) for k in REQUEST_FIELDS]
+
+
+def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None) -> ViewerData:
+    """Summary rows and blobs for the task-trials of one run (shards and resumes merged)."""
+    out = into if into is not None else ViewerData()
+    requests: dict[tuple[Any, ...], list[list[Any]]] = {}
+    kept: dict[tuple[Any, ...], tuple[bool, list[Any], str]] = {}
+    for rec in iter_records(list(paths), types=_TASK_AND_REQUEST):
+        if rec["type"] == "request":
+            key = (rec.get("run_id"), rec.get("task_id"), rec.get("trial"))
+            requests.setdefault(key, []).append(_request(rec))
+            continue
+        own = requests.pop((rec.get("run_id"), rec.get("task_id"), rec.get("trial")), [])
+        trial = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"])
+        scored = rec.get("status", "ok") in SCORED
+        old = kept.get(trial)
+        if old is not None and old[0] and not scored:
+            continue  # keep the scored result over a later infrastructure failure
+        kept[trial] = (scored, _row(rec, run), _blob(rec, own))
+    for _, row, blob in kept.values():
+        out.rows.append(row)
+        out.blobs.append(blob)
+    return out

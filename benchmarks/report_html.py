@@ -1,0 +1,187 @@
+"""The HTML report at scale: 10,000 task-trials with tau2-shaped transcripts.
+
+    python benchmarks/report_html.py [--tasks 10000] [--messages 24] [--keep]
+
+Generates a metrics.jsonl (transcripts with tool calls and JSON tool results, request records,
+reward breakdowns and DB diffs for failures), then
+  1. times `a2abench report --format html` in a child process, against `--format json` on the
+     same file in the same run (the baseline: reading and aggregating alone);
+  2. opens the page in headless Chromium (DevTools protocol) and times navigation until the
+     viewer has drawn its table, against a 10-task-trial report opened the same way, and then
+     opening one failed task-trial (inflate + render its transcript).
+Targets (issue 15): written in <= 5 s, opens in <= 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _util import machine
+
+from tests.browser import Chromium, find_chromium
+
+RUN_ID = "htmlbench0001"
+_VOCABULARY = ("reservation flight passenger baggage cabin economy business refund cancel "
+               "change policy insurance payment certificate gift card credit membership gold "
+               "silver regular airport departure arrival delay status confirm booking seat "
+               "upgrade the a to of and your my I would like please thank you can could check "
+               "order item return exchange address user account total price")
+WORDS = _VOCABULARY.split(" ")
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def _tool_result(rng: random.Random) -> str:
+    return json.dumps({
+        "reservation_id": "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ0123456789")
+                                  for _ in range(6)),
+        "user_id": f"user_{rng.randint(1, 500)}", "origin": "SFO", "destination": "JFK",
+        "flights": [{"flight_number": f"HAT{rng.randint(1, 300):03d}",
+                     "date": f"2024-05-{rng.randint(1, 28):02d}",
+                     "price": rng.randint(50, 2000)} for _ in range(rng.randint(1, 4))],
+        "passengers": [{"first_name": rng.choice(WORDS).title(),
+                        "last_name": rng.choice(WORDS).title(),
+                        "dob": f"19{rng.randint(40, 99)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"}
+                       for _ in range(rng.randint(1, 3))],
+        "payment_history": [{"payment_id": f"credit_card_{rng.randint(1000, 9999)}",
+                             "amount": rng.randint(100, 3000)}],
+    })
+
+
+def _transcript(rng: random.Random, messages: int, t0: float) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = [{"role": "assistant", "content": "Hi! How can I help you "
+                                                                     "today?"}]
+    while len(out) < messages:
+        out.append({"role": "user", "content": _text(rng, rng.randint(8, 40)), "cost": 0.0004})
+        call = f"call_{rng.getrandbits(40):x}"
+        out.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": call, "name": "get_reservation_details", "requestor": "assistant",
+             "arguments": {"reservation_id": "ABC123"}}]})
+        out.append({"role": "tool", "id": call, "content": _tool_result(rng),
+                    "requestor": "assistant", "error": False})
+        out.append({"role": "assistant", "content": _text(rng, rng.randint(20, 60))})
+    for i, message in enumerate(out):
+        message["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t0 + 3 * i))
+    return out
+
+
+def _details(rng: random.Random, passed: bool) -> dict[str, object]:
+    info: dict[str, object] = {"env": {} if passed else {"db_diff": {"entries": [
+        {"db": "agent", "path": ["reservations", "ABC123", "cabin"], "final": "economy",
+         "gold": "business"}], "truncated": False}}}
+    return {"reward_info": {
+        "reward": float(passed), "reward_basis": ["DB", "COMMUNICATE"],
+        "reward_breakdown": {"DB": float(passed), "COMMUNICATE": 1.0},
+        "db_check": {"db_match": passed, "db_reward": float(passed)},
+        "action_checks": [{"action": {"action_id": "a1", "requestor": "assistant",
+                                      "name": "update_reservation_flights",
+                                      "arguments": {"reservation_id": "ABC123",
+                                                    "cabin": "business"}},
+                           "action_match": passed, "action_reward": float(passed)}],
+        "communicate_checks": [], "info": info, "nl_skipped": False,
+        "reward_basis_mode": "official"},
+        "a2a_turns": [{"kind": "task", "state": "completed",
+                       "latency_ms": round(rng.lognormvariate(6, 0.5), 3)} for _ in range(8)]}
+
+
+def generate(path: Path, tasks: int, messages: int) -> None:
+    rng = random.Random(15)
+    run = {"type": "run", "schema_version": 1, "run_id": RUN_ID, "a2abench_version": "bench",
+           "benchmark": "tau2", "domain": "airline", "config": {}, "compat_key": {},
+           "scoring": {"headline": "mean_reward", "description": "x"}, "started_at": "t"}
+    with path.open("w") as f:
+        f.write(json.dumps(run) + "\n")
+        for t in range(tasks):
+            task_id, trial = str(t // 4), t % 4
+            for r in range(8):
+                f.write(json.dumps({
+                    "type": "request", "schema_version": 1, "run_id": RUN_ID,
+                    "task_id": task_id, "trial": trial, "request_id": f"{t}-{r}",
+                    "endpoint": "http://127.0.0.1:9999/", "method": "SendMessage",
+                    "attempt": 1, "status_code": 200, "latency_ms": rng.lognormvariate(6, 0.5),
+                    "first_event_ms": None, "input_tokens": rng.randint(10, 4000),
+                    "output_tokens": rng.randint(5, 400), "bytes_sent": 1000,
+                    "bytes_received": 500, "context_id": f"ctx-{t}", "error": None,
+                    "timestamp": "2026-11-22T00:00:00.000+00:00"}) + "\n")
+            passed = rng.random() < 0.6
+            f.write(json.dumps({
+                "type": "task", "schema_version": 1, "run_id": RUN_ID, "benchmark": "tau2",
+                "domain": "airline", "category": None, "task_id": task_id, "trial": trial,
+                "seed": t, "status": "ok", "reward": float(passed), "success": passed,
+                "reward_components": {"DB": float(passed), "COMMUNICATE": 1.0}, "labels": [],
+                "termination": "user_stop", "turns": 8, "tool_calls": messages // 4,
+                "latency_ms": rng.lognormvariate(9, 0.5), "agent_latency_ms": 1000.0,
+                "requests": 8, "input_tokens": 1000, "output_tokens": 100,
+                "llm_prompt_tokens": 500, "llm_completion_tokens": 50, "cost_usd": 0.001,
+                "error": None, "transcript": _transcript(rng, messages, 1.7e9 + t),
+                "details": _details(rng, passed), "started_at": "t",
+                "finished_at": "t"}) + "\n")
+
+
+def _report(exe: str, metrics: Path, fmt: str, target: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([exe, "report", str(metrics), "--format", fmt, "--output", str(target)],
+                   check=True, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def _open(browser: Chromium, page: Path) -> float:
+    t0 = time.perf_counter()
+    browser.open(page, timeout=120)
+    browser.wait_for("document.body.dataset.ready === '1'", timeout=120)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--messages", type=int, default=24)
+    parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    args = parser.parse_args()
+    exe = shutil.which("a2abench") or sys.exit("install the package first: pip install -e .")
+    if find_chromium() is None:
+        sys.exit("no Chromium found: install the `chromium` package or set A2ABENCH_CHROMIUM")
+    tmp = Path(tempfile.mkdtemp(prefix="a2abench-report-html-"))
+    metrics, small = tmp / "metrics.jsonl", tmp / "small.jsonl"
+    generate(metrics, args.tasks, args.messages)
+    generate(small, 10, args.messages)
+    json_s = _report(exe, metrics, "json", tmp / "report.json")
+    html_s = _report(exe, metrics, "html", tmp / "report.html")
+    _report(exe, small, "html", tmp / "small.html")
+    with Chromium.launch() as browser:
+        _open(browser, tmp / "small.html")  # warm the browser's caches once
+        small_s = _open(browser, tmp / "small.html")
+        open_s = _open(browser, tmp / "report.html")
+        t0 = time.perf_counter()
+        browser.evaluate("document.querySelector('#trials tbody tr.failed').click()")
+        browser.wait_for("document.getElementById('trial-detail').dataset.loaded")
+        trial_s = time.perf_counter() - t0
+        shown = browser.evaluate("document.getElementById('count').innerText")
+    size_mb = metrics.stat().st_size / 1e6
+    html_mb = (tmp / "report.html").stat().st_size / 1e6
+    print(f"# report_html, {machine()}")
+    print(f"input: {args.tasks:,} task-trials x {args.messages} messages, {size_mb:,.0f} MB "
+          f"metrics.jsonl; page {html_mb:,.1f} MB ({shown})")
+    print(f"report --format html: {html_s:.2f} s (target <= 5); --format json on the same "
+          f"file: {json_s:.2f} s; ratio {html_s / json_s:.2f}")
+    print(f"open in Chromium until the table is drawn: {open_s:.2f} s (target <= 3); a "
+          f"10-task-trial page: {small_s:.2f} s; ratio {open_s / small_s:.1f}")
+    print(f"open one failed task-trial (inflate + render): {trial_s * 1000:.0f} ms")
+    if args.keep:
+        print(f"kept {tmp}")
+    else:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

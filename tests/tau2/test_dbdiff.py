@@ -1,0 +1,94 @@
+"""The DB difference recorded for the report viewer: which records and fields differ."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2abench.benchmarks.tau2 import dbdiff
+from a2abench.benchmarks.tau2.db import StateDB
+from a2abench.benchmarks.tau2.evaluator import evaluate_offline
+from a2abench.benchmarks.tau2.models import RewardType
+from tests.tau2 import tau2_harness as harness
+from tests.tau2.tau2_support import domain
+
+
+def _retail_write_task() -> tuple[Any, Any]:
+    d = domain("retail")
+    task = next(t for t in d.tasks() if t.evaluation_criteria and RewardType.DB in
+                t.evaluation_criteria.reward_basis and any(
+                    a.name.startswith(("cancel_", "modify_", "return_", "exchange_"))
+                    for a in t.evaluation_criteria.actions or []))
+    return d, task
+
+
+def _script(task: Any, skip_writes: bool) -> list[Any]:
+    calls = [["call", {"name": a.name, "arguments": a.arguments, "requestor": a.requestor}]
+             for a in task.evaluation_criteria.actions or []
+             if not (skip_writes and a.name.startswith(("cancel_", "modify_", "return_",
+                                                        "exchange_")))]
+    return [*calls, ["say", "done"]]
+
+
+def test_a_matching_db_records_no_diff() -> None:
+    d, task = _retail_write_task()
+    _, messages = harness.build_trajectory(d, {"task": task.id,
+                                               "script": _script(task, False)})
+    info = evaluate_offline(task, messages, "user_stop", domain=d)
+    assert info.db_check is not None and info.db_check.db_match
+    assert "db_diff" not in (info.info or {}).get("env", {})
+
+
+def test_a_missed_write_is_shown_field_by_field() -> None:
+    d, task = _retail_write_task()
+    _, messages = harness.build_trajectory(d, {"task": task.id,
+                                               "script": _script(task, True)})
+    info = evaluate_offline(task, messages, "user_stop", domain=d)
+    assert info.db_check is not None and not info.db_check.db_match
+    diff = (info.info or {})["env"]["db_diff"]
+    assert diff["entries"] and not diff["truncated"]
+    order_ids = {a.arguments.get("order_id") for a in task.evaluation_criteria.actions}
+    paths = [e["path"] for e in diff["entries"]]
+    assert any(p[0] == "orders" and p[1] in order_ids for p in paths), paths
+    status = next((e for e in diff["entries"] if e["path"][-1] == "status"), None)
+    if status is not None:  # a status change: the agent left it, gold changed it
+        assert status["final"] != status["gold"]
+    for entry in diff["entries"]:
+        assert entry["db"] == "agent" and ("final" in entry or "gold" in entry)
+
+
+class _Dumped(StateDB):
+    """A DB known only through `dump()` (like telecom's model-backed DBs)."""
+
+    name = "fake"
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def dump(self) -> dict[str, Any]:
+        return self.data
+
+    def db_hash(self) -> str:
+        return ""
+
+    def patch(self, update: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+def test_whole_dumps_diff_with_absent_sides_and_int_vs_float() -> None:
+    final = _Dumped({"lines": [{"id": "L1", "data": 1}], "extra": True, "n": 1})
+    gold = _Dumped({"lines": [{"id": "L1", "data": 2}], "n": 1.0})
+    out = dbdiff.db_diff((final, final), (gold, gold))
+    agent = [e for e in out["entries"] if e["db"] == "agent"]
+    assert agent == [{"db": "agent", "path": ["extra"], "final": True},
+                     {"db": "agent", "path": ["lines", "0", "data"], "final": 1, "gold": 2},
+                     # the upstream hash tells 1 from 1.0, so the diff does too
+                     {"db": "agent", "path": ["n"], "final": 1, "gold": 1.0}]
+    assert [e["db"] for e in out["entries"]].count("user") == 3
+
+
+def test_the_diff_is_bounded() -> None:
+    final = _Dumped({f"k{i}": "x" * 5000 for i in range(dbdiff.MAX_ENTRIES + 5)})
+    gold = _Dumped({})
+    out = dbdiff.db_diff((final, None), (gold, None))
+    assert out["truncated"] and len(out["entries"]) == dbdiff.MAX_ENTRIES
+    assert all(len(e["final"]) <= dbdiff.MAX_CHARS + 1 for e in out["entries"])
