@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_rest_routes
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Mount
 
 from a2abench.errors import ConfigError
 
@@ -36,9 +36,19 @@ def rest_url(card_url: str) -> str:
 
 
 def rest_routes(handler: DefaultRequestHandler, rpc_path: str) -> list[BaseRoute]:
-    """a2a-sdk's REST routes, 1.0 and 0.3, under `rest_path(rpc_path)`."""
-    return list(create_rest_routes(handler, enable_v0_3_compat=True,
-                                   path_prefix=rest_path(rpc_path)))
+    """a2a-sdk's REST routes, 1.0 and 0.3, under `rest_path(rpc_path)`; 1.0 tenants at
+    `<prefix>/{tenant}/message:send`, where a2a-sdk's own client sends them.
+
+    a2a-sdk mounts its tenant routes at the root, before the prefix (`/{tenant}/rest/...`);
+    such a mount also catches every unknown path, and Starlette then redirects `/x` to `/x/`
+    (307) instead of answering 404. So the tenant mount is rebuilt under the prefix.
+    """
+    prefix = rest_path(rpc_path)
+    routes = [r for r in create_rest_routes(handler, enable_v0_3_compat=True,
+                                            path_prefix=prefix) if not isinstance(r, Mount)]
+    bare = [r for r in create_rest_routes(handler) if isinstance(r, Mount)]
+    routes += [Mount(prefix + "/{tenant}", routes=list(m.routes)) for m in bare]
+    return routes
 
 
 def grpc_url(card_url: str, port: int) -> str:

@@ -167,3 +167,18 @@ async def test_request_keys_streaming_and_transport(tmp_path: Any) -> None:
     assert run["interface"]["binding"] == "GRPC" and run["interface"]["streaming"] is True
     requests = [r for r in records if r["type"] == "request"]
     assert requests and all(r["method"] == "SendStreamingMessage" for r in requests)
+
+
+def test_rest_tenants_live_under_the_rest_prefix(tmp_path: Any) -> None:
+    """A 1.0 tenant goes after the interface URL (as a2a-sdk's client sends it), and unknown
+    paths elsewhere are plain 404s, not redirects into a tenant route."""
+    body = {"message": {"role": "ROLE_USER", "messageId": "tck-complete-task-1",
+                        "parts": [{"text": "hi"}]}}
+    settings = GreenSettings(output_dir=tmp_path, tck=True)
+    with green_all(settings) as (base, _):
+        tenant = httpx.post(base + "/rest/acme/message:send", json=body,
+                            headers={"A2A-Version": "1.0"})
+        unknown = httpx.get(base + "/no-such-page")
+    assert tenant.status_code == 200, tenant.text
+    assert tenant.json()["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert unknown.status_code == 404
