@@ -96,10 +96,24 @@ _SKILL = ("id", "name", "description", "tags")
 
 
 def _missing(raw: dict[str, Any], names: tuple[str, ...], where: str = "") -> list[str]:
-    return [where + n for n in names if raw.get(n) in (None, "")]
+    return [where + n for n in names if raw.get(n) is None]
+
+
+def _empty(raw: dict[str, Any], names: tuple[str, ...], where: str = "") -> list[str]:
+    return [where + n for n in names if raw.get(n) in ("", [])]
+
+
+def empty_fields(raw: dict[str, Any]) -> list[str]:
+    """Descriptive fields present but empty (the AgentBeats template ships `name: ""`)."""
+    gaps = _empty(raw, ("name", "description", "version"))
+    for i, skill in enumerate(raw.get("skills") or []):
+        if isinstance(skill, dict):
+            gaps += _empty(skill, _SKILL, f"skills[{i}].")
+    return gaps
 
 
 def required_field_gaps(raw: dict[str, Any], dialect: Dialect) -> list[str]:
+    """Required fields absent from the card (empty values are `empty_fields`)."""
     gaps = _missing(raw, _COMMON)
     if dialect == "1.0":
         for i, iface in enumerate(raw.get("supportedInterfaces") or []):
@@ -118,8 +132,6 @@ def required_field_gaps(raw: dict[str, Any], dialect: Dialect) -> list[str]:
     for i, skill in enumerate(raw.get("skills") or []):
         skill = skill if isinstance(skill, dict) else {}
         gaps += _missing(skill, _SKILL, f"skills[{i}].")
-        if dialect == "1.0" and skill.get("tags") == []:
-            gaps.append(f"skills[{i}].tags (must not be empty)")
     return gaps
 
 
@@ -137,10 +149,17 @@ def _url_findings(fetch: CardFetch) -> list[Finding]:
     card_host = urlsplit(fetch.card_url).hostname or ""
     for iface in fetch.card.interfaces:
         binding = binding_name(iface.binding)
-        # A gRPC `host:port` target is absolute; judge it as http://host:port.
-        url = (host_check_url(iface.url, binding) if binding == "GRPC"
-               and not url_is_relative(iface) else iface.url)
-        parts = urlsplit(url)
+        try:
+            # A gRPC `host:port` target is absolute; judge it as http://host:port.
+            url = (host_check_url(iface.url, binding) if binding == "GRPC"
+                   and not url_is_relative(iface) else iface.url)
+            parts = urlsplit(url)
+            _ = parts.port
+        except ValueError as exc:
+            out.append(Finding(severity="warning", code="invalid-url",
+                               message=f"interface URL {iface.url!r} is not a valid URL "
+                                       f"({exc})"))
+            continue
         if url_is_relative(iface):
             out.append(Finding(severity="warning", code="relative-url",
                                message=f"interface URL {iface.url!r} is relative; resolved "
@@ -149,11 +168,11 @@ def _url_findings(fetch: CardFetch) -> list[Finding]:
             continue
         host = parts.hostname or ""
         if host in ("0.0.0.0", "::", "[::]"):
-            out.append(Finding(severity="error", code="wildcard-host",
+            out.append(Finding(severity="warning", code="wildcard-host",
                                message=f"interface URL {iface.url} uses a bind-all address "
                                        "that clients cannot connect to"))
         elif _is_loopback(host) and not _is_loopback(card_host):
-            out.append(Finding(severity="error", code="loopback-url",
+            out.append(Finding(severity="warning", code="loopback-url",
                                message=f"interface URL {iface.url} points at loopback, but the "
                                        f"card was served by {card_host}: remote clients "
                                        "cannot reach it (set the agent's public URL)"))
@@ -192,10 +211,15 @@ def card_findings(fetch: CardFetch) -> list[Finding]:
         if reason is not None:  # not the card's fault: another interface may serve us
             out.append(Finding(severity="info", code="unsupported-binding",
                                message=f"interface {iface.url} ({iface.binding}): {reason}"))
+    # Errors are kept for what stops a run (no usable interface, a failed probe); a card
+    # that breaks its spec's required fields still runs, so that is a warning.
     for gap in required_field_gaps(raw, card.dialect):
-        out.append(Finding(severity="error", code="missing-field",
+        out.append(Finding(severity="warning", code="missing-field",
                            message=f"required field {gap} is missing for an A2A "
                                    f"{card.dialect} card"))
+    for gap in empty_fields(raw):
+        out.append(Finding(severity="warning", code="empty-field",
+                           message=f"field {gap} is empty"))
     if fetch.legacy_path:
         out.append(Finding(severity="warning", code="legacy-path",
                            message="only the legacy /.well-known/agent.json path serves the "
@@ -244,9 +268,18 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
         except (NoUsableInterface, ConfigError) as exc:  # ConfigError: the grpc extra
             result.findings.append(Finding(severity="error", code="no-usable-interface",
                                            message=exc.render()))
+        except AgentCardInvalid as exc:  # the chosen interface's URL is unusable
+            result.findings.append(Finding(severity="error", code="invalid-interface-url",
+                                           message=exc.message))
     if probe and choice is not None:
         await _probe_all(config, fetch, result, choice)
     _conclude(result)
+    if auth_token:  # an agent may echo the token it was sent; it never reaches the output
+        from a2abench.run.config import Redactor
+
+        redactor = Redactor([auth_token])
+        return DiscoverResult.model_validate_json(
+            redactor.line(result.model_dump_json().encode()))
     return result
 
 
@@ -273,7 +306,9 @@ async def _probe_all(config: A2AConfig, fetch: CardFetch, result: DiscoverResult
             result.probe = outcome
             if outcome.stream_ok is False:
                 result.findings.append(Finding(
-                    severity="error", code="streaming-broken",
+                    # `run` sends blocking requests unless asked to stream: a warning, not a
+                    # verdict, so discover and run agree on usability.
+                    severity="warning", code="streaming-broken",
                     message="the card advertises streaming, but streaming on "
                             f"{choice.binding} failed: {outcome.stream_error}"))
 

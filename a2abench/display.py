@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from a2abench._output import Output, OutputMode
+from a2abench.report.wording import count
 from a2abench.run.events import (
     Event,
     Notice,
@@ -42,7 +43,8 @@ class PlainDisplay:
             skipped = f", {event.skipped} already done" if event.skipped else ""
             con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
                       f"{event.agent} (A2A {event.dialect} {event.binding}"
-                      f"{', streaming' if event.streaming else ''}), {event.total} task-trials"
+                      f"{', streaming' if event.streaming else ''}), "
+                      f"{count(event.total, 'task-trial')}"
                       f"{skipped}, concurrency {event.concurrency}"
                       f"{', shard ' + event.shard if event.shard else ''} -> {event.output}",
                       markup=False, highlight=False)
@@ -60,8 +62,11 @@ class PlainDisplay:
         elif isinstance(event, Notice):
             self.out.err.print(f"{event.level}: {event.message}", markup=False)
         elif isinstance(event, RunFinished):
-            con.print(f"run {event.status} in {event.duration_s:.1f}s: {event.progress.done} "
-                      f"task-trials, pass rate {_rate(event.progress)} -> {event.output}",
+            p = event.progress
+            errors = f", {count(p.errors, 'error')}" if p.errors else ""
+            con.print(f"run {event.status} in {event.duration_s:.1f}s: "
+                      f"{count(p.done, 'task-trial')}, {p.passed}/{p.scored} passed "
+                      f"(pass rate {_rate(p)}){errors} -> {event.output}",
                       markup=False, highlight=False)
 
 
@@ -90,9 +95,11 @@ class RichDisplay:
             else:
                 self._update(event.progress)
                 if event.status != "ok":
+                    from rich.markup import escape  # task ids and errors come from outside
+
                     self._progress.console.print(
-                        f"[yellow]{event.task_id} trial {event.trial}: {event.status}[/] "
-                        f"{event.error or ''}", highlight=False)
+                        f"[yellow]{escape(event.task_id)} trial {event.trial}: "
+                        f"{event.status}[/] {escape(event.error or '')}", highlight=False)
         elif isinstance(event, RunFinished):
             self.stop()
             PlainDisplay(self.out)(event)
@@ -120,7 +127,7 @@ class RichDisplay:
     def _update(self, p: Progress) -> None:
         assert self._progress is not None and self._task is not None
         self._progress.update(self._task, completed=p.done, running=p.running, rate=_rate(p),
-                              errors=p.agent_errors + p.infra_errors + p.harness_errors)
+                              errors=p.errors)
 
     def stop(self) -> None:
         if self._progress is not None:
@@ -138,12 +145,16 @@ def make_display(out: Output) -> PlainDisplay | JsonDisplay | RichDisplay:
 
 def render_report(report: Report, out: Output) -> None:
     """The report as Rich tables (the `table` format)."""
+    from rich.markup import escape
     from rich.table import Table
 
     from a2abench.report.text import headline, interfaces, num, pct
 
     con = out.out
-    con.print(f"[bold]Score {num(report.score, 4)}[/bold]  {headline(report)}", highlight=False)
+    incomplete = "" if report.score_complete else " (incomplete)"
+    con.print(f"[bold]Score {num(report.score, 4)}{incomplete}[/bold]  ", end="",
+              highlight=False)
+    con.print(headline(report), markup=False, highlight=False)
     if any(run.get("interface") for run in report.runs):
         con.print(f"A2A interface: {interfaces(report)}", markup=False, highlight=False)
     for name, value in report.group_scores.items():
@@ -166,7 +177,7 @@ def render_report(report: Report, out: Output) -> None:
                     "infra err"):
             t.add_column(col)
         for g in groups:
-            t.add_row(g.name, str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
+            t.add_row(escape(g.name), str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
                       str(g.agent_errors), str(g.infra_errors))
         con.print(t)
     _render_run_stats(report, out)

@@ -7,7 +7,7 @@ a `kind` used by the run engine to classify failed task-trials:
     ├── ConfigError                    usage     2   bad flag values, bad environment
     ├── NotAvailableYet                harness   1   a command of a later release
     ├── Interrupted                    harness   130 Ctrl-C; results are kept
-    ├── ScoreBelowThreshold            -         3   --fail-under missed
+    ├── ScoreBelowThreshold            -         3   --fail-under missed (or no/incomplete score)
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
@@ -38,7 +38,8 @@ a `kind` used by the run engine to classify failed task-trials:
     └── DataError                      data      1
         ├── DataMissing                                a data file is absent
         ├── DataCorrupt                                a data file fails its checksum or parse
-        ├── RecordsError                               a metrics.jsonl that cannot be read
+        ├── RecordsError                               a metrics.jsonl that cannot be read/written
+        ├── OutputError                                a report file that cannot be written
         └── ResumeMismatch                             --resume over an incompatible run
 """
 
@@ -88,10 +89,14 @@ class Interrupted(A2ABenchError):
 
 
 class ScoreBelowThreshold(A2ABenchError):
+    """--fail-under not met: the score is below it, missing, or incomplete."""
+
     exit_code = 3
 
-    def __init__(self, score: float, threshold: float) -> None:
-        super().__init__(f"score {score:.4f} is below --fail-under {threshold:g}")
+    def __init__(self, score: float | None, threshold: float, *, message: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message or f"score {score:.4f} is below --fail-under {threshold:g}",
+                         hint=hint)
         self.score = score
         self.threshold = threshold
 
@@ -258,6 +263,21 @@ class DataCorrupt(DataError):
 
 class RecordsError(DataError):
     pass
+
+
+class OutputError(DataError):
+    """An output file cannot be written (a directory, no permission, a full disk)."""
+
+
+def write_output(path: Any, text: str) -> None:
+    """Write a report file; OS failures become one clear OutputError."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}",
+                          hint="Choose another --output (a writable file, not a directory)."
+                          ) from None
 
 
 class ResumeMismatch(DataError):

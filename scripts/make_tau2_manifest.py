@@ -32,6 +32,8 @@ COMMON = [
     "data/tau2/user_simulator/simulation_guidelines_tools.md",
     "src/tau2/evaluator/evaluator_nl_assertions.py",
     "src/tau2/agent/llm_agent.py",
+    # the agentify prompt profile's text (a2abench/benchmarks/tau2/profiles.py)
+    "src/experiments/agentify_tau_bench/src/agentify_tau_bench/green_agent/agent.py",
 ]
 
 

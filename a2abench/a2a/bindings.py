@@ -19,11 +19,11 @@ import httpx
 
 from a2abench.a2a import dialects
 from a2abench.a2a._limits import ReplyLimits
-from a2abench.a2a.config import RetryPolicy
+from a2abench.a2a.config import RetryPolicy, check_http_url
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect
 from a2abench.a2a.transport import JsonRpcTransport
-from a2abench.errors import ConfigError, NoUsableInterface
+from a2abench.errors import AgentCardInvalid, ConfigError, NoUsableInterface
 
 BindingName = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
 # --transport values -> the card's protocolBinding names.
@@ -67,7 +67,10 @@ def resolve_url(iface: AgentInterface, card_url: str) -> str:
                                                   or iface.url.startswith(("grpc://",
                                                                            "grpcs://"))):
         return iface.url
-    return urljoin(card_url, iface.url)
+    try:
+        return urljoin(card_url, iface.url)
+    except ValueError:  # e.g. "http://[::1/rpc": checked (and named) by select_interface
+        return iface.url
 
 
 def host_check_url(url: str, binding: BindingName) -> str:
@@ -160,7 +163,14 @@ def select_interface(card: AgentCard, card_url: str,
         raise NoUsableInterface(f"the agent offers no interface a2abench can use "
                                f"(offered: {offered})",
                                hint="a2abench speaks JSONRPC, HTTP+JSON and GRPC; enable one.")
-    return min(options, key=lambda o: _preference(card, o))
+    choice = min(options, key=lambda o: _preference(card, o))
+    if choice.binding != "GRPC":
+        try:  # a card's URL is agent input: an unusable one is the card's fault, said once
+            check_http_url(choice.url)
+        except ValueError as exc:
+            raise AgentCardInvalid(f"the card's {choice.binding} interface URL {exc}",
+                                   hint="Fix the interface URL in the agent's card.") from None
+    return choice
 
 
 class Binding(Protocol):

@@ -100,6 +100,9 @@ def _decode(url: str, response: httpx.Response, body: bytes,
                                f"{exc.lineno} column {exc.colno})") from None
     except ReplyTooDeep as exc:
         raise AgentCardInvalid(exc.message, hint=exc.hint) from None
+    except (ValueError, RecursionError) as exc:  # 5,000-digit numbers, arrays 5,000 deep
+        raise AgentCardInvalid(f"the card at {url} cannot be read as JSON "
+                               f"({type(exc).__name__}: {str(exc)[:120]})") from None
     if not isinstance(raw, dict):
         raise AgentCardInvalid(f"the card at {url} is JSON but not an object")
     return raw
@@ -117,6 +120,18 @@ async def _get_within(http: httpx.AsyncClient, url: str, headers: dict[str, str]
         raise AgentTimeout(f"the card at {url} did not arrive within "
                            f"{exc.deadline.seconds:g} s ({exc.deadline.what} deadline)",
                            hint="Check the agent, or raise --timeout.") from None
+
+
+def _http_error(response: httpx.Response, asked: str, body: bytes) -> AgentHTTPError:
+    final = str(response.url)
+    where = final if final == asked else f"{final} (redirected from {asked})"
+    hint = None
+    if final != asked and response.status_code in (401, 403) and \
+            httpx.URL(final).host != httpx.URL(asked).host:
+        hint = ("The card URL redirects to another host, which gets no bearer token; "
+                "pass the final URL if that host is the agent.")
+    return AgentHTTPError(response.status_code, where, body[:200].decode(errors="replace"),
+                          hint=hint)
 
 
 async def fetch_card(http: httpx.AsyncClient, url: str, *,
@@ -150,8 +165,9 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
         if response.status_code in (404, 410):
             continue
         if response.status_code >= 400:
-            last_error = AgentHTTPError(response.status_code, candidate,
-                                        body[:200].decode(errors="replace"))
+            # Name where the error came from: after a redirect that is not the URL asked for.
+            # The first such error is kept: the later candidates are only fallbacks.
+            last_error = last_error or _http_error(response, candidate, body)
             continue
         raw = _decode(candidate, response, body, max_depth)
         try:
@@ -159,6 +175,12 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
         except ProtocolError as exc:
             raise AgentCardInvalid(f"the card at {candidate} cannot be read: {exc.message}"
                                    ) from None
+        except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+            # A field of an unexpected type (`"protocolVersion": 0.3`): the card's fault.
+            raise AgentCardInvalid(f"the card at {candidate} cannot be read: "
+                                   f"{type(exc).__name__}: {str(exc)[:160]}",
+                                   hint="Check the card's field types against the A2A "
+                                        "spec.") from None
         return CardFetch(card=card, raw=raw, card_url=str(response.url),
                          latency_ms=(time.perf_counter() - started) * 1000,
                          size_bytes=len(body), legacy_path=candidate.endswith(LEGACY_CARD_PATH),

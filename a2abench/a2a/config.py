@@ -40,6 +40,29 @@ class RetryPolicy:
         return cls(max_attempts=1)
 
 
+def check_http_url(value: str) -> str:
+    """`value` if it is an http(s) URL httpx can request; ValueError naming the problem.
+    One validator for the flag and for the URLs an agent card names."""
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise ValueError(f"is not a valid URL ({exc}): {value!r}") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
+    if not parts.netloc:
+        raise ValueError(f"has no host: {value!r}")
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError(f"contains whitespace or control characters: {value!r}")
+    try:
+        _ = parts.port  # raises for a port outside 0-65535 or not a number
+        import httpx
+
+        httpx.URL(value)
+    except ValueError as exc:  # httpx.InvalidURL is a ValueError too
+        raise ValueError(f"is not a valid URL ({exc}): {value!r}") from None
+    return value
+
+
 class A2AConfig(BaseModel):
     """How to reach one agent: endpoint, credentials, limits."""
 
@@ -60,13 +83,8 @@ class A2AConfig(BaseModel):
     @field_validator("endpoint")
     @classmethod
     def _endpoint(cls, value: str) -> str:
-        value = value.strip()
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https"):
-            raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
-        if not parts.netloc:
-            raise ValueError(f"has no host: {value!r}")
-        return value.rstrip("/")
+        return check_http_url(value.strip()).rstrip("/")
+
 
     @field_validator("transport")
     @classmethod

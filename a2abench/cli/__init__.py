@@ -16,7 +16,8 @@ from a2abench.cli import _demo, _discover, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
-    "2 usage error · 3 finished but the score is below --fail-under · 130 interrupted."
+    "2 usage error · 3 --fail-under not met (score below it, missing or incomplete) · "
+    "130 interrupted · 143 terminated (SIGTERM)."
 )
 
 app = typer.Typer(
@@ -66,8 +67,9 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, prog_name="a2abench")
     except A2ABenchError as exc:
         from a2abench._output import Output
+        from a2abench.run.config import redact_url_credentials
 
-        Output.for_command().error(exc.render())
+        Output.for_command().error(redact_url_credentials(exc.render()))
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         # Ctrl-C outside a command body (Typer maps the in-command case to 130 itself).

@@ -46,17 +46,34 @@ NumTrials = Annotated[int, opt("--num-trials", "Trials per task (pass^k uses the
 Concurrency = Annotated[int, opt("--concurrency", "Task-trials in flight at once.", min=1)]
 RateLimit = Annotated[float | None, opt("--rate-limit", "Max A2A requests per second per host.",
                                         min=0.001, show_default=False)]
-Seed = Annotated[int, opt("--seed", "Run seed; per-trial seeds derive from it.")]
-OutputPath = Annotated[Path | None, opt("--output", "metrics.jsonl file or a directory "
-                                                    "[default: runs/<time>_<bench>_<domain>/].",
+Seed = Annotated[int, opt("--seed", "Run seed; per-trial seeds derive from it.",
+                          min=-(2**63), max=2**63 - 1)]
+OutputPath = Annotated[Path | None, opt("--output", "Metrics file (a path with a suffix, or an "
+                                                    "existing file) or a directory (an existing "
+                                                    "one, a path ending in /, or a new path "
+                                                    "without a suffix) [default: "
+                                                    "runs/<time>_<bench>_<domain>/].",
                                         show_default=False)]
 Resume = Annotated[bool, opt("--resume", "Skip task-trials already recorded in --output.")]
 RetryErrors = Annotated[bool, opt("--retry-errors", "With --resume: re-run task-trials that "
                                                     "ended in an infrastructure error.")]
 Shard = Annotated[str | None, opt("--shard", "Run shard I of N, written I/N (1-based).",
                                   show_default=False)]
-FailUnder = Annotated[float | None, opt("--fail-under", "Exit 3 when the score is below X.",
-                                        show_default=False)]
+def _score_threshold(value: float | None) -> float | None:
+    """Scores are in [0, 1]: nan, infinities and values outside can never mean anything."""
+    import math
+
+    if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise typer.BadParameter(f"{value!r} is not a score between 0 and 1.")
+    return value
+
+
+FailUnder = Annotated[float | None, opt("--fail-under", "Exit 3 when the score is below X "
+                                                        "(0-1), missing, or incomplete.",
+                                        show_default=False, callback=_score_threshold)]
+AllowIncomplete = Annotated[bool, opt("--allow-incomplete", "Let --fail-under pass on a score "
+                                                            "that leaves task-trials unscored "
+                                                            "(infrastructure/harness errors).")]
 Retries = Annotated[int, opt("--retries", "Retries of a transient A2A failure (connect errors, "
                                           "timeouts, 429/502/503/504).", min=0)]
 RetryDelay = Annotated[float, opt("--retry-delay", "First retry delay in seconds (doubles, "

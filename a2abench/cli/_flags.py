@@ -41,12 +41,14 @@ class RunFlags:
     max_reply_bytes: int
     allow_host: list[str] | None
     fail_under: float | None
+    allow_incomplete: bool
     json_: bool
 
     def engine_kwargs(self) -> dict[str, Any]:
-        """Everything but --json, named like `common_config`'s keywords."""
+        """Everything but --json and the gate, named like `common_config`'s keywords."""
         out = asdict(self)
         out.pop("json_")
+        out.pop("allow_incomplete")
         return out
 
 
@@ -73,6 +75,7 @@ def _run_params(
     max_reply_bytes: c.MaxReplyBytes = 16_000_000,
     allow_host: c.AllowHost = None,
     fail_under: c.FailUnder = None,
+    allow_incomplete: c.AllowIncomplete = False,
     json_: c.JsonFlag = False,
 ) -> None:
     """The shared run flags, as a signature to graft onto commands."""

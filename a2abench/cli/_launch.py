@@ -47,15 +47,17 @@ def common_config(benchmark: str, options: dict[str, Any], *, white_agent_url: s
 
 def launch_run(benchmark: str, options: dict[str, Any], flags: Any) -> None:
     """Build the RunConfig from a command's options and its shared RunFlags, then launch."""
-    launch(common_config(benchmark, options, **flags.engine_kwargs()), flags.json_)
+    launch(common_config(benchmark, options, **flags.engine_kwargs()), flags.json_,
+           allow_incomplete=flags.allow_incomplete)
 
 
-def launch(config: Any, json_: bool) -> None:
-    """Run, render, exit: 0 ok, 1 failed run, 3 below --fail-under, 130 interrupted."""
+def launch(config: Any, json_: bool, *, allow_incomplete: bool = False) -> None:
+    """Run, render, exit: 0 ok, 1 failed run (or no task-trial reached the agent), 3 below
+    --fail-under, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
     from a2abench._output import Output
     from a2abench.display import make_display, render_report
-    from a2abench.errors import A2ABenchError, ScoreBelowThreshold
-    from a2abench.report import build_report
+    from a2abench.errors import A2ABenchError
+    from a2abench.report import build_report, gate
     from a2abench.run import execute
 
     out = Output.for_command(json_)
@@ -67,9 +69,16 @@ def launch(config: Any, json_: bool) -> None:
         if stop is not None:
             stop()
     if summary.status == "interrupted":
-        out.err.print(f"Interrupted: {summary.ran} task-trials recorded in {summary.output}. "
-                      f"Resume with:\n  {resume_command(summary.output)}", markup=False)
-        raise typer.Exit(130)
+        from a2abench.run.config import Redactor
+
+        command = Redactor(config.secrets()).text(resume_command(summary.output))
+        stopped = "terminated (SIGTERM)" if summary.stopped_by == "SIGTERM" else "Interrupted"
+        from a2abench.report.wording import count
+
+        out.err.print(f"{stopped}: {count(summary.ran, 'task-trial')} recorded in "
+                      f"{summary.output}. "
+                      f"Resume with:\n  {command}", markup=False)
+        raise typer.Exit(143 if summary.stopped_by == "SIGTERM" else 130)
     try:
         report = build_report([summary.output])
     except A2ABenchError as exc:  # the run itself finished: say why there is no summary
@@ -80,11 +89,21 @@ def launch(config: Any, json_: bool) -> None:
             out.emit_json({"kind": "report", **report.model_dump(mode="json")})
         else:
             render_report(report, out)
+    _fail_if_unreached(summary)
     if config.fail_under is not None:
-        score = report.score if report is not None else None
-        if score is None or score < config.fail_under:
-            raise ScoreBelowThreshold(score if score is not None else float("nan"),
-                                      config.fail_under)
+        gate.check(report, config.fail_under, allow_incomplete=allow_incomplete)
+
+
+def _fail_if_unreached(summary: Any) -> None:
+    """Exit 1 when no task-trial of this session reached the agent: nothing was measured."""
+    from a2abench.errors import AgentUnreachable
+
+    if summary.ran and summary.infra_errors == summary.ran:
+        raise AgentUnreachable(
+            f"no task-trial reached the agent: all {summary.ran} ended in an infrastructure "
+            f"error (first: {summary.first_infra_error})",
+            hint=f"Check the agent and its card's URL; results are in {summary.output}, "
+                 "re-run them with --resume --retry-errors.")
 
 
 def resume_command(output: Path, argv: list[str] | None = None) -> str:
@@ -96,10 +115,10 @@ def resume_command(output: Path, argv: list[str] | None = None) -> str:
         if skip:
             skip = False
             continue
-        if arg == "--output":
+        if arg in ("--output", "--auth-token"):  # the token: from A2ABENCH_AUTH_TOKEN
             skip = True
             continue
-        if arg.startswith("--output=") or arg == "--resume":
+        if arg.startswith(("--output=", "--auth-token=")) or arg == "--resume":
             continue
         cleaned.append(arg)
     return shlex.join(["a2abench", *cleaned, "--output", str(output), "--resume"])

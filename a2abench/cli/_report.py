@@ -15,9 +15,12 @@ def report(
                                                      "runs).", show_default=False)],
     format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2 "
                                              "(benchmarks may add formats).")] = "table",
-    output: Annotated[Path | None, c.opt("--output", "Write the report to this file.",
-                                         show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", envvar="A2ABENCH_REPORT_OUTPUT",  # not run's A2ABENCH_OUTPUT: its input
+        help="Write the report to this file (never one of the input files).",
+        show_default=False)] = None,
     fail_under: c.FailUnder = None,
+    allow_incomplete: c.AllowIncomplete = False,
     rescore: Annotated[bool, c.opt("--rescore", "Re-score recorded task-trials (changed judge "
                                                 "or scoring) without re-running the agent.")]
     = False,
@@ -42,9 +45,10 @@ def report(
 
     from a2abench._output import Output
     from a2abench.display import render_report
-    from a2abench.errors import ScoreBelowThreshold
-    from a2abench.report import build_report, render, step_summary
+    from a2abench.errors import write_output
+    from a2abench.report import build_report, gate, render, step_summary
 
+    _refuse_overwrite(paths, output)
     if compare:
         _compare(paths, format, output)
         return
@@ -63,16 +67,30 @@ def report(
             out.warn(warning)
         text = render(rep, "markdown" if format == "table" else format, paths)
         if output is not None:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(text, encoding="utf-8")
+            write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text)
     if format in ("table", "markdown"):
         step_summary(render(rep, "markdown", paths))
-    if fail_under is not None and (rep.score is None or rep.score < fail_under):
-        raise ScoreBelowThreshold(rep.score if rep.score is not None else float("nan"),
-                                  fail_under)
+    if fail_under is not None:
+        gate.check(rep, fail_under, allow_incomplete=allow_incomplete)
+
+
+def _refuse_overwrite(paths: list[Path], output: Path | None) -> None:
+    """The report must never replace the records it is built from."""
+    from a2abench.errors import ConfigError
+
+    if output is None:
+        return
+    target = output.resolve()
+    for path in paths:
+        same = (path.exists() and output.exists() and path.samefile(output)) \
+            or path.resolve() == target
+        if same:
+            raise ConfigError(f"--output {output} is one of the input files",
+                              hint="Write the report to another path (A2ABENCH_REPORT_OUTPUT "
+                                   "sets it for `report`; A2ABENCH_OUTPUT is `run`'s).")
 
 
 def _pairs(items: list[str]) -> dict[str, object]:
@@ -94,7 +112,7 @@ def _pairs(items: list[str]) -> dict[str, object]:
 
 def _compare(paths: list[Path], format: str, output: Path | None) -> None:
     from a2abench._output import Output
-    from a2abench.errors import ConfigError
+    from a2abench.errors import ConfigError, write_output
     from a2abench.report import step_summary
     from a2abench.report.compare import compare, group_runs, to_markdown
 
@@ -122,8 +140,7 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
         else:
             text = to_markdown(comparison)
         if output is not None:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(text, encoding="utf-8")
+            write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text)

@@ -77,13 +77,18 @@ def run_tau2(
     solo: Annotated[bool, c.opt("--solo", "Solo mode (mock, telecom): no user simulator; the "
                                           "agent gets the ticket and the user's tools, and "
                                           "calls `done` when finished.")] = False,
+    prompt_style: Annotated[str, c.opt("--prompt-style", "Message format: a2abench | "
+                                                         "agentbeats (the stock AgentBeats "
+                                                         "tau2 green) | agentify (tau2's "
+                                                         "agentify example).")] = "a2abench",
 ) -> None:
     """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
     _require("tau2")
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
                         "reward_basis": reward_basis, "policy": policy,
-                        "tool_call_format": tool_call_format, "solo": solo, **llm}, flags)
+                        "tool_call_format": tool_call_format, "solo": solo,
+                        "prompt_style": prompt_style, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

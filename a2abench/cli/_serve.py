@@ -40,6 +40,20 @@ def serve_green(
                                                           "override, or an operator-only one "
                                                           "such as tau2.data_dir=/data.",
                                               show_default=False)] = None,
+    rpc_path: Annotated[str | None, c.opt("--rpc-path", "Serve JSON-RPC only at this path "
+                                                        "[default: / and the card URL's path].",
+                                          show_default=False)] = None,
+    max_trials: Annotated[int, c.opt("--max-trials", "Largest num_trials a request may ask "
+                                                     "for.", min=1)] = 8,
+    allow_model: Annotated[list[str] | None, c.opt("--allow-model", "A model requests may "
+                                                                    "choose for user_llm / "
+                                                                    "judge_llm (repeatable).",
+                                                   show_default=False)] = None,
+    allow_llm_arg: Annotated[list[str] | None, c.opt("--allow-llm-arg", "A key of "
+                                                                        "user_llm_args requests "
+                                                                        "may set (repeatable), "
+                                                                        "e.g. temperature.",
+                                                     show_default=False)] = None,
     grpc: Annotated[bool, c.opt("--grpc/--no-grpc", "Serve the gRPC binding too (needs the "
                                                     "grpc extra; without it serve-green goes "
                                                     "on without gRPC).")] = True,
@@ -67,28 +81,35 @@ def serve_green(
 
     Example: a2abench serve-green --host 0.0.0.0 --port 9009 --card-url http://green:9009/
     """
-    from urllib.parse import urlsplit
+    import os
 
     from pydantic import SecretStr
 
     from a2abench._output import Output
-    from a2abench.green import GreenSettings, parse_presets, serve
+    from a2abench.green import GreenApp, GreenSettings, parse_presets, serve
+    from a2abench.green.app import serving_paths
 
+    if auth_token is None and "A2ABENCH_AUTH_TOKEN" in os.environ:
+        auth_token = os.environ["A2ABENCH_AUTH_TOKEN"]  # click reads an empty one as unset
     settings = GreenSettings(
         host=host, port=port, card_url=card_url,
-        auth_token=SecretStr(auth_token) if auth_token else None,
+        # An empty token is refused by GreenSettings, never read as "no auth".
+        auth_token=SecretStr(auth_token) if auth_token is not None else None,
         max_concurrent_assessments=max_concurrent_assessments,
         max_queued_assessments=max_queued_assessments, allow_hosts=tuple(allow_host or ()),
         max_request_bytes=max_request_bytes, output_dir=output_dir,
-        presets=parse_presets(option), tck=tck, grpc=grpc, grpc_port=grpc_port,
+        presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
+        allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
+        grpc=grpc, grpc_port=grpc_port,
         metrics=metrics, metrics_port=metrics_port, log_format=log_format)
     out = Output.for_command()
 
-    def ready(url: str, warnings: list[str]) -> None:
+    def ready(green: GreenApp, warnings: list[str]) -> None:
         for warning in warnings:
             out.err.print(f"Warning: {warning}", markup=False)
-        parts = urlsplit(url)
-        out.err.print(f"a2abench green agent: card {parts.scheme}://{parts.netloc}/.well-known/"
-                      f"agent-card.json, JSON-RPC {url} (Ctrl-C stops)", markup=False)
+        paths = ", ".join(serving_paths(green.url, settings.rpc_path))
+        out.err.print(f"a2abench green agent: card {green.url.rstrip('/')}/.well-known/"
+                      f"agent-card.json, JSON-RPC {green.url} (this server answers JSON-RPC "
+                      f"at {paths}; Ctrl-C stops)", markup=False)
 
     serve(settings, on_ready=ready)

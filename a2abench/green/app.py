@@ -1,8 +1,12 @@
 """The ASGI app of `serve-green` and the uvicorn loop that serves it.
 
-Routes: the card at /.well-known/agent-card.json and the legacy /.well-known/agent.json; A2A
-JSON-RPC (1.0 and, on the same endpoint, 0.3) at the card URL's path, with and without a
-trailing slash. Middleware: bearer auth (when a token is set), then the body-size limit.
+Routes: the card at /.well-known/agent-card.json and the legacy /.well-known/agent.json (also
+under the card URL's path); A2A JSON-RPC (1.0 and, on the same endpoint, 0.3) at `/` and at the
+card URL's path, each with and without a trailing slash, or only at `--rpc-path` when the
+operator names one. Serving at `/` whatever the card says is what a2a-sdk's own apps do, and
+what a prefix-stripping proxy (the AgentBeats controller) needs: it advertises
+`http://ctrl/to_agent/<id>` but forwards `/to_agent/<id>/<path>` as `/<path>`.
+Middleware: bearer auth (when a token is set), then the body-size limit.
 """
 
 from __future__ import annotations
@@ -98,14 +102,14 @@ def build_app(settings: GreenSettings, url: str | None = None,
     # with ContentTypeNotSupportedError (-32005 / its REST and gRPC forms), as A2A requires.
     handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),
                                     agent_card=card, validate_input_modes=True)
-    routes: list[BaseRoute] = [card_route(card, path) for path in
-                               ("/.well-known/agent-card.json", "/.well-known/agent.json")]
+    routes: list[BaseRoute] = [card_route(card, path) for path in card_paths(url)]
     # Operator routes first: a JSON-RPC endpoint at "/" must not shadow them.
     routes += status_routes(monitoring, readiness,
                             metrics if settings.metrics_port is None else None)
-    for path in _rpc_paths(rpc_path(url)):
+    for path in serving_paths(url, settings.rpc_path):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
-    routes += bindings.rest_routes(handler, rpc_path(url))
+    for prefix in bindings.rest_prefixes(rpc_path(url), settings.rpc_path):
+        routes += bindings.rest_routes(handler, prefix)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -127,8 +131,8 @@ def build_app(settings: GreenSettings, url: str | None = None,
 
     middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
     if settings.auth_token is not None:
-        middleware.insert(0, Middleware(BearerAuth,
-                                        token=settings.auth_token.get_secret_value()))
+        middleware.insert(0, Middleware(BearerAuth, token=settings.auth_token.get_secret_value(),
+                                        public=frozenset(card_paths(url))))
     if metrics is not None:
         middleware.insert(0, Middleware(CountRequests, metrics=metrics))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
@@ -161,13 +165,26 @@ def card_route(card: AgentCard, path: str) -> Route:
     return Route(path, serve_card, methods=["GET"])
 
 
-def _rpc_paths(path: str) -> list[str]:
-    """The JSON-RPC path with and without a trailing slash (Starlette would answer the other
-    with a 307 that JSON-RPC clients do not follow)."""
-    if path == "/":
-        return ["/"]
-    bare = path.rstrip("/")
-    return [bare, bare + "/"]
+def card_paths(url: str) -> list[str]:
+    """The card's well-known paths at the root and, when the card URL has a path, under it
+    (for proxies that forward without stripping the prefix)."""
+    prefixes = dict.fromkeys(["", rpc_path(url).rstrip("/")])
+    return [f"{prefix}/.well-known/{name}" for prefix in prefixes
+            for name in ("agent-card.json", "agent.json")]
+
+
+def serving_paths(url: str, explicit: str | None = None) -> list[str]:
+    """Where JSON-RPC answers: `explicit` alone when given, else `/` and the card URL's path;
+    each with and without a trailing slash (Starlette would answer the other with a 307 that
+    JSON-RPC clients do not follow)."""
+    wanted = [explicit] if explicit is not None else ["/", rpc_path(url)]
+    out: list[str] = []
+    for path in wanted:
+        bare = path.rstrip("/")
+        for variant in ([bare, bare + "/"] if bare else ["/"]):
+            if variant not in out:
+                out.append(variant)
+    return out
 
 
 def startup_warnings(settings: GreenSettings) -> list[str]:
@@ -234,9 +251,9 @@ def _log_to_stderr(level: str, fmt: LogFormat = "text", token: str | None = None
             uvicorn_logger.setLevel(level.upper())
 
 
-def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | None = None,
+def serve(settings: GreenSettings, on_ready: Callable[[GreenApp, list[str]], Any] | None = None,
           log_level: str = "info") -> None:
-    """Serve until interrupted. `on_ready(card_url, warnings)` is called once bound."""
+    """Serve until interrupted. `on_ready(green, warnings)` is called once bound."""
     import uvicorn
 
     fmt: LogFormat = "json" if settings.log_format == "json" else "text"
@@ -250,7 +267,7 @@ def serve(settings: GreenSettings, on_ready: Callable[[str, list[str]], Any] | N
         if settings.metrics_port is not None and green.metrics is not None:
             start_metrics_server(green.metrics, settings.host, settings.metrics_port)
         if on_ready is not None:
-            on_ready(green.url, startup_warnings(settings))
+            on_ready(green, startup_warnings(settings))
         others = [f"{i.protocol_binding} {i.protocol_version} at {i.url}"
                   for i in green.card.supported_interfaces if i.protocol_binding != "JSONRPC"]
         logger.info("also serving %s", ", ".join(others))

@@ -35,15 +35,22 @@ def rest_url(card_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{rest_path(parts.path or '/')}"
 
 
-def rest_routes(handler: DefaultRequestHandler, rpc_path: str) -> list[BaseRoute]:
-    """a2a-sdk's REST routes, 1.0 and 0.3, under `rest_path(rpc_path)`; 1.0 tenants at
+def rest_prefixes(card_path: str, explicit: str | None = None) -> list[str]:
+    """Where HTTP+JSON answers, as JSON-RPC does (app.serving_paths): under `--rpc-path`
+    alone when given, else under `/` and under the card URL's path, so a prefix-stripping
+    proxy (the AgentBeats controller) reaches it too."""
+    bases = [explicit] if explicit is not None else ["/", card_path]
+    return list(dict.fromkeys(rest_path(base) for base in bases))
+
+
+def rest_routes(handler: DefaultRequestHandler, prefix: str) -> list[BaseRoute]:
+    """a2a-sdk's REST routes, 1.0 and 0.3, under `prefix`; 1.0 tenants at
     `<prefix>/{tenant}/message:send`, where a2a-sdk's own client sends them.
 
     a2a-sdk mounts its tenant routes at the root, before the prefix (`/{tenant}/rest/...`);
     such a mount also catches every unknown path, and Starlette then redirects `/x` to `/x/`
     (307) instead of answering 404. So the tenant mount is rebuilt under the prefix.
     """
-    prefix = rest_path(rpc_path)
     routes = [r for r in create_rest_routes(handler, enable_v0_3_compat=True,
                                             path_prefix=prefix) if not isinstance(r, Mount)]
     bare = [r for r in create_rest_routes(handler) if isinstance(r, Mount)]

@@ -32,8 +32,10 @@ from a2abench.green.request import (
     AssessmentRequest,
     Planned,
     RequestRejected,
+    check_tasks,
     parse_request,
     plan_run,
+    server_only,
 )
 from a2abench.green.result import progress_data, progress_text, result_data, summary_text
 from a2abench.green.settings import GreenSettings
@@ -115,8 +117,36 @@ class Assessment:
     stop_reason: str | None = None
 
 
-def _say(updater: TaskUpdater, text: str, data: dict[str, Any] | None = None) -> Message:
-    parts = [new_text_part(text)] + ([new_data_part(data)] if data is not None else [])
+def scrubber(settings: GreenSettings) -> Callable[[str], str]:
+    """Replaces the operator's own values (server paths, LLM endpoints, the output and cache
+    directories) in text meant for the client: error messages quote paths."""
+    from a2abench._paths import cache_dir
+    from a2abench.run.registry import get_driver
+
+    values: set[str] = {str(settings.output_dir), str(settings.output_dir.resolve()),
+                        str(cache_dir())}
+    for bench, preset in settings.presets.items():
+        reserved = server_only(get_driver(bench).options_model)
+        values |= {str(v) for k, v in preset.items() if k in reserved and v}
+    ordered = sorted((v for v in values if len(v) > 3), key=len, reverse=True)
+
+    def scrub(text: str) -> str:
+        for value in ordered:
+            text = text.replace(value, "<server setting>")
+        return text
+
+    return scrub
+
+
+_NO_SCRUB: Callable[[str], str] = str
+
+
+def _say(updater: TaskUpdater, text: str, data: dict[str, Any] | None = None,
+         scrub: Callable[[str], str] = _NO_SCRUB) -> Message:
+    parts = [new_text_part(scrub(text))]
+    if data is not None:
+        parts.append(new_data_part({k: scrub(v) if isinstance(v, str) else v
+                                    for k, v in data.items()}))
     return updater.new_agent_message(parts)
 
 
@@ -128,8 +158,10 @@ class _ProgressPump:
     task on every event, so one update per task-trial would make long runs quadratic.
     """
 
-    def __init__(self, updater: TaskUpdater, interval: float) -> None:
+    def __init__(self, updater: TaskUpdater, interval: float,
+                 scrub: Callable[[str], str] = _NO_SCRUB) -> None:
         self.updater = updater
+        self.scrub = scrub
         self.interval = interval
         self.items: deque[tuple[str, str, dict[str, Any] | None]] = deque()
         self.wake = asyncio.Event()
@@ -171,7 +203,7 @@ class _ProgressPump:
                 self.sent_at = loop.time()
             self.items.popleft()
             await self.updater.update_status(TaskState.TASK_STATE_WORKING,
-                                             _say(self.updater, text, data))
+                                             _say(self.updater, text, data, self.scrub))
 
     def close(self) -> None:
         self.closed.set()
@@ -189,6 +221,7 @@ class AssessmentExecutor(AgentExecutor):
                                    settings.max_queued_assessments)
         self.running: dict[str, Assessment] = {}
         self.monitoring = monitoring or Monitoring()
+        self.scrub = scrubber(settings)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         if context.current_task is not None:
@@ -222,24 +255,50 @@ class AssessmentExecutor(AgentExecutor):
             parts = list(message.parts) if message is not None else []
             request = parse_request(get_text_parts(parts), get_data_parts(parts),
                                     self.benchmarks())
-            return request, plan_run(request, self.settings, task_id)
+            planned = plan_run(request, self.settings, task_id)
         except RequestRejected as exc:
-            self.monitoring.rejected(task_id, "invalid", exc.problem)
-            await updater.reject(_say(updater, exc.render(), {
-                "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
+            await self._reject(task_id, exc, updater)
+            return None
         except A2ABenchError as exc:  # e.g. a plug-in benchmark that fails to load
             logger.warning("assessment %s cannot start: %s", task_id, exc.render())
-            await updater.failed(_say(updater, f"the assessment cannot start: {exc.render()}"))
+            await updater.failed(self._say(updater, f"the assessment cannot start: {exc.render()}"))
+            return None
         except Exception as exc:  # a bug: keep the traceback in the log, tell the client
             logger.exception("assessment %s: planning failed", task_id)
-            await updater.failed(_say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+            await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
+            return None
+        try:
+            await check_tasks(planned)
+            return request, planned
+        except RequestRejected as exc:
+            await planned.driver.aclose()
+            await self._reject(task_id, exc, updater)
+        except A2ABenchError as exc:  # e.g. data that cannot be downloaded
+            await planned.driver.aclose()
+            logger.warning("assessment %s cannot start: %s", task_id, exc.render())
+            await updater.failed(self._say(updater, f"the assessment cannot start: {exc.render()}"))
+        except BaseException as exc:
+            await planned.driver.aclose()
+            if not isinstance(exc, Exception):
+                raise
+            logger.exception("assessment %s: loading the tasks failed", task_id)
+            await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
         return None
+
+    def _say(self, updater: TaskUpdater, text: str,
+             data: dict[str, Any] | None = None) -> Message:
+        return _say(updater, text, data, self.scrub)
+
+    async def _reject(self, task_id: str, exc: RequestRejected, updater: TaskUpdater) -> None:
+        self.monitoring.rejected(task_id, "invalid", exc.problem)
+        await updater.reject(self._say(updater, exc.render(), {
+            "error": exc.problem, "accepted_formats": list(ACCEPTED_FORMATS)}))
 
     async def _admit_and_run(self, assessment: Assessment, request: AssessmentRequest,
                              planned: Planned, updater: TaskUpdater) -> None:
         async def queued(ahead: int) -> None:
             self.monitoring.queued(assessment.task_id)
-            await updater.update_status(TaskState.TASK_STATE_SUBMITTED, _say(
+            await updater.update_status(TaskState.TASK_STATE_SUBMITTED, self._say(
                 updater, f"queued: position {ahead} in line; "
                          f"{self.admission.running} assessment(s) running"))
 
@@ -250,7 +309,7 @@ class AssessmentExecutor(AgentExecutor):
             if not isinstance(exc, Busy):
                 raise
             self.monitoring.rejected(assessment.task_id, "busy", str(exc))
-            await updater.reject(_say(updater, str(exc)))
+            await updater.reject(self._say(updater, str(exc)))
             return
         if not admitted:
             await planned.driver.aclose()
@@ -267,18 +326,18 @@ class AssessmentExecutor(AgentExecutor):
     async def _stopped_before_start(self, assessment: Assessment, updater: TaskUpdater) -> None:
         reason = assessment.stop_reason or "stopped"
         if assessment.cancel_requested:
-            await updater.cancel(_say(updater, "canceled before it started"))
+            await updater.cancel(self._say(updater, "canceled before it started"))
         else:
-            await updater.failed(_say(updater, f"{reason} before it started"))
+            await updater.failed(self._say(updater, f"{reason} before it started"))
 
     async def _run(self, assessment: Assessment, request: AssessmentRequest, planned: Planned,
                    updater: TaskUpdater) -> None:
         config = planned.config
         self.monitoring.started(assessment.task_id, config.benchmark, planned.driver.domain,
                                 config.white_agent_url, config.output)
-        await updater.start_work(_say(updater, f"starting the {config.benchmark} assessment "
+        await updater.start_work(self._say(updater, f"starting the {config.benchmark} assessment "
                                                f"of {request.white_agent_url}"))
-        pump = _ProgressPump(updater, self.settings.progress_interval_s)
+        pump = _ProgressPump(updater, self.settings.progress_interval_s, self.scrub)
         pumping = asyncio.create_task(pump.run())
         watch = self.monitoring.sink(assessment.task_id)
 
@@ -307,21 +366,23 @@ class AssessmentExecutor(AgentExecutor):
         final = ("canceled" if assessment.cancel_requested else "failed" if error is not None
                  else status)
         self.monitoring.finished_assessment(assessment.task_id, final, error)
+        logger.info("assessment %s: metrics in %s", assessment.task_id, config.output)
         report = await asyncio.to_thread(_read_report, config.output)
         if report is not None or status == "completed":
-            data = result_data(report, config, status, request.participants, request.format)
+            data = result_data(report, config, status, request.participants, request.format,
+                               server_only(type(planned.driver).options_model))
             text = summary_text(data, request.white_agent_url)
             await updater.add_artifact([new_text_part(text), new_data_part(data)], name="Result")
         if assessment.cancel_requested:
-            await updater.cancel(_say(updater, "canceled; the results of the task-trials that "
+            await updater.cancel(self._say(updater, "canceled; the results of the task-trials that "
                                                "finished are in the Result artifact"))
         elif error is not None:
-            await updater.failed(_say(updater, f"the assessment failed: {error}"))
+            await updater.failed(self._say(updater, f"the assessment failed: {error}"))
         elif status != "completed":
-            await updater.failed(_say(updater, f"the assessment stopped ({status}): "
+            await updater.failed(self._say(updater, f"the assessment stopped ({status}): "
                                                f"{assessment.stop_reason or 'interrupted'}"))
         else:
-            await updater.complete(_say(updater, "assessment complete"))
+            await updater.complete(self._say(updater, "assessment complete"))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Stop the engine and wait (bounded) until the task ends CANCELED with its partial

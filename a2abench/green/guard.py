@@ -38,11 +38,15 @@ async def _error(send: Send, status: int, message: str,
 
 class BearerAuth:
     """Every request except GETs of the agent card and the health probes must carry
-    `Authorization: Bearer TOKEN`."""
+    `Authorization: Bearer TOKEN`. `public` lists the card's paths (default: the two
+    well-known ones at the root)."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, public: frozenset[str] = CARD_PATHS) -> None:
+        if not token.strip():
+            raise ValueError("an empty bearer token would let every request in")
         self.app = app
         self._token = token.encode()
+        self._public_paths = public
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self._public(scope) or self._authorized(scope):
@@ -51,10 +55,9 @@ class BearerAuth:
         await _error(send, 401, "missing or wrong bearer token: send Authorization: Bearer "
                                 "<token>", [(b"www-authenticate", b'Bearer realm="a2abench"')])
 
-    @staticmethod
-    def _public(scope: Scope) -> bool:
+    def _public(self, scope: Scope) -> bool:
         return scope.get("method") in ("GET", "HEAD") and (
-            scope.get("path") in CARD_PATHS or scope.get("path") in PROBE_PATHS)
+            scope.get("path") in self._public_paths or scope.get("path") in PROBE_PATHS)
 
     def _authorized(self, scope: Scope) -> bool:
         for name, value in scope.get("headers", []):

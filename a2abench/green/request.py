@@ -13,6 +13,7 @@ Accepted (as a TextPart holding the text/JSON, or a DataPart holding the object)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -35,8 +36,9 @@ ACCEPTED_FORMATS = (
     '"tau2" | "crmarena", ...keys named like the `a2abench run` flags}}',
     'CRMArena seed: {"white_agent_url": "<URL>", "task_category": "all", "max_tasks": 5, '
     '"interactive": false, "max_turns": 20, "max_user_turns": 10}',
-    'tau2 agentify: <white_agent_url>URL</white_agent_url><env_config>{"env": "airline", '
-    '"user_model": "gpt-4.1", "task_ids": [0, 1]}</env_config>',
+    'tau2 agentify: <white_agent_url>URL</white_agent_url><env_config>{"domain": "airline", '
+    '"task_ids": ["0", "1"]}</env_config> (or tau-bench\'s {"env": "retail", "task_split": '
+    '"test", "task_ids": [1]}, ids as positions in the split)',
 )
 
 # Run-engine settings a request may choose; everything else is a benchmark option.
@@ -45,6 +47,9 @@ RUN_KEYS = frozenset({"task_ids", "max_tasks", "num_trials", "concurrency", "see
                       "max_consecutive_failures", "task_timeout", "rate_limit", "shard"})
 ALIASES = {"num_tasks": "max_tasks"}  # AgentBeats' tau2 scenario says num_tasks
 MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's one loop
+# The engine plans every task-trial up front; this bounds that plan per request (telecom's
+# `full` split, 2,285 tasks, fits 8 trials).
+MAX_TASK_TRIALS = 20_000
 _SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd",
                            "credential", "credentials", "authorization"})
 _SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db")
@@ -87,9 +92,20 @@ def parse_request(texts: list[str], data: list[Any], benchmarks: list[str]) -> A
                           "`white_agent_url` (CRMArena seed format)")
 
 
+def _fenced(text: str) -> str | None:
+    """The first ``` block's body (str.find, linear: a non-greedy regex is quadratic on
+    hostile input with many fences)."""
+    start = text.find("```")
+    end = text.find("```", start + 3) if start >= 0 else -1
+    if end < 0:
+        return None
+    body = text[start + 3:end]
+    return body[4:] if body[:4].lower() == "json" else body
+
+
 def _json_object(text: str) -> dict[str, Any]:
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    candidate = fenced.group(1) if fenced else text
+    fenced = _fenced(text)
+    candidate = fenced if fenced is not None else text
     start = candidate.find("{")
     if start < 0:
         raise RequestRejected("the text is not a JSON object and has no <white_agent_url> tag")
@@ -147,14 +163,27 @@ def _seed(obj: dict[str, Any], benchmarks: list[str]) -> AssessmentRequest:
 
 
 def _agentify(text: str, benchmarks: list[str]) -> AssessmentRequest:
+    """Two dialects, told apart by their domain key:
+
+    - tau2's agentify (`domain`, `task_ids`, `max_steps`, `user_llm`, `user_llm_args`): task ids
+      are tau2 ids in the `base` split, all of them when `task_ids` is missing, and
+      `max_steps` defaults to 100 (upstream's EnvConfig).
+    - tau-bench's original agentify, which AgentBeats' tau-bench kickoff sends (`env`,
+      `user_strategy`, `user_model`, `user_provider`, `task_split`, `task_ids`): `task_ids`
+      are positions in the split's task list (tau-bench's `env.reset(task_index=...)`),
+      `task_split` defaults to `test` as in tau-bench's run.py, and `task_ids` is required.
+    Without <env_config> the request is rejected, as upstream fails on it.
+    """
     url = _tag(text, "white_agent_url")
     raw = _tag(text, "env_config", required=False)
-    env: Any = {}
-    if raw:
-        try:
-            env = json.loads(raw)
-        except ValueError as exc:
-            raise RequestRejected(f"<env_config> is not valid JSON ({exc})") from None
+    if not raw:
+        raise RequestRejected("<env_config>{...}</env_config> is missing: name at least the "
+                              'domain, e.g. <env_config>{"domain": "airline", "task_ids": '
+                              '["0", "1"]}</env_config>')
+    try:
+        env: Any = json.loads(raw)
+    except ValueError as exc:
+        raise RequestRejected(f"<env_config> is not valid JSON ({exc})") from None
     if not isinstance(env, dict):
         raise RequestRejected("<env_config> must hold a JSON object")
     config = normalize_keys(env)
@@ -164,21 +193,37 @@ def _agentify(text: str, benchmarks: list[str]) -> AssessmentRequest:
     # tau-bench passes user_provider to litellm; a2abench always calls the OpenAI-compatible
     # endpoint the operator configured, so the provider name has no use here.
     config.pop("user_provider", None)
-    for old, new in (("env", "domain"), ("user_model", "user_llm"), ("task_split", "split")):
+    benchmark = config.pop("benchmark", None) or "tau2"
+    if "env" in config:  # tau-bench's original dialect
+        if "task_ids" not in config:
+            raise RequestRejected("`task_ids` is missing: tau-bench's agentify format names "
+                                  "the task positions to run, e.g. \"task_ids\": [1]")
+        config["task_indexes"] = config.pop("task_ids")
+        config.setdefault("task_split", "test")
+        config["domain"] = config.pop("env")
+    elif benchmark == "tau2":  # tau2's agentify: the base split, upstream's max_steps default
+        config.setdefault("split", "base")
+        config.setdefault("max_steps", 100)
+    for old, new in (("user_model", "user_llm"), ("task_split", "split")):
         if old in config:
             config[new] = config.pop(old)
-    benchmark = config.pop("benchmark", None) or "tau2"
+    if benchmark == "tau2":
+        config.setdefault("prompt_style", "agentify")
     return AssessmentRequest("agentify", _benchmark(benchmark, benchmarks), url, config,
                              {"agent": url})
 
 
 def _tag(text: str, name: str, required: bool = True) -> str:
-    match = re.search(rf"<{name}>(.*?)</{name}>", text, re.S)
-    if match is None:
+    """The first <name>...</name>'s body, stripped (as upstream's parse_tags). str.find keeps
+    it linear: `<(.*?)>(.*?)</...>` retries from every opening tag, quadratic on hostile input."""
+    opening, closing = f"<{name}>", f"</{name}>"
+    start = text.find(opening)
+    end = text.find(closing, start + len(opening)) if start >= 0 else -1
+    if end < 0:
         if required:
             raise RequestRejected(f"<{name}>...</{name}> is missing")
         return ""
-    return match.group(1).strip()
+    return text[start + len(opening):end].strip()
 
 
 def _benchmark(name: Any, benchmarks: list[str]) -> str:
@@ -234,6 +279,7 @@ def _mentions_path(annotation: Any) -> bool:
 class Planned:
     config: RunConfig
     driver: Driver
+    task_indexes: list[Any] | None = None  # tau-bench agentify: positions in the split
 
 
 def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) -> Planned:
@@ -255,12 +301,18 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
                               f"{', '.join(secrets)}; credentials come from the server's "
                               "environment only")
     cls = get_driver(request.benchmark)
-    run_keys, options = _split(request, cls, settings)
+    request_config = dict(request.config)
+    indexes = request_config.pop("task_indexes", None)
+    if indexes is not None and not isinstance(indexes, list):
+        indexes = [indexes]
+    run_keys, options = _split(dataclasses.replace(request, config=request_config), cls,
+                               settings)
     try:
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
                            options=options, **run_keys)
     except ValidationError as exc:
         raise RequestRejected("invalid config: " + _problems(exc)) from None
+    check_limits(config, settings)
     try:
         driver = build_driver(config)
     except ConfigError as exc:
@@ -269,7 +321,77 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     # The allowed hosts bind every request of the run, not just the URL asked for: the
     # agent's card, its interfaces and any redirect.
     config.allowed_hosts = list(settings.allow_hosts)
-    return Planned(config, driver)
+    return Planned(config, driver, indexes)
+
+
+# Limits on the values as the run engine will use them (after coercion: "10000" is 10000).
+_RANGES: dict[str, tuple[float, float]] = {
+    "concurrency": (1, MAX_CONCURRENCY), "max_tasks": (1, 1_000_000), "timeout": (0.001, 3600),
+    "retries": (0, 10), "retry_delay": (0, 60), "rate_limit": (0.001, 1000),
+    "task_timeout": (0.001, 24 * 3600), "max_consecutive_failures": (1, 1_000_000),
+}
+
+
+def check_limits(config: RunConfig, settings: GreenSettings) -> None:
+    """Every run setting within the server's bounds, whatever JSON type carried it."""
+    ranges = {**_RANGES, "num_trials": (1, settings.max_trials)}
+    for name, (low, high) in ranges.items():
+        value = getattr(config, name)
+        if value is None:
+            continue
+        if not low <= value <= high:
+            limit = "--max-trials" if name == "num_trials" else "this server's limits"
+            raise RequestRejected(f"{name} {value:g} is outside {low:g}..{high:g} "
+                                  f"({limit})")
+
+
+async def check_tasks(planned: Planned) -> None:
+    """Load the benchmark's tasks once, before the assessment starts: tau-bench positions
+    become task ids, and ids that are not in the chosen split are a bad request (rejected,
+    with the valid ids), not a failed run. Raises RequestRejected."""
+    driver, config = planned.driver, planned.config
+    try:
+        await driver.setup()
+        ids = [t.task_id for t in driver.tasks()]
+    except ConfigError as exc:  # e.g. an unknown split, no user simulator configured
+        raise RequestRejected(exc.render()) from None
+
+    async def done() -> None:  # the engine calls setup() again; the data is loaded already
+        return None
+
+    setattr(driver, "setup", done)  # noqa: B010 (an instance attribute shadows the method)
+    split = config.options.get("split")
+    where = f"split {split!r}" if split else "this benchmark"
+    if planned.task_indexes is not None:
+        config.task_ids = [_position(i, ids, where) for i in planned.task_indexes] or None
+    missing = [t for t in config.task_ids or [] if t not in set(ids)]
+    if missing:
+        raise RequestRejected(f"task id(s) not in {where}: {', '.join(missing[:10])}; valid "
+                              f"ids: {_listing(ids)}")
+    tasks = len(set(config.task_ids)) if config.task_ids else len(ids)
+    if config.max_tasks is not None:
+        tasks = min(tasks, config.max_tasks)
+    if tasks * config.num_trials > MAX_TASK_TRIALS:
+        raise RequestRejected(f"{tasks} tasks × {config.num_trials} trials is over this "
+                              f"server's limit of {MAX_TASK_TRIALS} task-trials per assessment; "
+                              "choose fewer tasks (max_tasks, task_ids) or trials")
+
+
+def _position(value: Any, ids: list[str], where: str) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # a DataPart carries numbers as doubles
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(ids):
+        raise RequestRejected(f"task index {value!r} is not a position in {where} (0 to "
+                              f"{len(ids) - 1}; tau-bench's agentify format counts positions, "
+                              f"not ids); its ids in order: {_listing(ids)}")
+    return ids[value]
+
+
+def _listing(ids: list[str], limit: int = 20) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", … ({len(ids)} in all)" if len(ids) > limit else "")
 
 
 def _split(request: AssessmentRequest, cls: type[Driver],
@@ -285,10 +407,47 @@ def _split(request: AssessmentRequest, cls: type[Driver],
         accepted = ", ".join(sorted((fields - reserved) | RUN_KEYS))
         raise RequestRejected(f"unknown config key(s) for {request.benchmark}: "
                               f"{', '.join(unknown)} (accepted: {accepted})")
-    merged = {**settings.presets.get(request.benchmark, {}), **request.config}
+    preset = settings.presets.get(request.benchmark, {})
+    for key, value in request.config.items():
+        in_force = preset.get(key, _default(cls.options_model, key))
+        _check_narrowing(key, value, in_force, settings)
+    merged = {**preset, **request.config}
     run = {k: v for k, v in merged.items() if k in RUN_KEYS}
     options = {k: v for k, v in merged.items() if k not in RUN_KEYS}
     return _coerce_run(run), options
+
+
+def _default(model: type[BaseModel], key: str) -> Any:
+    info = model.model_fields.get(key)
+    return None if info is None else info.get_default(call_default_factory=True)
+
+
+def _check_narrowing(key: str, value: Any, in_force: Any, settings: GreenSettings) -> None:
+    """A request may narrow what the operator set, never widen it: models, LLM arguments and
+    the CRM backend (each spends the operator's key or credentials) stay as the operator set
+    them, unless --allow-model / --allow-llm-arg open them."""
+    if value == in_force:
+        return
+    if key.endswith("_llm"):
+        if value in settings.allow_models or value == "offline":  # offline: no model at all
+            return
+        allowed = ", ".join(settings.allow_models) or "none"
+        raise RequestRejected(f"{key} {value!r} is not this server's model ({in_force!r}); "
+                              f"models a request may choose (serve-green --allow-model): "
+                              f"{allowed}")
+    if key.endswith("_llm_args") and isinstance(value, dict):
+        current = in_force if isinstance(in_force, dict) else {}
+        extra = sorted(k for k, v in value.items()
+                       if k not in settings.allow_llm_args and current.get(k, _UNSET) != v)
+        if extra:
+            raise RequestRejected(f"{key}: {', '.join(extra)} can only be set by the server "
+                                  "operator (serve-green --allow-llm-arg to open one)")
+    elif key == "backend" and value != "sandbox":  # the sandbox reaches nothing outside
+        raise RequestRejected(f"backend {value!r} can only be chosen by the server operator "
+                              f"(serve-green --option <benchmark>.backend=...)")
+
+
+_UNSET = object()
 
 
 def _coerce_run(run: dict[str, Any]) -> dict[str, Any]:
@@ -303,10 +462,6 @@ def _coerce_run(run: dict[str, Any]) -> dict[str, Any]:
             run["shard"] = Shard.parse(run["shard"])
         except ConfigError as exc:
             raise RequestRejected(exc.message) from None
-    concurrency = run.get("concurrency")
-    if isinstance(concurrency, int | float) and concurrency > MAX_CONCURRENCY:
-        raise RequestRejected(f"concurrency {concurrency:g} is over this server's limit of "
-                              f"{MAX_CONCURRENCY}")
     return run
 
 

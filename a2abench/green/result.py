@@ -1,5 +1,10 @@
 """What an assessment returns: a one-paragraph text summary and a flat, leaderboard-friendly
-JSON object (AgentBeats leaderboards query keys such as `summary.pass_rate` with DuckDB)."""
+JSON object (AgentBeats leaderboards query keys such as `summary.pass_rate` with DuckDB).
+
+AgentBeats publishes the Result in public leaderboard repositories, so it holds what a reader
+of the leaderboard needs (benchmark, domain/org, split, tasks, trials, models, scores, version)
+and nothing of the operator's: no paths, endpoints, host policy, tokens or metrics location.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +14,41 @@ from typing import Any
 
 from a2abench._version import __version__
 from a2abench.report.aggregate import SCORED, GroupStats, Report
-from a2abench.run.config import RunConfig
+from a2abench.report.wording import passed_over, unscored_note
+from a2abench.run.config import RunConfig, redact, redact_url
 from a2abench.run.events import Progress
+
+# The run-level settings a leaderboard reader needs; the rest of RunConfig is the operator's.
+PUBLIC_RUN_KEYS = ("task_ids", "max_tasks", "num_trials", "seed")
 
 
 def progress_text(p: Progress) -> str:
     """`3/10 done, pass rate 66.7%` (the running score over the task-trials scored so far)."""
     rate = "n/a" if p.pass_rate is None else f"{100 * p.pass_rate:.1f}%"
     text = f"{p.done}/{p.total} done, pass rate {rate}"
-    errors = p.infra_errors + p.harness_errors
-    return text + (f", {errors} not scored (errors)" if errors else "")
+    unscored = p.infra_errors + p.harness_errors
+    return text + (f", {unscored} not scored (errors)" if unscored else "")
 
 
 def progress_data(p: Progress) -> dict[str, Any]:
+    """Agent and evaluator errors score 0 and count; infrastructure and harness errors are not
+    scored."""
     return {"done": p.done, "total": p.total, "passed": p.passed, "scored": p.scored,
             "pass_rate": p.pass_rate,
             "mean_reward": p.reward_sum / p.scored if p.scored else None,
-            "agent_errors": p.agent_errors, "infra_errors": p.infra_errors}
+            "agent_errors": p.agent_errors, "evaluator_errors": p.evaluator_errors,
+            "infra_errors": p.infra_errors,
+            "harness_errors": p.harness_errors,
+            "unscored": p.infra_errors + p.harness_errors}
+
+
+def public_config(config: RunConfig, operator_only: set[str]) -> dict[str, Any]:
+    """The configuration as a leaderboard may show it: benchmark options a request could
+    set (never paths or endpoints) and the task/trial selection; secrets redacted."""
+    options = {k: v for k, v in config.options.items() if k not in operator_only}
+    run = {k: getattr(config, k) for k in PUBLIC_RUN_KEYS}
+    cleaned: dict[str, Any] = redact({**run, "options": options})
+    return cleaned
 
 
 def _group(g: GroupStats) -> dict[str, Any]:
@@ -44,13 +67,19 @@ def _task_rewards(report: Report) -> dict[str, float | None]:
 
 
 def result_data(report: Report | None, config: RunConfig, status: str,
-                participants: dict[str, str], request_format: str) -> dict[str, Any]:
-    """The Result DataPart. `report` is None when no task-trial finished."""
+                participants: dict[str, str], request_format: str,
+                operator_only: set[str] | None = None) -> dict[str, Any]:
+    """The Result DataPart. `report` is None when no task-trial finished. `operator_only`
+    names the options that stay out of it (paths, endpoints)."""
+    public = public_config(config, operator_only or set())
+    options = public["options"]
     base: dict[str, Any] = {
         "benchmark": config.benchmark, "status": status, "format": request_format,
         "version": __version__, "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
-        "participants": dict(participants), "config": config.public(),
-        "metrics_path": str(config.output) if config.output else None,
+        "participants": {k: redact_url(v) for k, v in participants.items()},
+        "split": options.get("split"), "num_trials": config.num_trials,
+        "models": {k: v for k, v in options.items() if k.endswith("_llm")},
+        "config": public,
     }
     if report is None:
         return base | {"summary": {"pass_rate": None, "score": None, "total_tasks": 0,
@@ -77,17 +106,19 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
         return f"{what} against {agent}: no task-trial finished ({data['status']})."
     rate = "n/a" if s["pass_rate"] is None else f"{100 * s['pass_rate']:.1f}%"
     score = "n/a" if s["score"] is None else f"{s['score']:.4f}"
-    lines = [f"{what} against {agent}: {data['status']}. {s['total_passed']}/{s['scored']} "
-             f"task-trials passed over {s['total_tasks']} tasks; pass rate {rate}, "
-             f"score {score}."]
+    trials = data.get("num_trials") or 1
+    lines = [f"{what} against {agent}: {data['status']}. " + passed_over(
+        s["total_passed"], s["scored"], tasks=s["total_tasks"], task_trials=s["task_trials"],
+        trials=(trials, trials)) + f"; pass rate {rate}, score {score}."]
+    note = unscored_note(s["task_trials"] - s["scored"], s["task_trials"])
+    if note:
+        lines.append(f"{note} (infrastructure or harness errors)")
     if data["pass_k"]:
         lines.append("pass^k: " + ", ".join(f"k={k} {v:.3f}" for k, v in data["pass_k"].items()))
     if data["by_category"]:
         lines.append("by category: " + ", ".join(
             f"{name} {_pct(g['pass_rate'])} ({g['passed']}/{g['count']})"
             for name, g in data["by_category"].items()))
-    if data.get("metrics_path"):
-        lines.append(f"metrics: {data['metrics_path']} (on the server)")
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ from a2abench.errors import ConfigError
 
 DEFAULT_PORT = 9009
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+DEFAULT_MAX_TRIALS = 8  # num_trials a request may ask for (tau2's leaderboard uses up to 4)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,10 @@ class GreenSettings:
     cancel_grace_s: float = 30.0
     progress_interval_s: float = 1.0  # at most one progress status update per interval
     tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
+    rpc_path: str | None = None  # serve JSON-RPC only here (default: `/` and the card's path)
+    max_trials: int = DEFAULT_MAX_TRIALS
+    allow_models: tuple[str, ...] = ()  # models requests may pick (default: operator's only)
+    allow_llm_args: tuple[str, ...] = ()  # keys of *_llm_args requests may set
     grpc: bool = True  # serve the gRPC binding too (when grpcio is installed)
     grpc_port: int | None = None  # None: a free port, advertised in the card
     metrics: bool = False  # serve /metrics (Prometheus) on the main port
@@ -57,6 +62,12 @@ class GreenSettings:
             raise ConfigError("--auth-token is empty", hint="Unset it to serve without auth.")
         if self.card_url is not None:
             check_http_url(self.card_url, "--card-url")
+        if self.rpc_path is not None and not self.rpc_path.startswith("/"):
+            raise ConfigError(f"--rpc-path {self.rpc_path!r} does not start with /",
+                              hint="Write it like /a2a, or leave it out to serve at / and at "
+                                   "the card URL's path.")
+        if self.max_trials < 1:
+            raise ConfigError("--max-trials must be at least 1")
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"--log-format {self.log_format!r} is not text or json")
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from a2abench.errors import ConfigError, RecordsError
-from a2abench.report.aggregate import Report, build_report
+from a2abench.report.aggregate import Report, build_report, record_problem
+from a2abench.run.records import SCORED_STATUSES
 from a2abench.run.writer import iter_records
 
 BUILTIN_FORMATS = ("table", "json", "markdown", "html", "junit")
@@ -50,11 +51,14 @@ def _export(report: Report, fmt: str, paths: list[Path]) -> str:
 
 
 def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
-    """Full task records (with transcripts), one per task-trial, by the report's rule."""
+    """Full task records (with transcripts), one per task-trial, by the report's rule.
+    Invalid records (shown by the report itself) are left out of benchmark exports."""
     keep: dict[tuple[Any, ...], tuple[int, bool]] = {}
     for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
+        if record_problem(rec) is not None:
+            continue
         key = (rec.get("benchmark"), rec.get("domain"), rec["task_id"], rec["trial"])
-        scored = rec.get("status") in ("ok", "agent_error")
+        scored = rec.get("status") in SCORED_STATUSES
         old = keep.get(key)
         if old is None or scored or not old[1]:
             keep[key] = (index, scored)
@@ -70,6 +74,13 @@ def step_summary(markdown: str) -> Path | None:
     if not target:
         return None
     path = Path(target)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(markdown.rstrip() + "\n\n")
+    try:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(markdown.rstrip() + "\n\n")
+    except OSError as exc:
+        from a2abench.errors import OutputError
+
+        raise OutputError(f"cannot append to GITHUB_STEP_SUMMARY ({path}): "
+                          f"{exc.strerror or exc}", hint="Unset it or point it at a writable "
+                                                         "file.") from None
     return path

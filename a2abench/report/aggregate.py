@@ -19,10 +19,14 @@ from pydantic import BaseModel, Field
 
 from a2abench.errors import RecordsError
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
+from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
+from a2abench.run.records import SCORED_STATUSES
 from a2abench.run.writer import ReadStats, iter_records
 
-SCORED = ("ok", "agent_error")
+SCORED = SCORED_STATUSES
+INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
+_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -83,7 +87,10 @@ class Report(BaseModel):
     mixed_scoring: bool
     tasks: int
     task_trials: int
+    trials: tuple[int, int] | None = None  # fewest, most trials of any task
     scored: int
+    unscored: int = 0  # infrastructure/harness errors and invalid records: not in the score
+    score_complete: bool = True
     passed: int
     mean_reward: float | None
     pass_rate: float | None
@@ -114,16 +121,65 @@ def natural(text: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)[:500]
+
+
+def safe_number(value: Any) -> float | None:
+    """A finite, non-negative number from a record (which may be forged), or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value) if not isinstance(value, int) or abs(value) < 2**63 else None
+    return number if number is not None and math.isfinite(number) and number >= 0 else None
+
+
+def safe_count(value: Any) -> int:
+    number = safe_number(value)
+    return int(number) if number is not None and number < 2**63 else 0
+
+
+def record_problem(rec: dict[str, Any]) -> str | None:
+    """Why a task record cannot be true (validated when reading: records may be forged)."""
+    status, reward = rec.get("status", "ok"), rec.get("reward")
+    if not isinstance(rec.get("task_id"), str):
+        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
+    if status not in _STATUSES:
+        return f"unknown status {str(status)[:40]!r}"
+    if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
+            or not 0 <= rec["trial"] < 2**31:
+        return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
+    if status in SCORED_STATUSES:
+        number = safe_number(reward)
+        if number is None or number > 1.0:
+            return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
+    elif reward is not None:
+        return f"a {status} record carries reward {str(reward)[:40]!r}"
+    if not isinstance(rec.get("success", False), bool):
+        return "success is not a boolean"
+    return None
+
+
 def _task_line(rec: dict[str, Any]) -> TaskLine:
     err = rec.get("error")
-    return TaskLine(
-        benchmark=rec.get("benchmark", ""), domain=rec.get("domain"),
-        category=rec.get("category"), task_id=str(rec["task_id"]), trial=int(rec["trial"]),
-        status=rec.get("status", "ok"), reward=rec.get("reward"),
-        success=bool(rec.get("success")), termination=rec.get("termination"),
-        latency_ms=float(rec.get("latency_ms") or 0.0), turns=int(rec.get("turns") or 0),
-        labels=list(rec.get("labels") or []),
-        error=f"{err.get('error')}: {err.get('message')}" if isinstance(err, dict) else None)
+    problem = record_problem(rec)
+    trial = rec.get("trial")
+    labels = rec.get("labels")
+    line = TaskLine(
+        benchmark=str(rec.get("benchmark") or ""), domain=_text(rec.get("domain")),
+        category=_text(rec.get("category")), task_id=_text(rec.get("task_id")) or "?",
+        trial=trial if isinstance(trial, int) and not isinstance(trial, bool)
+        and 0 <= trial < 2**31 else 0,
+        status=str(rec.get("status", "ok"))[:40],
+        reward=rec.get("reward") if problem is None else None,
+        success=rec.get("success") is True, termination=_text(rec.get("termination")),
+        latency_ms=safe_number(rec.get("latency_ms")) or 0.0, turns=safe_count(rec.get("turns")),
+        labels=[str(x)[:100] for x in labels] if isinstance(labels, list) else [],
+        error=f"{_text(err.get('error'))}: {_text(err.get('message'))}"
+        if isinstance(err, dict) else None)
+    if problem is not None:  # kept and shown, never scored
+        line.status, line.reward, line.success = INVALID, None, False
+        line.error = f"invalid record: {problem}"
+    return line
 
 
 class _Accumulator:
@@ -139,8 +195,8 @@ class _Accumulator:
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
-        latency = rec.get("latency_ms")
-        if isinstance(latency, int | float):
+        latency = safe_number(rec.get("latency_ms"))
+        if latency is not None:
             self.req_latency.add(latency)
         if rec.get("error"):
             self.request_errors += 1
@@ -154,10 +210,11 @@ class _Accumulator:
             if old.status in SCORED and line.status not in SCORED:
                 return  # keep the scored result over a later infrastructure failure
         self.tasks[key] = line
-        self.task_extra[key] = (int(rec.get("input_tokens") or 0),
-                                int(rec.get("output_tokens") or 0),
-                                int(rec.get("llm_prompt_tokens") or 0),
-                                int(rec.get("llm_completion_tokens") or 0), rec.get("cost_usd"))
+        self.task_extra[key] = (safe_count(rec.get("input_tokens")),
+                                safe_count(rec.get("output_tokens")),
+                                safe_count(rec.get("llm_prompt_tokens")),
+                                safe_count(rec.get("llm_completion_tokens")),
+                                safe_number(rec.get("cost_usd")))
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
@@ -172,7 +229,7 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         elif kind == "run":
             acc.runs.append(rec)
         else:
-            acc.run_ends[rec["run_id"]] = rec
+            acc.run_ends[str(rec["run_id"])] = rec
 
 
 def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
@@ -180,7 +237,8 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
     warnings: list[str] = []
     keys = []
     for run in runs:
-        key = dict(run.get("compat_key") or {})
+        raw = run.get("compat_key")
+        key = dict(raw) if isinstance(raw, dict) else {"compat_key": raw}
         key.pop("shard", None)
         keys.append(key)
     for other, run in zip(keys[1:], runs[1:], strict=True):
@@ -190,7 +248,7 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
                 f"run {run['run_id']} is not a shard or resume of run {runs[0]['run_id']}: "
                 + "; ".join(problems[:3]),
                 hint="Report different runs separately.")
-    shards = {tuple(r["shard"]) for r in runs if r.get("shard")}
+    shards = {(r["shard"][0], r["shard"][1]) for r in runs if _is_shard(r.get("shard"))}
     counts = {s[1] for s in shards}
     if len(counts) == 1:
         missing = set(range(1, next(iter(counts)) + 1)) - {s[0] for s in shards}
@@ -198,6 +256,12 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
             warnings.append(f"shard(s) {sorted(missing)} of {next(iter(counts))} are missing: "
                             "the report covers only part of the run")
     return warnings
+
+
+def _is_shard(value: Any) -> bool:
+    return (isinstance(value, list | tuple) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            and 1 <= value[0] <= value[1] <= 100_000)
 
 
 def _groups(lines: Iterable[TaskLine], attr: str) -> list[GroupStats]:
@@ -270,14 +334,38 @@ def _headline(lines: list[TaskLine], how: str) -> float | None:
 def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
            ) -> tuple[float | None, str, dict[str, float | None]]:
     """The headline score, its method, and the score of each separately reported group."""
-    scoring = (runs[0].get("scoring") or {}) if runs else {}
-    how = scoring.get("headline", "mean_reward")
-    separate: dict[str, list[str]] = scoring.get("separate") or {}
+    scoring = runs[0].get("scoring") if runs else None
+    scoring = scoring if isinstance(scoring, dict) else {}
+    how = scoring.get("headline")
+    how = how if how in ("mean_reward", "macro_category_mean") else "mean_reward"
+    raw = scoring.get("separate")
+    separate: dict[str, list[str]] = {
+        str(name): [c for c in cats if isinstance(c, str)]
+        for name, cats in (raw.items() if isinstance(raw, dict) else ())
+        if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
     main = [i for i in lines if i.category not in apart]
     groups = {name: _headline([i for i in lines if i.category in cats], how)
               for name, cats in separate.items() if any(i.category in cats for i in lines)}
     return _headline(main, how), how, groups
+
+
+def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
+    """Explain every error count that changes how the score reads."""
+    out = []
+    if errors["evaluator"]:
+        out.append(f"{errors['evaluator']} task-trial(s) ended in an evaluator error (the "
+                   "benchmark's evaluator raised on what the agent left behind, as upstream's "
+                   "does): scored 0 and included in the score; upstream's runner would record "
+                   "an error instead")
+    unscored = errors["infrastructure"] + errors["harness"] + errors["invalid"]
+    if unscored:
+        parts = [f"{errors[k]} {name}" for k, name in (
+            ("infrastructure", "infrastructure error(s)"), ("harness", "harness error(s)"),
+            ("invalid", "invalid record(s)")) if errors[k]]
+        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}); --fail-under "
+                   "refuses an incomplete score unless --allow-incomplete is given")
+    return out
 
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
@@ -287,6 +375,13 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
     score, method, group_scores = _score(lines, acc.runs)
+    errors = {"agent": sum(i.status == "agent_error" for i in lines),
+              "evaluator": sum(i.status == "evaluator_error" for i in lines),
+              "infrastructure": sum(i.status == "infrastructure_error" for i in lines),
+              "harness": sum(i.status == "harness_error" for i in lines),
+              "invalid": sum(i.status == INVALID for i in lines)}
+    warnings += _error_warnings(errors, len(lines))
+    per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
     labels = Counter(label for i in lines for label in i.labels)
     if labels.get("nl_skipped"):
         warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
@@ -301,8 +396,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     costs = [e[4] for e in extras if e[4] is not None]
     return Report(
         files=[str(p) for p in paths],
-        benchmark=acc.runs[0]["benchmark"] if acc.runs else (lines[0].benchmark if lines
-                                                             else None),
+        benchmark=_text(acc.runs[0].get("benchmark")) if acc.runs
+        else (lines[0].benchmark if lines else None),
         domains=sorted({str(i.domain) for i in lines if i.domain}),
         runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
                                       "resumed", "models", "data", "interface")}
@@ -310,16 +405,15 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
               for r in acc.runs],
         score=score, score_method=method, group_scores=group_scores,
         scoring_labels=dict(labels), mixed_scoring=mixed,
-        tasks=len({(i.benchmark, i.domain, i.task_id) for i in lines}), task_trials=len(lines),
-        scored=len(scored), passed=sum(i.success for i in scored),
+        tasks=len(per_task), task_trials=len(lines), trials=trials_range(per_task.values()),
+        scored=len(scored), unscored=len(lines) - len(scored),
+        score_complete=len(lines) == len(scored), passed=sum(i.success for i in scored),
         mean_reward=(sum(i.reward or 0.0 for i in scored) / len(scored)) if scored else None,
         pass_rate=(sum(i.success for i in scored) / len(scored)) if scored else None,
         pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
         by_category=_groups(lines, "category"),
         terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),
-        errors={"agent": sum(i.status == "agent_error" for i in lines),
-                "infrastructure": sum(i.status == "infrastructure_error" for i in lines),
-                "harness": sum(i.status == "harness_error" for i in lines)},
+        errors=errors,
         error_classes=dict(Counter(i.error.split(":")[0] for i in lines if i.error)),
         request_latency_ms=_latency(acc.req_latency), task_latency_ms=_latency(task_h),
         turns=_latency(turns_h), requests=acc.requests, request_errors=acc.request_errors,

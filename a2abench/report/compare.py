@@ -25,8 +25,13 @@ class Comparison(BaseModel):
     rows: list[tuple[str, list[float | None]]]
 
 
+def _compat(run: dict[str, Any] | None) -> dict[str, Any]:
+    raw = (run or {}).get("compat_key")
+    return dict(raw) if isinstance(raw, dict) else {}
+
+
 def _key(run: dict[str, Any]) -> str:
-    key = dict(run.get("compat_key") or {})
+    key = _compat(run)
     key.pop("shard", None)
     return json.dumps(key, sort_keys=True, default=str)
 
@@ -45,7 +50,7 @@ def _labels(paths: list[list[Path]]) -> list[str]:
     keys = []
     for group in paths:
         run = next(iter_records(group, types=frozenset({"run"})), None)
-        keys.append(dict((run or {}).get("compat_key") or {}))
+        keys.append(_compat(run))
     out = []
     for index, key in enumerate(keys):
         changes = [d.split(": recorded")[0] + "=" + d.rsplit("now ", 1)[-1]

@@ -3,9 +3,12 @@ the CLI layer (`a2abench.display`), since the core never imports Rich."""
 
 from __future__ import annotations
 
+import re
 from xml.sax.saxutils import escape, quoteattr
 
 from a2abench.report.aggregate import GroupStats, Report, TaskLine
+from a2abench.report.wording import passed_over
+from a2abench.run.records import SCORED_STATUSES
 
 
 def pct(value: float | None) -> str:
@@ -24,9 +27,24 @@ def headline(report: Report) -> str:
     score = "n/a" if report.score is None else f"{report.score:.4f}"
     method = {"macro_category_mean": "macro average over categories",
               "mean_reward": "mean reward"}.get(report.score_method, report.score_method)
-    return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} ({method}); "
-            f"{report.passed}/{report.scored} passed over {report.tasks} tasks "
-            f"× {report.task_trials} task-trials")
+    incomplete = "" if report.score_complete else f", incomplete: {report.unscored} unscored"
+    return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} "
+            f"({method}{incomplete}); "
+            + passed_over(report.passed, report.scored, tasks=report.tasks,
+                          task_trials=report.task_trials, trials=report.trials))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|~])")
+# `_` inside a word never starts emphasis (GFM): `handle_time` stays readable.
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+def md(text: object) -> str:
+    """Agent-controlled text as inert Markdown: one line, markup and HTML escaped."""
+    flat = _CONTROL.sub(" ", str(text))
+    escaped = _MD_UNDERSCORE.sub(r"\\_", _MD_SPECIAL.sub(r"\\\1", flat))
+    return escaped.replace("&", "&amp;")
 
 
 def interfaces(report: Report) -> str:
@@ -44,28 +62,31 @@ def interfaces(report: Report) -> str:
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(row) + " |" for row in rows]
     return [*out, ""]
 
 
 def _group_rows(groups: list[GroupStats]) -> list[list[str]]:
-    return [[g.name, str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
+    return [[md(g.name), str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
              str(g.agent_errors), str(g.infra_errors)] for g in groups]
 
 
 def _task_rows(lines: list[TaskLine]) -> list[list[str]]:
-    return [[line.task_id, str(line.trial), line.category or line.domain or "-", line.status,
-             num(line.reward, 2), line.termination or "-", f"{line.latency_ms / 1000:.1f} s",
-             (line.error or "")[:80]] for line in lines]
+    return [[md(line.task_id), str(line.trial), md(line.category or line.domain or "-"),
+             md(line.status), num(line.reward, 2), md(line.termination or "-"),
+             f"{line.latency_ms / 1000:.1f} s", md((line.error or "")[:80])] for line in lines]
 
 
 def to_markdown(report: Report) -> str:
-    out = [f"## a2abench report: {report.benchmark or '?'} {', '.join(report.domains)}", "",
-           f"**Score: {num(report.score, 4)}** — {headline(report)}", ""]
+    domains = ", ".join(report.domains)
+    out = [f"## a2abench report: {md(report.benchmark or '?')} {md(domains)}", "",
+           f"**Score: {num(report.score, 4)}"
+           f"{'' if report.score_complete else ' (incomplete)'}** — {md(headline(report))}",
+           ""]
     for name, value in report.group_scores.items():
-        out += [f"**{name.capitalize()} (scored apart): {num(value, 4)}**", ""]
+        out += [f"**{md(name.capitalize())} (scored apart): {num(value, 4)}**", ""]
     for warning in report.warnings:
-        out.append(f"> ⚠️ {warning}")
+        out.append(f"> ⚠️ {md(warning)}")
     if report.warnings:
         out.append("")
     if report.pass_k:
@@ -80,8 +101,8 @@ def to_markdown(report: Report) -> str:
         out += ["### By category", "", *_md_table(head, _group_rows(report.by_category))]
     out += ["### Run", ""]
     out += _md_table(["metric", "value"], [
-        ["A2A interface", interfaces(report)],
-        ["terminations", ", ".join(f"{k}: {v}" for k, v in report.terminations.items())],
+        ["A2A interface", md(interfaces(report))],
+        ["terminations", md(", ".join(f"{k}: {v}" for k, v in report.terminations.items()))],
         ["errors", ", ".join(f"{k}: {v}" for k, v in report.errors.items())],
         ["request latency p50 / p90 / p99",
          " / ".join(f"{num(v, 0)} ms" for v in (report.request_latency_ms.p50,
@@ -106,30 +127,39 @@ def to_markdown(report: Report) -> str:
     return "\n".join(out)
 
 
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(text: object) -> str:
+    """Text XML 1.0 can hold: characters it forbids (NUL, ESC, lone surrogates) become U+FFFD."""
+    return _XML_INVALID.sub("\ufffd", str(text))
+
+
 def to_junit(report: Report) -> str:
     """One testcase per task-trial: failures for the agent's misses, errors for ours."""
     lines = report.lines
-    failures = sum(1 for t in lines if t.status in ("ok", "agent_error") and not t.success)
-    errors = sum(1 for t in lines if t.status in ("infrastructure_error", "harness_error"))
+    failures = sum(1 for t in lines if t.status in SCORED_STATUSES and not t.success)
+    errors = len(lines) - sum(1 for t in lines if t.status in SCORED_STATUSES)
     total_s = sum(t.latency_ms for t in lines) / 1000
-    suite = f"a2abench.{report.benchmark or 'run'}"
+    suite = _xml(f"a2abench.{report.benchmark or 'run'}")
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<testsuites name="a2abench" tests="{len(lines)}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">',
            f'  <testsuite name={quoteattr(suite)} tests="{len(lines)}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">']
     for t in lines:
-        classname = ".".join(p for p in (suite, t.domain, t.category) if p)
-        name = f"{t.task_id} [trial {t.trial}]"
+        classname = _xml(".".join(p for p in (suite, t.domain, t.category) if p))
+        name = _xml(f"{t.task_id} [trial {t.trial}]")
         out.append(f"    <testcase classname={quoteattr(classname)} name={quoteattr(name)} "
                    f'time="{t.latency_ms / 1000:.3f}">')
-        detail = (f"reward={t.reward} termination={t.termination} "
-                  f"labels={','.join(t.labels) or '-'}")
-        if t.status in ("infrastructure_error", "harness_error"):
-            out.append(f"      <error type={quoteattr(t.status)} "
-                       f"message={quoteattr(t.error or t.status)}>{escape(detail)}</error>")
+        detail = _xml(f"reward={t.reward} termination={t.termination} "
+                      f"labels={','.join(t.labels) or '-'}")
+        if t.status not in SCORED_STATUSES:
+            out.append(f"      <error type={quoteattr(_xml(t.status))} "
+                       f"message={quoteattr(_xml(t.error or t.status))}>{escape(detail)}"
+                       "</error>")
         elif not t.success:
-            message = t.error or f"reward {t.reward}"
+            message = _xml(t.error or f"reward {t.reward}")
             out.append(f"      <failure type={quoteattr(t.status)} "
                        f"message={quoteattr(message)}>{escape(detail)}</failure>")
         out.append("    </testcase>")

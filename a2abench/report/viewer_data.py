@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from a2abench.report.aggregate import SCORED
+from a2abench.report.aggregate import SCORED, record_problem, safe_count, safe_number
 from a2abench.run.writer import iter_records
 
 # Columns of a summary row, in order (the page maps them back to names).
@@ -45,16 +45,16 @@ class ViewerData:
 
 def _row(rec: dict[str, Any], run: int) -> list[Any]:
     err = rec.get("error") if isinstance(rec.get("error"), dict) else None
-    tokens = sum(int(rec.get(k) or 0) for k in ("input_tokens", "output_tokens",
+    tokens = sum(safe_count(rec.get(k)) for k in ("input_tokens", "output_tokens",
                                                   "llm_prompt_tokens", "llm_completion_tokens"))
     return [run, rec.get("benchmark"), rec.get("domain"), rec.get("category"),
             str(rec["task_id"]), int(rec["trial"]), rec.get("status", "ok"), rec.get("reward"),
             bool(rec.get("success")), rec.get("termination"),
             err.get("error") if err else None,
             f"{err.get('message')}" if err else None,
-            round(float(rec.get("latency_ms") or 0.0), 1), int(rec.get("turns") or 0),
-            int(rec.get("tool_calls") or 0), tokens, rec.get("cost_usd"),
-            list(rec.get("labels") or [])]
+            round(safe_number(rec.get("latency_ms")) or 0.0, 1), safe_count(rec.get("turns")),
+            safe_count(rec.get("tool_calls")), tokens, safe_number(rec.get("cost_usd")),
+            [str(x) for x in labels] if isinstance(labels := rec.get("labels"), list) else []]
 
 
 def _blob(rec: dict[str, Any], requests: list[list[Any]]) -> str:
@@ -75,11 +75,14 @@ def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None)
     requests: dict[tuple[Any, ...], list[list[Any]]] = {}
     kept: dict[tuple[Any, ...], tuple[bool, list[Any], str]] = {}
     for rec in iter_records(list(paths), types=_TASK_AND_REQUEST):
+        # Keys as text: forged records may carry lists where ids belong.
+        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
         if rec["type"] == "request":
-            key = (rec.get("run_id"), rec.get("task_id"), rec.get("trial"))
             requests.setdefault(key, []).append(_request(rec))
             continue
-        own = requests.pop((rec.get("run_id"), rec.get("task_id"), rec.get("trial")), [])
+        own = requests.pop(key, [])
+        if record_problem(rec) is not None:  # invalid: shown by the summary, not viewable
+            continue
         trial = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"])
         scored = rec.get("status", "ok") in SCORED
         old = kept.get(trial)

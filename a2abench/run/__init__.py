@@ -42,29 +42,38 @@ async def execute_async(config: RunConfig, on_event: EventSink,
 
 
 def execute(config: RunConfig, on_event: EventSink) -> RunSummary:
-    """Run a benchmark to completion. The first Ctrl-C stops launching task-trials and
-    cancels those in flight (their results are not recorded; --resume re-runs them); the
-    summary then has status "interrupted". A second Ctrl-C aborts at once."""
+    """Run a benchmark to completion. The first Ctrl-C (or SIGTERM, as CI runners and
+    `docker stop` send) stops launching task-trials and cancels those in flight (their
+    results are not recorded; --resume re-runs them); `run_end` is written and the summary
+    has status "interrupted" and `stopped_by` naming the signal. A second one aborts at once."""
 
     async def main() -> RunSummary:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        received: list[str] = []
 
-        def on_sigint() -> None:
+        def on_signal(name: str) -> None:
             if stop.is_set():
                 raise KeyboardInterrupt
-            on_event(Notice("warning", "interrupted: stopping; completed results are kept "
-                                       "(Ctrl-C again to abort at once)"))
+            received.append(name)
+            what = ("interrupted: stopping; completed results are kept (Ctrl-C again to abort "
+                    "at once)" if name == "SIGINT" else "terminated (SIGTERM): stopping; "
+                    "completed results are kept (SIGTERM again to abort at once)")
+            on_event(Notice("warning", what))
             stop.set()
 
-        installed = False
-        with suppress(NotImplementedError, RuntimeError):  # not the main thread / Windows
-            loop.add_signal_handler(signal.SIGINT, on_sigint)
-            installed = True
+        installed = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with suppress(NotImplementedError, RuntimeError):  # not the main thread / Windows
+                loop.add_signal_handler(sig, on_signal, sig.name)
+                installed.append(sig)
         try:
-            return await execute_async(config, on_event, stop)
+            summary = await execute_async(config, on_event, stop)
         finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGINT)
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+        if received and summary.status == "interrupted":
+            summary.stopped_by = received[0]
+        return summary
 
     return asyncio.run(main())

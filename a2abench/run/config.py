@@ -4,18 +4,91 @@ from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ConfigError
 
-_SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.I)
+# Secret-looking keys: `api_key`, `x-api-key`, `access_token`, `client_secret`, `password`,
+# `Authorization` ... but not `max_tokens` or `monkey`.
+_SECRET_KEY = re.compile(r"(^|[_\-. ])(api[_\-]?key|key|token|secret|password|passwd|pwd|"
+                         r"authorization|auth|credentials?|cookie|session[_\-]?id)$|"
+                         r"^(api[_\-]?key|secret|password|token)", re.I)
 REDACTED = "***"
+MIN_SECRET_CHARS = 6  # shorter values would redact ordinary words
+
+
+def is_secret_key(key: object) -> bool:
+    return bool(_SECRET_KEY.search(str(key)))
+
+
+class Redactor:
+    """Replaces known secret values wherever they appear in serialized text.
+
+    An agent may echo the bearer token it was sent; a URL may carry a password. Records,
+    events and reports pass through this before they leave the process.
+    """
+
+    def __init__(self, secrets: list[str]) -> None:
+        import json
+
+        values = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_CHARS},
+                        key=len, reverse=True)
+        self.texts = values
+        # In a JSON line a secret appears escaped (quotes, backslashes, non-ASCII).
+        forms = {v.encode() for v in values} | {json.dumps(v)[1:-1].encode() for v in values}
+        self.forms = sorted(forms, key=len, reverse=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.texts)
+
+    def line(self, data: bytes) -> bytes:
+        for form in self.forms:
+            if form in data:
+                data = data.replace(form, REDACTED.encode())
+        return data
+
+    def text(self, value: str) -> str:
+        for secret in self.texts:
+            value = value.replace(secret, REDACTED)
+        return value
+
+
+def secret_values(value: Any) -> list[str]:
+    """Secret values inside a configuration: values under secret-named keys (anywhere,
+    including JSON objects given as strings) and passwords in URLs."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if is_secret_key(k) and isinstance(v, str | int) and not isinstance(v, bool):
+                out.append(str(v))
+            else:
+                out += secret_values(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            out += secret_values(v)
+    elif isinstance(value, str):
+        if "://" in value:
+            with suppress(ValueError):
+                parts = urlsplit(value.strip())
+                if parts.password:
+                    out.append(parts.password)
+                    out.append(unquote(parts.password))
+        stripped = value.strip()
+        if stripped.startswith("{"):
+            import json
+
+            with suppress(ValueError, RecursionError):
+                out += secret_values(json.loads(stripped))
+    elif hasattr(value, "get_secret_value"):
+        out.append(value.get_secret_value())
+    return out
 
 
 class Shard(BaseModel):
@@ -104,6 +177,19 @@ class RunConfig(BaseModel):
             raise ValueError(f"task_timeout must be greater than 0 seconds, got {value}")
         return value
 
+    def secrets(self) -> list[str]:
+        """Every secret value this run knows: the agent's token, URL passwords, secret-named
+        LLM arguments, and the LLM API keys from the environment."""
+        import os
+
+        found = secret_values(self.white_agent_url) + secret_values(self.options)
+        if self.auth_token is not None:
+            found.append(self.auth_token.get_secret_value())
+        found += [value for name, value in os.environ.items()
+                  if name.startswith(("A2ABENCH_", "OPENAI_", "SALESFORCE_"))
+                  and is_secret_key(name.lower()) and value]
+        return found
+
     def public(self) -> dict[str, Any]:
         """The config as written to metrics.jsonl: secrets removed."""
         data = self.model_dump(mode="json", exclude={"auth_token"})
@@ -114,23 +200,41 @@ class RunConfig(BaseModel):
 
 
 def redact(value: Any) -> Any:
-    """Replace values under secret-looking keys and credentials in URLs."""
+    """Replace values under secret-looking keys (also inside JSON given as a string) and
+    credentials in URLs."""
     if isinstance(value, dict):
-        return {k: (REDACTED if _SECRET_KEY.search(str(k)) and v not in (None, "", False)
+        return {k: (REDACTED if is_secret_key(k) and v not in (None, "", False)
                     else redact(v)) for k, v in value.items()}
     if isinstance(value, list):
         return [redact(v) for v in value]
-    if isinstance(value, str) and "@" in value and "://" in value:
-        return redact_url(value)
+    if isinstance(value, str):
+        if "@" in value and "://" in value:
+            return redact_url(value)
+        if value.strip().startswith("{") and secret_values(value):
+            return REDACTED  # e.g. --user-llm-args '{"api_key": ...}' kept as text
     return value
 
 
+_URL_CREDENTIALS = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]+@")
+
+
+def redact_url_credentials(text: str) -> str:
+    """`http://user:pw@host` -> `http://***@host` anywhere in free text (error messages)."""
+    return _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
+
+
 def redact_url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None and parts.username is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{REDACTED}@{host}" + (f":{parts.port}" if parts.port else "")
+    try:
+        parts = urlsplit(url)
+        if parts.password is None and parts.username is None:
+            return url
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:  # not a URL we can take apart: keep nothing after the scheme
+        return url.split("://", 1)[0] + "://" + REDACTED
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{REDACTED}@{host}" + (f":{port}" if port else "")
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
@@ -147,11 +251,14 @@ def default_output(benchmark: str, domain: str | None, now: datetime | None = No
 
 
 def resolve_output(output: Path | None, benchmark: str, domain: str | None) -> Path:
-    """`--output` is a file path exactly as given, unless it is an existing directory or ends
-    with a path separator; then metrics.jsonl goes inside it."""
+    """`--output` names a directory (metrics.jsonl goes inside) when it is an existing
+    directory, ends with a path separator, or is a new path without a suffix (`runs/x`);
+    otherwise it is the metrics file itself (`runs/x.jsonl`, an existing file)."""
     if output is None:
         return default_output(benchmark, domain)
     text = str(output)
     if output.is_dir() or text.endswith(("/", "\\")):
+        return output / "metrics.jsonl"
+    if not output.exists() and not output.is_symlink() and not output.suffix:
         return output / "metrics.jsonl"
     return output

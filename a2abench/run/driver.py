@@ -14,13 +14,16 @@ group. It loads and filters its tasks, and runs one task-trial against the agent
 
 from __future__ import annotations
 
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from a2abench.errors import A2ABenchError, ProtocolError
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
 if TYPE_CHECKING:
@@ -97,6 +100,35 @@ class TaskOutcome(BaseModel):
     transcript: list[dict[str, Any]] | None = None
     details: dict[str, Any] = Field(default_factory=dict)
     error: ErrorInfo | None = None
+
+
+@contextmanager
+def agent_input(what: str) -> Iterator[None]:
+    """Wrap code that processes what the agent sent (a reply, a tool call, a query).
+
+    Whatever such code raises is the agent's failure, scored 0, never a harness bug: an agent
+    must not be able to drop its own failures from the score by sending input that makes
+    a2abench raise (JSON nested 900 deep, 4,000-digit numbers, 5,000 nested NOTs).
+    """
+    try:
+        yield
+    except A2ABenchError:
+        raise
+    except Exception as exc:
+        detail = str(exc)[:300] or "no message"
+        raise ProtocolError(f"a2abench could not process the agent's {what} "
+                            f"({type(exc).__name__}: {detail})",
+                            hint="Scored as an agent error.") from exc
+
+
+def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
+    """ErrorInfo for a benchmark evaluator that raised on a finished conversation.
+
+    `quirk` names the upstream behaviour (upstream's evaluator raises too)."""
+    return ErrorInfo(error=type(exc).__name__, kind="evaluator",
+                     message=f"{str(exc)[:500] or 'no message'} ({quirk})",
+                     hint="Scored 0: the evaluator cannot judge what the agent left behind.",
+                     traceback=traceback.format_exc())
 
 
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]

@@ -28,7 +28,7 @@ from a2abench.a2a._limits import (
 from a2abench.a2a.hosts import HostPolicy, egress_policy, policy_for
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
-from a2abench.run.config import RunConfig, redact, resolve_output
+from a2abench.run.config import Redactor, RunConfig, redact, redact_url, resolve_output
 from a2abench.run.driver import Driver, TaskContext, TaskOutcome
 from a2abench.run.events import (
     EventSink,
@@ -40,6 +40,7 @@ from a2abench.run.events import (
     TaskStarted,
 )
 from a2abench.run.records import (
+    SCORED_STATUSES,
     ErrorInfo,
     RequestRecord,
     RunEndRecord,
@@ -48,6 +49,17 @@ from a2abench.run.records import (
     is_success,
 )
 from a2abench.run.writer import RecordWriter
+
+
+def _redacting(sink: EventSink, redactor: Redactor) -> EventSink:
+    """Events carry agent text (error messages); known secrets never reach the display."""
+    def emit(event: Any) -> None:
+        for name in ("error", "message", "agent", "reason"):
+            value = getattr(event, name, None)
+            if isinstance(value, str):
+                setattr(event, name, redactor.text(value))
+        sink(event)
+    return emit
 
 
 def now_iso() -> str:
@@ -96,10 +108,13 @@ class RunSummary(BaseModel):
     passed: int
     failed: int
     agent_errors: int
+    evaluator_errors: int = 0
     infra_errors: int
     harness_errors: int
     duration_s: float
     reason: str | None = None
+    first_infra_error: str | None = None  # why the agent could not be reached, if it was not
+    stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
 
 
 class Engine:
@@ -107,12 +122,14 @@ class Engine:
                  stop: asyncio.Event | None = None) -> None:
         self.config = config
         self.driver = driver
-        self.emit = on_event
+        self.redactor = Redactor(config.secrets())
+        self.emit = _redacting(on_event, self.redactor) if self.redactor else on_event
         self.stop = stop or asyncio.Event()
         self.run_id = uuid.uuid4().hex[:12]
         self.progress = Progress()
         self._consecutive_unreachable = 0
         self._abort: str | None = None
+        self._first_infra: str | None = None
         self.writer: RecordWriter | None = None
 
     async def run(self) -> RunSummary:
@@ -125,9 +142,17 @@ class Engine:
     async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         await driver.setup()
-        items = plan.shard_items(
-            plan.expand(plan.select(driver.tasks(), config.task_ids, config.max_tasks),
-                        config.num_trials, config.seed), config.shard)
+        selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
+        if not selected:
+            raise ConfigError(f"no {config.benchmark} tasks to run: the data and filters "
+                              "select none", hint="Check --task-ids, the split, the category "
+                              "filter and --data-dir.")
+        items = plan.shard_items(plan.expand(selected, config.num_trials, config.seed),
+                                 config.shard)
+        if not items:  # a CI matrix wider than the run: an empty share, said out loud
+            self.emit(Notice("warning", f"shard {config.shard} has no task-trials: "
+                                        f"{len(selected)} task(s) × {config.num_trials} "
+                                        f"trial(s) fill only the first shards"))
         key = redact(plan.compat_key(config, driver.compat(), driver.domain))
         previous = self._previous(output, key)
         todo = plan.pending(items, previous, config.retry_errors)
@@ -144,14 +169,16 @@ class Engine:
                 self.emit(Notice("warning", f"the agent's card points to {withheld}, not the "
                                             "host you gave: the bearer token is not sent "
                                             "there (allow it with --allow-host)"))
-            self.writer = RecordWriter(output)
+            self.writer = RecordWriter(output, redact=self.redactor.line
+                                       if self.redactor else None)
             try:
                 self._write_run_record(key, len(items), len(items) - len(todo), previous,
                                        interface)
                 self.progress.total = len(todo)
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
-                    card.card.name or config.white_agent_url, transport.dialect, len(items),
+                    card.card.name or redact_url(config.white_agent_url), transport.dialect,
+                    len(items),
                     len(items) - len(todo), len(todo), config.concurrency,
                     str(config.shard) if config.shard else None, transport.binding,
                     config.streaming))
@@ -173,8 +200,9 @@ class Engine:
     def _previous(self, output: Path, key: dict[str, object]) -> plan.Previous | None:
         exists = output.exists() and output.stat().st_size > 0
         if exists and not self.config.resume:
-            raise ConfigError(f"{output} already holds a run",
-                              hint="Pass --resume to continue it, or choose another --output.")
+            raise ConfigError(f"{output} already exists",
+                              hint="Pass --resume to continue the run it holds, or choose "
+                                   "another --output.")
         if not exists:
             return None
         return plan.read_previous(output, key)
@@ -203,7 +231,7 @@ class Engine:
         self.writer.write(RunRecord(
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
-            data=manifest.get("data", {}), models=manifest.get("models", {}),
+            data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
             scoring=self.driver.scoring, planned=planned, skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
@@ -302,8 +330,9 @@ class Engine:
 
     def _record(self, item: plan.Item, outcome: TaskOutcome, tally: _Tally, ctx: TaskContext,
                 started_at: str, t0: float) -> TaskRecord:
-        scored = outcome.status in ("ok", "agent_error")
-        reward = (outcome.reward or 0.0) if scored else None
+        scored = outcome.status in SCORED_STATUSES
+        reward = ((outcome.reward or 0.0) if outcome.status != "evaluator_error" else 0.0) \
+            if scored else None
         success = outcome.success if outcome.success is not None else is_success(reward)
         return TaskRecord(
             run_id=self.run_id, benchmark=self.config.benchmark,
@@ -325,6 +354,8 @@ class Engine:
         p.done += 1
         if record.status == "infrastructure_error":
             p.infra_errors += 1
+            if self._first_infra is None and record.error is not None:
+                self._first_infra = f"{record.error.error}: {record.error.message}"
         elif record.status == "harness_error":  # not the agent's fault: not scored either
             p.harness_errors += 1
         else:
@@ -333,6 +364,7 @@ class Engine:
             p.passed += int(record.success)
             p.failed += int(not record.success)
             p.agent_errors += int(record.status == "agent_error")
+            p.evaluator_errors += int(record.status == "evaluator_error")
         self.emit(TaskFinished(
             record.task_id, record.trial, record.category, record.status, record.reward,
             record.success, record.termination, record.turns, record.latency_ms,
@@ -351,7 +383,8 @@ class Engine:
     def _counts(self) -> dict[str, int]:
         p = self.progress
         return {"done": p.done, "passed": p.passed, "failed": p.failed,
-                "agent_errors": p.agent_errors, "infra_errors": p.infra_errors,
+                "agent_errors": p.agent_errors, "evaluator_errors": p.evaluator_errors,
+                "infra_errors": p.infra_errors,
                 "harness_errors": p.harness_errors}
 
     def _summary(self, output: Path, status: str, planned: int, skipped: int,
@@ -359,9 +392,10 @@ class Engine:
         p = self.progress
         return RunSummary(run_id=self.run_id, output=output, status=status, planned=planned,
                           skipped=skipped, ran=p.done, passed=p.passed, failed=p.failed,
-                          agent_errors=p.agent_errors, infra_errors=p.infra_errors,
+                          agent_errors=p.agent_errors, evaluator_errors=p.evaluator_errors,
+                          infra_errors=p.infra_errors,
                           harness_errors=p.harness_errors, duration_s=round(duration, 3),
-                          reason=self._abort)
+                          reason=self._abort, first_infra_error=self._first_infra)
 
 
 def run_host_policy(config: RunConfig) -> HostPolicy | None:
@@ -373,8 +407,12 @@ def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:
     status = {"agent": "agent_error", "infrastructure": "infrastructure_error",
               "data": "harness_error", "usage": "harness_error",
               "harness": "harness_error"}[exc.kind]
+    cause = exc.__cause__
+    # An agent reply the harness could not process keeps the original traceback for us.
+    trace = ("".join(traceback.format_exception(cause))
+             if isinstance(cause, Exception) and not isinstance(cause, A2ABenchError) else None)
     return TaskOutcome(status=status,  # type: ignore[arg-type]
                        reward=0.0 if status == "agent_error" else None,
                        termination=status,
                        error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,
-                                       message=exc.message, hint=exc.hint))
+                                       message=exc.message, hint=exc.hint, traceback=trace))

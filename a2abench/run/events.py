@@ -15,6 +15,7 @@ class Progress:
     passed: int = 0
     failed: int = 0
     agent_errors: int = 0
+    evaluator_errors: int = 0  # scored 0 (see records.SCORED_STATUSES)
     infra_errors: int = 0
     harness_errors: int = 0
     reward_sum: float = 0.0
@@ -23,6 +24,10 @@ class Progress:
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.scored if self.scored else None
+
+    @property
+    def errors(self) -> int:
+        return self.agent_errors + self.evaluator_errors + self.infra_errors + self.harness_errors
 
 
 @dataclass

@@ -93,8 +93,9 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
     outcome: dict[tuple[str, int], str] = {}
     for rec in iter_records([path], stats, frozenset({"run", "task"})):
         if rec["type"] == "run":
-            recorded = rec.get("compat_key", {})
-            problems = diff(recorded, key)
+            recorded = rec.get("compat_key")
+            problems = (diff(recorded, key) if isinstance(recorded, dict)
+                        else [f"compat_key: recorded {str(recorded)[:60]!r}, not an object"])
             if problems:
                 raise ResumeMismatch(
                     f"cannot resume {path}: its run was configured differently:\n  "
@@ -102,13 +103,24 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
                     hint="Use the same flags as the first run, or a new --output.")
             run_ids.append(rec["run_id"])
         else:
-            k = (str(rec["task_id"]), int(rec["trial"]))
+            trial = rec.get("trial")
+            if not isinstance(trial, int) or isinstance(trial, bool) or \
+                    not isinstance(rec.get("task_id"), str):
+                raise ResumeMismatch(f"cannot resume {path}: a task record has task_id "
+                                     f"{str(rec.get('task_id'))[:40]!r} and trial "
+                                     f"{str(trial)[:40]!r}",
+                                     hint="The file was not written by `a2abench run` or was "
+                                          "edited; nothing was changed. Choose a new --output.")
+            k = (rec["task_id"], trial)
             # A later non-infrastructure result wins over an earlier infrastructure failure.
             if rec.get("status") != "infrastructure_error" or k not in outcome:
                 outcome[k] = rec.get("status", "ok")
-    if not run_ids and outcome:
-        raise ResumeMismatch(f"{path} has task records but no run record",
-                             hint="It was not written by `a2abench run`; use a new --output.")
+    if not run_ids:  # refuse before anything touches the file (the writer trims torn tails)
+        what = ("has task records but no run record" if outcome else
+                f"is not an a2abench run ({stats.lines} line(s), none of them a run record)")
+        raise ResumeMismatch(f"cannot resume {path}: it {what}",
+                             hint="It was not written by `a2abench run`; nothing was changed. "
+                                  "Choose a new --output.")
     infra = {k for k, s in outcome.items() if s == "infrastructure_error"}
     return Previous(run_ids, set(outcome) - infra, infra, stats)
 

@@ -14,7 +14,14 @@ from a2abench.a2a.metrics import ProtocolMetrics
 
 SCHEMA_VERSION = 1
 
-TaskStatus = Literal["ok", "agent_error", "infrastructure_error", "harness_error"]
+TaskStatus = Literal["ok", "agent_error", "evaluator_error", "infrastructure_error",
+                     "harness_error"]
+# Statuses that enter the score. `evaluator_error` (the benchmark's own evaluator raised on
+# what the agent did, e.g. tau2's env assertion on a task the agent never created) counts as
+# reward 0: leaving it out would raise the score of every agent that fails that task.
+SCORED_STATUSES: tuple[str, ...] = ("ok", "agent_error", "evaluator_error")
+# Not scored: the score is then incomplete (report says so; --fail-under refuses it).
+UNSCORED_STATUSES: tuple[str, ...] = ("infrastructure_error", "harness_error")
 Headline = Literal["mean_reward", "macro_category_mean"]
 SUCCESS_EPS = 1e-6  # tau2: success is reward within 1 ± 1e-6
 
@@ -67,7 +74,7 @@ class ErrorInfo(BaseModel):
     kind: str
     message: str
     hint: str | None = None
-    traceback: str | None = None  # harness bugs only
+    traceback: str | None = None  # harness bugs, evaluator errors, unprocessable replies
 
 
 class TaskRecord(_Record):
@@ -79,7 +86,7 @@ class TaskRecord(_Record):
     trial: int
     seed: int
     status: TaskStatus
-    reward: float | None = None  # None only for infrastructure errors (not scored)
+    reward: float | None = None  # None only for unscored statuses (infrastructure, harness)
     success: bool = False
     reward_components: dict[str, Any] = Field(default_factory=dict)
     labels: list[str] = Field(default_factory=list)  # e.g. "offline", "nl_skipped"

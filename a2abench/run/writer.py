@@ -14,7 +14,7 @@ import json
 import os
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ import orjson
 from pydantic import BaseModel
 
 from a2abench.errors import RecordsError
+from a2abench.run.bounds import bound
 
 _STOP = object()
 
@@ -30,11 +31,21 @@ _STOP = object()
 class RecordWriter:
     """Appends records to one file; safe to call from the event loop or any thread."""
 
-    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+    def __init__(self, path: Path, *, fsync: bool = True,
+                 redact: Callable[[bytes], bytes] | None = None) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._repair_torn_tail(path)
-        self._file = open(path, "ab")  # noqa: SIM115 - closed in close()
+        self._redact = redact  # removes known secret values from each serialized line
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._repair_torn_tail(path)
+            self._file = open(path, "ab")  # noqa: SIM115 - closed in close()
+        except OSError as exc:
+            parent = next((p for p in path.parents if p.exists()), None)
+            why = (f"{parent} is not a directory" if parent is not None and not parent.is_dir()
+                   else exc.strerror or str(exc))
+            raise RecordsError(f"cannot write {path}: {why}",
+                               hint="Choose a writable --output (check permissions and free "
+                                    "space).") from None
         self._fsync = fsync
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._error: BaseException | None = None
@@ -68,11 +79,11 @@ class RecordWriter:
         if self._error is not None:
             raise RecordsError(f"cannot write {self.path}: {self._error}",
                                hint="Check free disk space and permissions.")
-        if isinstance(record, BaseModel):
-            line = record.model_dump_json(exclude_none=False)
-        else:
-            line = json.dumps(record, default=str, ensure_ascii=False)
-        self._queue.put(line.encode("utf-8") + b"\n")
+        # Bounded first: agent-controlled values must not make the line unreadable or huge.
+        line = orjson.dumps(bound(record), default=str)
+        if self._redact is not None:
+            line = self._redact(line)
+        self._queue.put(line + b"\n")
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
@@ -103,7 +114,10 @@ class RecordWriter:
         if self._thread.is_alive():
             self._queue.put(_STOP)
             self._thread.join()
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError as exc:  # e.g. a full disk found by the last flush
+            self._error = self._error or exc
         self._raise_if_failed()
 
     def _loop(self) -> None:
@@ -140,6 +154,22 @@ class ReadStats:
     by_file: dict[str, int] = field(default_factory=dict)
 
 
+_INVALID: Any = object()
+
+
+def _bounded_int(text: str) -> int | str:
+    return int(text) if len(text) <= 20 else f"[a2abench: {len(text):,}-digit integer]"
+
+
+def _tolerant_loads(raw: bytes) -> Any:
+    """Parse what orjson refuses but JSON allows (integers beyond 64 bits, lone surrogate
+    escapes, lines written by older versions); `_INVALID` when it is not JSON at all."""
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"), parse_int=_bounded_int)
+    except (ValueError, RecursionError):
+        return _INVALID
+
+
 KNOWN_TYPES = frozenset({"run", "request", "task", "run_end"})
 
 
@@ -162,13 +192,15 @@ def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
                 try:
                     obj = loads(raw)
                 except decode_error:
-                    if not raw.endswith(b"\n"):
-                        stats.torn_tail += 1  # the process died mid-write
-                    else:
-                        stats.corrupt += 1
-                    continue
+                    obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
+                    if obj is _INVALID:
+                        if not raw.endswith(b"\n"):
+                            stats.torn_tail += 1  # the process died mid-write
+                        else:
+                            stats.corrupt += 1
+                        continue
                 kind = obj.get("type") if isinstance(obj, dict) else None
-                if kind not in KNOWN_TYPES or "run_id" not in obj:
+                if kind not in KNOWN_TYPES or not isinstance(obj.get("run_id"), str):
                     stats.foreign += 1
                     continue
                 count += 1

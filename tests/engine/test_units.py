@@ -52,7 +52,11 @@ def test_task_selection_keeps_order_and_names_unknown_ids() -> None:
 def test_output_is_a_file_unless_a_directory(tmp_path: Path) -> None:
     assert resolve_output(tmp_path / "x.jsonl", "b", None) == tmp_path / "x.jsonl"
     assert resolve_output(tmp_path, "b", None) == tmp_path / "metrics.jsonl"
-    assert resolve_output(tmp_path / "new", "b", None) == tmp_path / "new"  # a file, as given
+    # Issue 18 item 9: a new path without a suffix is a directory, as --help says.
+    assert resolve_output(tmp_path / "new", "b", None) == tmp_path / "new" / "metrics.jsonl"
+    assert resolve_output(tmp_path / "new.jsonl", "b", None) == tmp_path / "new.jsonl"
+    (tmp_path / "plain").write_text("")
+    assert resolve_output(tmp_path / "plain", "b", None) == tmp_path / "plain"  # existing file
     default = resolve_output(None, "tau2", "airline")
     assert default.parts[0] == "runs" and default.parent.name.endswith("_tau2_airline")
 

@@ -114,6 +114,14 @@ def result_of(task: Task) -> tuple[str, dict[str, Any]]:
     return texts[0], data[0]
 
 
+def metrics_of(root: Any, task: Task) -> str:
+    """The server-side metrics.jsonl of an assessment (the Result never names it)."""
+    from pathlib import Path
+
+    (path,) = Path(root).glob(f"*_{task.id[:8]}/metrics.jsonl")
+    return str(path)
+
+
 def agentbeats(agent: str, **config: Any) -> str:
     return json.dumps({"participants": {"agent": agent}, "config": config})
 

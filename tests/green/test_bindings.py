@@ -182,3 +182,26 @@ def test_rest_tenants_live_under_the_rest_prefix(tmp_path: Any) -> None:
     assert tenant.status_code == 200, tenant.text
     assert tenant.json()["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert unknown.status_code == 404
+
+
+def test_rest_behind_a_prefix_stripping_proxy(tmp_path: Any) -> None:
+    """Like JSON-RPC, HTTP+JSON answers under `/` and under the card URL's path, so the card's
+    REST URL works whether or not a proxy strips the path prefix."""
+    body = {"message": {"role": "ROLE_USER", "messageId": "tck-complete-task-2",
+                        "parts": [{"text": "hi"}]}}
+    holder: dict[str, Any] = {}
+
+    def factory(base: str) -> Any:
+        holder["g"] = build_app(GreenSettings(output_dir=tmp_path, tck=True),
+                                base + "/to_agent/abc")
+        return holder["g"].app
+
+    with serve(factory) as base:
+        raw = httpx.get(base + "/.well-known/agent-card.json").json()
+        rest = next(i["url"] for i in raw["supportedInterfaces"]
+                    if i["protocolBinding"] == "HTTP+JSON")
+        assert rest == base + "/to_agent/abc/rest"
+        for path in ("/to_agent/abc/rest", "/rest"):  # unstripped and stripped
+            r = httpx.post(base + path + "/message:send", json=body,
+                           headers={"A2A-Version": "1.0"})
+            assert r.status_code == 200, (path, r.text)

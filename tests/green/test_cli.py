@@ -64,8 +64,9 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
         deadline, line = time.monotonic() + 30, ""
         while "a2abench green agent" not in line and time.monotonic() < deadline:
             line = proc.stderr.readline()
-        assert line.startswith("a2abench green agent: card http://127.0.0.1:1/.well-known/"
-                               "agent-card.json, JSON-RPC http://127.0.0.1:1/a2a"), line
+        assert line.startswith("a2abench green agent: card http://127.0.0.1:1/a2a/.well-known/"
+                               "agent-card.json, JSON-RPC http://127.0.0.1:1/a2a (this server "
+                               "answers JSON-RPC at /, /a2a, /a2a/;"), line
         port = _listening_port(proc.pid)
         card = httpx.get(f"http://127.0.0.1:{port}/.well-known/agent-card.json").json()
         assert card["supportedInterfaces"][0]["url"] == "http://127.0.0.1:1/a2a"

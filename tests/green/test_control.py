@@ -21,6 +21,7 @@ from tests.green.helpers import (
     agentbeats,
     cancel,
     green_server,
+    metrics_of,
     request_message,
     result_of,
     sdk_client,
@@ -66,7 +67,8 @@ async def test_cancel_stops_the_run_and_returns_what_finished(settings: GreenSet
             assert data["summary"]["total_passed"] == data["summary"]["task_trials"]
             again = await cancel_error(client, task_id)
     assert again == "Task cannot be canceled"
-    assert run_records(data["metrics_path"])["run_end"]["status"] == "interrupted"
+    records = run_records(metrics_of(settings.output_dir, canceled))
+    assert records["run_end"]["status"] == "interrupted"
 
 
 async def cancel_error(client: Client, task_id: str) -> str:
@@ -110,8 +112,8 @@ async def test_queued_assessment_runs_when_the_slot_frees(tmp_path: Path, slow_w
             first_out = await first
     assert first_out.state == second.state == STATE.TASK_STATE_COMPLETED
     assert second.status_texts()[0] == "queued: position 1 in line; 1 assessment(s) running"
-    a = run_records(result_of(first_out.task)[1]["metrics_path"])  # type: ignore[arg-type]
-    b = run_records(result_of(second.task)[1]["metrics_path"])  # type: ignore[arg-type]
+    a = run_records(metrics_of(settings.output_dir, first_out.task))  # type: ignore[arg-type]
+    b = run_records(metrics_of(settings.output_dir, second.task))  # type: ignore[arg-type]
     assert a["run_end"]["finished_at"] <= b["run"]["started_at"]
 
 
@@ -146,7 +148,7 @@ async def test_parallel_assessments_overlap(tmp_path: Path, slow_white: str) -> 
             outs = await asyncio.gather(*[send(client, agentbeats(
                 slow_white, benchmark="scripted", tasks=5, turns=1, concurrency=1))
                 for _ in range(2)])
-    a, b = (run_records(result_of(o.task)[1]["metrics_path"]) for o in outs)  # type: ignore[arg-type]
+    a, b = (run_records(metrics_of(settings.output_dir, o.task)) for o in outs)  # type: ignore[arg-type]
     assert all(o.state == STATE.TASK_STATE_COMPLETED for o in outs)
     assert b["run"]["started_at"] < a["run_end"]["finished_at"]
     assert a["run"]["started_at"] < b["run_end"]["finished_at"]

@@ -15,7 +15,15 @@ from a2abench.benchmarks.tau2.models import Task
 from a2abench.green import GreenSettings
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer
-from tests.green.helpers import STATE, agentbeats, green_server, result_of, sdk_client, send
+from tests.green.helpers import (
+    STATE,
+    agentbeats,
+    green_server,
+    metrics_of,
+    result_of,
+    sdk_client,
+    send,
+)
 from tests.servers import serve
 from tests.tau2 import gold_agent
 from tests.tau2.test_run_e2e import TASKS, scripted_user
@@ -45,7 +53,8 @@ def gold(airline: dict[str, Task]) -> Iterator[str]:
 def tau2_settings(tmp_path: Path, llm: FakeLLMServer) -> GreenSettings:
     """What an operator passes: data and the LLM endpoint are the server's business."""
     return GreenSettings(output_dir=tmp_path, presets={"tau2": {
-        "data_dir": str(shared_data("tau2").parent), "user_llm_base_url": llm.base_url}})
+        "data_dir": str(shared_data("tau2").parent), "user_llm_base_url": llm.base_url,
+        "user_llm": "fake-user"}})
 
 
 async def test_tau2_assessment_agentbeats_format(tmp_path: Path, gold: str,
@@ -57,23 +66,37 @@ async def test_tau2_assessment_agentbeats_format(tmp_path: Path, gold: str,
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
     assert out.status_texts()[-2] == "3/3 done, pass rate 100.0%"
     text, data = result_of(out.task)  # type: ignore[arg-type]
-    assert text.startswith(f"tau2 (airline) against {gold}: completed. 3/3 task-trials passed")
+    assert text.startswith(f"tau2 (airline) against {gold}: completed. 3/3 scored "
+                           "task-trials passed (3 tasks)")
     assert data["tasks"] == {"3": 1.0, "14": 1.0, "19": 1.0}
     assert data["summary"] == {**data["summary"], "pass_rate": 1.0, "score": 1.0,
                                "total_tasks": 3, "task_trials": 3}
     assert data["by_domain"] == {"airline": {"count": 3, "passed": 3, "pass_rate": 1.0,
                                              "mean_reward": 1.0}}
     assert data["config"]["options"]["user_llm"] == "fake-user"
-    tasks = [json.loads(x) for x in Path(data["metrics_path"]).read_text().splitlines()
-             if '"type":"task"' in x]
+    metrics = Path(metrics_of(tmp_path, out.task))  # type: ignore[arg-type]
+    tasks = [json.loads(x) for x in metrics.read_text().splitlines() if '"type":"task"' in x]
     assert sorted(t["task_id"] for t in tasks) == sorted(TASKS)
     assert all(t["termination"] == "user_stop" for t in tasks)
 
 
+def _base_positions() -> list[int]:
+    """Positions in tau2's task list of the split (tasks.json order, as upstream's get_tasks)."""
+    domain = load_domain("airline", data_dir=shared_data("tau2").parent, split="base")
+    ids = [t.id for t in domain.tasks()]
+    return [ids.index(t) for t in TASKS]
+
+
+@pytest.mark.parametrize("dialect", ["tau-bench", "tau2"])
 async def test_tau2_assessment_agentify_format(tmp_path: Path, gold: str,
-                                               user_llm: FakeLLMServer) -> None:
-    env = {"env": "airline", "user_strategy": "llm", "user_model": "fake-user",
-           "user_provider": "openai", "task_ids": [int(t) for t in TASKS]}
+                                               user_llm: FakeLLMServer, dialect: str) -> None:
+    """tau-bench's dialect counts positions in `task_split`; tau2's names base-split ids."""
+    env: dict[str, Any] = (
+        {"env": "airline", "user_strategy": "llm", "user_model": "fake-user",
+         "user_provider": "openai", "task_split": "base", "task_ids": _base_positions()}
+        if dialect == "tau-bench" else
+        {"domain": "airline", "user_llm": "fake-user", "task_ids": TASKS})
+    env["prompt_style"] = "a2abench"  # the gold agent speaks a2abench's format
     text = (f"Test the agent at <white_agent_url>{gold}/</white_agent_url> with\n"
             f"<env_config>{json.dumps(env)}</env_config>")
     with green_server(tau2_settings(tmp_path, user_llm)) as (base, _):
@@ -82,7 +105,8 @@ async def test_tau2_assessment_agentify_format(tmp_path: Path, gold: str,
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
     data = result_of(out.task)[1]  # type: ignore[arg-type]
     assert data["format"] == "agentify" and data["summary"]["pass_rate"] == 1.0
-    assert data["config"]["task_ids"] == TASKS
+    assert sorted(data["config"]["task_ids"]) == sorted(TASKS)
+    assert data["split"] == "base"
 
 
 def _crm_agent(answers: dict[str, list[str]]) -> Any:

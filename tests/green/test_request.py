@@ -99,10 +99,26 @@ You should use the following env configuration:
     request = parse(text)
     assert request == AssessmentRequest(
         "agentify", "tau2", AGENT + "/",
-        {"domain": "retail", "user_llm": "gpt-4o", "split": "test", "task_ids": [1]},
+        {"task_indexes": [1], "domain": "retail", "user_llm": "gpt-4o", "split": "test",
+         "prompt_style": "agentify"},
         {"agent": AGENT + "/"})
-    bare = parse(f"<white_agent_url>{AGENT}</white_agent_url>")
-    assert bare.config == {} and bare.benchmark == "tau2"
+
+
+def test_tau2s_own_agentify_dialect_runs_base_ids_with_upstreams_max_steps() -> None:
+    request = parse(f'<white_agent_url>{AGENT}</white_agent_url><env_config>{{"domain": '
+                    '"mock", "task_ids": ["create_task_1"], "user_llm": "m"}</env_config>')
+    assert request.config == {"domain": "mock", "task_ids": ["create_task_1"], "user_llm": "m",
+                              "split": "base", "max_steps": 100, "prompt_style": "agentify"}
+
+
+@pytest.mark.parametrize(("payload", "problem"), [
+    (f"<white_agent_url>{AGENT}</white_agent_url>", "<env_config>{...}</env_config> is missing"),
+    (f'<white_agent_url>{AGENT}</white_agent_url><env_config>{{"env": "retail"}}</env_config>',
+     "`task_ids` is missing: tau-bench's agentify format names the task positions"),
+])
+def test_agentify_requests_that_would_run_everything_are_rejected(payload: str,
+                                                                  problem: str) -> None:
+    assert rejected(payload).startswith(problem)
 
 
 @pytest.mark.parametrize(("payload", "problem"), [
@@ -153,7 +169,7 @@ def plan(config: dict[str, Any], settings: GreenSettings, benchmark: str = "tau2
 
 
 def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
-    settings = GreenSettings(output_dir=tmp_path, presets={"tau2": {
+    settings = GreenSettings(output_dir=tmp_path, allow_models=("gpt-4o",), presets={"tau2": {
         "data_dir": "/srv/tau2", "user_llm": "gpt-4.1", "max_steps": 50, "num_trials": 3}})
     planned = plan({"domain": "retail", "max_tasks": 2.0, "task_ids": [3.0, "7", 11],
                     "user_llm": "gpt-4o", "shard": "1/2"}, settings)
@@ -175,7 +191,19 @@ def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
                                             "(accepted: concurrency, domain, judge_llm, "),
     ({"domain": "chess"}, "invalid tau2 options: domain: Input should be 'airline'"),
     ({"num_trials": 0}, "invalid config: num_trials: Value error, must be at least 1"),
-    ({"concurrency": 65}, "concurrency 65 is over this server's limit of 64"),
+    ({"concurrency": 65}, "concurrency 65 is outside 1..64"),
+    ({"concurrency": "10000"}, "concurrency 10000 is outside 1..64"),
+    ({"concurrency": 1e4}, "concurrency 10000 is outside 1..64"),
+    ({"num_trials": "9"}, "num_trials 9 is outside 1..8 (--max-trials)"),
+    ({"num_trials": 100000}, "num_trials 100000 is outside 1..8 (--max-trials)"),
+    ({"retries": -1}, "retries -1 is outside 0..10"),
+    ({"timeout": "-5"}, "timeout -5 is outside 0.001..3600"),
+    ({"max_tasks": 0}, "max_tasks 0 is outside 1..1e+06"),
+    ({"user_llm": "o1-pro"}, "user_llm 'o1-pro' is not this server's model (None); models a "
+                             "request may choose (serve-green --allow-model): none"),
+    ({"judge_llm": "gpt-4o"}, "judge_llm 'gpt-4o' is not this server's model"),
+    ({"user_llm_args": {"n": 100, "max_tokens": 100000}},
+     "user_llm_args: max_tokens, n can only be set by the server operator"),
     ({"shard": "3/2"}, "--shard 3/2: I must be between 1 and N"),
     ({"user_llm_args": {"api_key": "x"}}, "config keys that look like secrets are refused: "
                                           "user_llm_args.api_key"),

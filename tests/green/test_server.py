@@ -15,7 +15,15 @@ from a2abench.errors import DataMissing
 from a2abench.green import ACCEPTED_FORMATS, GreenSettings
 from a2abench.run.registry import register, unregister
 from tests.engine.scripted import ScriptedDriver
-from tests.green.helpers import STATE, agentbeats, green_server, result_of, sdk_client, send
+from tests.green.helpers import (
+    STATE,
+    agentbeats,
+    green_server,
+    metrics_of,
+    result_of,
+    sdk_client,
+    send,
+)
 from tests.servers import free_port
 
 
@@ -37,10 +45,11 @@ async def test_streamed_assessment_reports_progress_then_the_result(
     assert texts[2:6] == [f"{i}/4 done, pass rate 100.0%" for i in range(1, 5)]
     progress = get_data_parts(out.events[-3][1].status.message.parts)  # the last progress
     assert progress == [{"done": 4, "total": 4, "passed": 4, "scored": 4, "pass_rate": 1.0,
-                         "mean_reward": 1.0, "agent_errors": 0, "infra_errors": 0}]
+                         "mean_reward": 1.0, "agent_errors": 0, "infra_errors": 0,
+                         "harness_errors": 0, "unscored": 0}]
     text, data = result_of(out.task)  # type: ignore[arg-type]
-    assert text.startswith(f"scripted (scripted) against {white}: completed. 4/4 task-trials "
-                           "passed over 4 tasks; pass rate 100.0%, score 1.0000.")
+    assert text.startswith(f"scripted (scripted) against {white}: completed. 4/4 scored "
+                           "task-trials passed (4 tasks); pass rate 100.0%, score 1.0000.")
     assert data["summary"] == {**data["summary"], "pass_rate": 1.0, "score": 1.0,
                                "total_tasks": 4, "total_passed": 4, "task_trials": 4}
     assert data["by_category"] == {
@@ -50,11 +59,11 @@ async def test_streamed_assessment_reports_progress_then_the_result(
     assert data["pass_k"] == {"1": 1.0}
     assert data["tasks"] == {"t000": 1.0, "t001": 1.0, "t002": 1.0, "t003": 1.0}
     assert data["participants"] == {"agent": white} and data["status"] == "completed"
-    assert data["config"]["options"] == {"tasks": 4, "turns": 2}
-    assert data["config"]["concurrency"] == 1 and data["config"]["auth_token"] is None
+    assert data["config"] == {"options": {"tasks": 4, "turns": 2}, "task_ids": None,
+                              "max_tasks": None, "num_trials": 1, "seed": 300}
     assert data["version"] and data["timestamp"].endswith("+00:00")
-    metrics = data["metrics_path"]
-    assert metrics.startswith(str(settings.output_dir)) and metrics.endswith("/metrics.jsonl")
+    assert "metrics_path" not in data
+    metrics = metrics_of(settings.output_dir, out.task)  # type: ignore[arg-type]
     kinds = [r["type"] for r in records(metrics)]
     assert kinds[0] == "run" and kinds[-1] == "run_end" and kinds.count("task") == 4
 
@@ -208,7 +217,7 @@ class _NoData(ScriptedDriver):
 @pytest.mark.parametrize(("driver", "state", "text"), [
     (_Broken, STATE.TASK_STATE_FAILED, "internal error: RuntimeError: boom"),
     (_NoData, STATE.TASK_STATE_FAILED,
-     "the assessment failed: the tasks file is gone. Download it again."),
+     "the assessment cannot start: the tasks file is gone. Download it again."),
 ])
 async def test_benchmark_failures_fail_the_task_with_the_reason(
         settings: GreenSettings, white: str, driver: type[ScriptedDriver], state: int,

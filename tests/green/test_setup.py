@@ -134,7 +134,8 @@ def test_the_agentbeats_example_scenario_is_a_valid_request(tmp_path: Path) -> N
                                            for p in scenario["participants"]},
                           "config": scenario["config"]})
     parsed = parse_request([request], [], ["crmarena", "tau2"])
-    settings = GreenSettings(output_dir=tmp_path,
+    presets = parse_presets([args[i + 1] for i, a in enumerate(args) if a == "--option"])
+    settings = GreenSettings(output_dir=tmp_path, presets=presets,
                              allow_hosts=(args[args.index("--allow-host") + 1],))
     planned = plan_run(parsed, settings, "example")
     assert (planned.config.benchmark, planned.config.max_tasks) == ("tau2", 3)

@@ -40,6 +40,9 @@ class FakeAgent:
             raise reply
         return reply
 
+    def is_stop(self, message: AssistantMessage) -> bool:
+        return False  # as AgentLink's default (a2abench) profile
+
 
 @pytest.fixture(scope="module")
 def mock() -> Any:

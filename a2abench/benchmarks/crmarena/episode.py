@@ -25,6 +25,7 @@ from a2abench.benchmarks.crmarena.backends import Backend
 from a2abench.benchmarks.crmarena.prompt import observation_message
 from a2abench.benchmarks.crmarena.user_sim import UserSimulator, is_stop
 from a2abench.errors import ProtocolError
+from a2abench.run.driver import agent_input
 
 Termination = Literal["respond", "user_stop", "max_turns", "max_user_turns"]
 # An A2A task that ends like this is the agent failing at the protocol level, not a reply
@@ -111,7 +112,8 @@ class Episode:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
         text, data = reply.text, reply.data
-        action = parse_reply(text, data)
+        with agent_input("reply"):
+            action = parse_reply(text, data)
         entry: dict[str, Any] = {"role": "agent", "text": text,
                                  "action": action.to_json() if action else None}
         if data:

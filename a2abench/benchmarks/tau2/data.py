@@ -161,6 +161,23 @@ def _local_sources(domain: str, data_dir: Path) -> tuple[dict[str, Path] | None,
     return out, ""
 
 
+def optional_source(rel: str, data_dir: Path | None = None, *,
+                    base_url: str | None = None) -> tuple[Path | None, str]:
+    """One upstream source file that only a feature needs (e.g. the agentify prompt text):
+    beside DIR or in the cache with --data-dir, else downloaded and verified like the other
+    sources. (None, why) when it is unavailable: callers fall back, never fail."""
+    m = manifest()
+    if data_dir is not None:
+        for candidate in (Path(data_dir).parent / rel, cache_dir() / f"tau2/{m.commit}" / rel):
+            if candidate.is_file() and _download.sha256_file(candidate) == m.files[rel]:
+                return candidate, ""
+        return None, f"{rel} at the pinned commit not found beside --data-dir or in the cache"
+    try:
+        return _download.ensure(_remote([rel], base_url), folder=f"tau2/{m.commit}")[rel], ""
+    except DataError as exc:
+        return None, f"{rel} unavailable ({exc.message})"
+
+
 # --------------------------------------------------------------------------- parsing
 
 

@@ -6,9 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
+from a2abench.benchmarks.tau2.data import optional_source
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -20,12 +21,21 @@ from a2abench.benchmarks.tau2.models import (
     TerminationReason,
 )
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
+from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE, Profile, PromptStyle, get_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
-from a2abench.errors import ConfigError
+from a2abench.errors import A2ABenchError, ConfigError
 from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
-from a2abench.run.driver import Driver, Exporter, LLMUsage, TaskContext, TaskOutcome, TaskSpec
-from a2abench.run.records import Scoring, TaskRecord, is_success
+from a2abench.run.driver import (
+    Driver,
+    Exporter,
+    LLMUsage,
+    TaskContext,
+    TaskOutcome,
+    TaskSpec,
+    evaluator_failure,
+)
+from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -48,6 +58,28 @@ class Tau2Options(BaseModel):
     policy: Literal["manual", "workflow"] = "manual"
     tool_call_format: Literal["any", "datapart", "tags"] = "any"
     solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
+    prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
+
+    @model_validator(mode="after")
+    def _one_format(self) -> Tau2Options:
+        if self.prompt_style != "a2abench" and (self.solo or self.tool_call_format != "any"):
+            raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
+                             "--tool-call-format and --solo go with --prompt-style a2abench")
+        return self
+
+
+def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tuple[Profile, str]:
+    """The prompt profile, and where its text comes from (the run record says)."""
+    if style != "agentify":
+        return get_profile(style, tool_call_format), "a2abench" if style == "a2abench" \
+            else "written from the format"
+    path, why = optional_source(AGENTIFY_SOURCE, data_dir)
+    if path is not None:
+        try:
+            return get_profile(style, tool_call_format, path), "upstream"
+        except (ValueError, SyntaxError, OSError) as exc:  # a source we cannot read
+            why = f"{AGENTIFY_SOURCE}: {exc}"
+    return get_profile(style, tool_call_format), f"written from the format ({why})"
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
@@ -82,6 +114,8 @@ class Tau2Driver(Driver):
         self.opts: Tau2Options = options  # type: ignore[assignment]
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
+        self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
+        self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
 
     @property
@@ -96,6 +130,8 @@ class Tau2Driver(Driver):
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
+        self.profile, self.prompt_text = await asyncio.to_thread(
+            load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
 
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
@@ -130,7 +166,8 @@ class Tau2Driver(Driver):
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
-                         "judge_prompt": domain.judge_prompt is not None, **solo},
+                         "judge_prompt": domain.judge_prompt is not None,
+                         "prompt_text": self.prompt_text, **solo},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -142,7 +179,8 @@ class Tau2Driver(Driver):
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
-                "tool_call_format": o.tool_call_format, "solo": o.solo}
+                "tool_call_format": o.tool_call_format, "solo": o.solo,
+                "prompt_style": o.prompt_style}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
@@ -157,14 +195,41 @@ class Tau2Driver(Driver):
                              history=history)
         chat = ctx.conversation()
         agent = AgentLink(chat, domain.policy, env.agent_tool_schemas(), history,
-                          tool_call_format=self.opts.tool_call_format)
+                          tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         # the fixed greeting opens a conversation without history; the agent did not send it
-        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history) if history else 1)
+
+    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
+        try:
+            info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
+        except A2ABenchError:
+            raise  # LLM judge failures stay infrastructure errors
+        except Exception as exc:
+            # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
+            # never created: "Task task_2 not found"); its runner then records an error.
+            return self._evaluator_error(outcome, evaluator_failure(
+                exc, "upstream's tau2 evaluator raises on this trajectory too"))
+        return self._outcome(outcome, info)
+
+    def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
+        if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
+            return TaskOutcome(
+                status=outcome.status,  # type: ignore[arg-type]
+                reward=0.0 if outcome.status == "agent_error" else None,
+                termination=outcome.termination.value, turns=outcome.agent_turns,
+                transcript=[m.model_dump(mode="json") for m in outcome.messages],
+                error=outcome.error)
+        return TaskOutcome(
+            status="evaluator_error", reward=0.0, termination=outcome.termination.value,
+            turns=outcome.agent_turns,
+            tool_calls=sum(len(m.tool_calls or []) for m in outcome.messages
+                           if getattr(m, "tool_calls", None)),
+            transcript=[m.model_dump(mode="json") for m in outcome.messages],
+            details={"steps": outcome.steps, "tool_errors": outcome.errors}, error=error)
 
     async def _run_solo(self, ctx: TaskContext, task: Task, env: Tau2Environment,
                         history: list[Any]) -> TaskOutcome:
@@ -177,8 +242,7 @@ class Tau2Driver(Driver):
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
-        info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
-        return _with_viewer_details(self._outcome(outcome, info), outcome, chat, ctx,
+        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,

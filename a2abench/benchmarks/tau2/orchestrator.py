@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from a2abench.a2a.client import Conversation
-from a2abench.a2a.models import Part, TaskState, TextPart
+from a2abench.a2a.models import Part, TaskState
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
@@ -23,16 +23,11 @@ from a2abench.benchmarks.tau2.models import (
     UserMessage,
 )
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool
-from a2abench.benchmarks.tau2.translator import (
-    GREETING,
-    EmptyReply,
-    ToolCallFormat,
-    first_message,
-    parse_reply,
-    tool_result_parts,
-)
+from a2abench.benchmarks.tau2.profiles import Profile, get_profile
+from a2abench.benchmarks.tau2.translator import GREETING, EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
+from a2abench.run.driver import agent_input
 from a2abench.run.records import ErrorInfo
 
 _FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
@@ -51,30 +46,35 @@ class AgentLink:
     def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
                  history: Sequence[Any] = (), *,
                  tool_call_format: ToolCallFormat = "any",
-                 preamble: list[Part] | None = None) -> None:
+                 preamble: list[Part] | None = None, profile: Profile | None = None) -> None:
         self.chat = chat
-        self._preamble: list[Part] | None = preamble or first_message(
-            policy, schemas, history, tool_call_format=tool_call_format)
+        # The message format (profiles.py); a given preamble (solo) replaces its first message.
+        self.profile = profile or get_profile("a2abench", tool_call_format)
+        self._preamble = preamble
+        self._first: tuple[str, list[dict[str, Any]], Sequence[Any]] | None = (
+            None if preamble else (policy, schemas, history))
         self.tools = parameters_by_tool(schemas)
-        self.tool_call_format: ToolCallFormat = tool_call_format
         self.turns = 0
 
     async def respond(self, incoming: UserMessage | list[ToolMessage] | None,
                       calls: Sequence[ToolCall] = ()) -> AssistantMessage:
         """The agent's answer to the user's words or to tool results (None: the preamble
         alone, a solo run's first message)."""
-        parts: list[Part] = list(self._preamble or [])
-        self._preamble = None
-        if isinstance(incoming, list):
-            parts += tool_result_parts(incoming, calls)
-        elif incoming is not None:
-            parts.append(TextPart(text=incoming.content or ""))
+        if self._first is not None and incoming is not None:
+            parts = self.profile.first(*self._first, incoming, calls)
+        else:
+            parts = list(self._preamble or []) + self.profile.follow(incoming, calls)
+        self._first = self._preamble = None
         reply = await self.chat.send(*parts)
         self.turns += 1
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        return parse_reply(reply, tools=self.tools, tool_call_format=self.tool_call_format)
+        with agent_input("reply"):
+            return self.profile.parse(reply, self.tools)
+
+    def is_stop(self, message: AssistantMessage) -> bool:
+        return self.profile.is_stop(message)
 
 
 @dataclass
@@ -163,6 +163,8 @@ class Orchestrator:
                 self.trajectory.append(exc.reply)
                 raise
             self.trajectory.append(msg)
+            if self.agent.is_stop(msg):  # upstream: agent.is_stop -> AGENT_STOP
+                self.done, self.termination = True, TerminationReason.AGENT_STOP
             self._advance(msg, Role.AGENT)
         else:
             results = [self.env.execute(call) for call in self.message.tool_calls]

@@ -143,8 +143,15 @@ class OrgSandbox:
         SOQL after the connector's code-fence stripping.
         """
         # Upstream routes on a case-sensitive `FIND` prefix and strips fences for SOQL only.
-        result = (self.sosl(text, today=today) if text.startswith("FIND")
-                  else self.soql(preprocess_soql(text), today=today))
+        try:
+            result = (self.sosl(text, today=today) if text.startswith("FIND")
+                      else self.soql(preprocess_soql(text), today=today))
+        except (RecursionError, OverflowError, ValueError) as exc:
+            # A query the engine cannot take apart or compute (5,000 nested NOTs,
+            # LAST_N_DAYS:999999999999) is the agent's malformed query, as Salesforce would
+            # answer it, never a crash of the harness.
+            raise SalesforceError("MALFORMED_QUERY", f"the query cannot be processed "
+                                  f"({type(exc).__name__}: {str(exc)[:120]})") from None
         return connector_rows(result.records)
 
     def observe(self, text: str, *, today: dt.date | None = None) -> str:

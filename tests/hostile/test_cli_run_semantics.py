@@ -1,0 +1,129 @@
+"""Run semantics (issue 18 items 7, 9, 10; issue 17 items 13, 14, 16)."""
+
+from __future__ import annotations
+
+import json
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from a2abench.run.registry import unregister
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent
+from tests.engine.scripted import install
+from tests.engine.test_durability import spawn, wait_for_tasks
+from tests.servers import free_port, serve
+
+
+@pytest.fixture(autouse=True)
+def scripted_benchmark() -> Iterator[None]:
+    install()
+    yield
+    unregister("scripted")
+
+
+def run(base: str, out: Path, *extra: str) -> Any:
+    return run_cli("run", "scripted", "--white-agent-url", base, "--output", str(out),
+                   "--retry-delay", "0.01", *extra)
+
+
+def dead_interface(base: str) -> Starlette:
+    """A card that is served fine, naming an interface nobody listens on (a Docker
+    hostname, a wrong port)."""
+    async def card(_: Request) -> JSONResponse:
+        return JSONResponse({
+            "name": "dead", "description": "d", "version": "1", "protocolVersion": "0.3.0",
+            "url": f"http://127.0.0.1:{free_port()}/rpc", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": []})
+    return Starlette(routes=[Route("/.well-known/agent-card.json", card)])
+
+
+def test_run_exits_1_when_no_task_trial_reached_the_agent(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    with serve(dead_interface) as base:
+        r = run(base, out, "--option", "tasks=2", "--retries", "0", "--fail-under", "0.5")
+    assert r.code == 1, (r.out, r.err)
+    assert "Error: no task-trial reached the agent: all 2 ended in an infrastructure " \
+           "error (first: AgentUnreachable" in r.err
+    assert "Traceback" not in r.err and out.exists()  # the records are kept
+    gate = run_cli("report", str(out), "--fail-under", "0.5")
+    assert gate.code == 3
+    assert "Error: no score (all task-trials failed to reach the agent)" in gate.err
+    assert "nan" not in gate.err
+
+
+def test_resume_refuses_a_file_that_is_not_a_run_and_touches_nothing(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    content = b"my notes\n{\"type\": \"other\"}\nlast line without newline"
+    notes.write_bytes(content)
+    with agent() as (_, base):
+        r = run(base, notes, "--resume", "--option", "tasks=1")
+    assert r.code == 1 and "is not an a2abench run" in r.err and "Traceback" not in r.err
+    assert notes.read_bytes() == content
+
+
+def test_output_without_suffix_is_a_directory(tmp_path: Path) -> None:
+    target = tmp_path / "runs" / "x"
+    with agent() as (_, base):
+        r = run(base, target, "--option", "tasks=1")
+    assert r.code == 0, r.err
+    assert target.is_dir() and (target / "metrics.jsonl").is_file()
+
+
+def test_zero_task_runs_are_refused(tmp_path: Path) -> None:
+    with agent() as (_, base):
+        r = run(base, tmp_path / "m.jsonl", "--option", "tasks=0")
+    assert r.code == 2 and "no scripted tasks to run" in r.err
+    assert not (tmp_path / "m.jsonl").exists()
+
+
+@pytest.mark.parametrize("value", ["nan", "-0.1", "1.5", "inf"])
+def test_fail_under_must_be_a_score(value: str, tmp_path: Path) -> None:
+    r = run("http://127.0.0.1:9", tmp_path / "m.jsonl", "--fail-under", value)
+    assert r.code == 2 and "not a score between 0 and 1" in r.err
+    r = run_cli("report", str(tmp_path / "m.jsonl"), "--fail-under", value)
+    assert r.code == 2 and "not a score between 0 and 1" in r.err
+
+
+def test_summary_wording_counts_task_trials_tasks_and_trials(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    with agent(wrong_for=frozenset({"t001"})) as (_, base):
+        r = run(base, out, "--option", "tasks=2", "--option", "turns=1")
+        one = run(base, tmp_path / "one.jsonl", "--option", "tasks=1", "--option", "turns=1")
+    assert r.code == 0 and one.code == 0
+    assert ", 2 task-trials, concurrency" in r.out
+    assert "1/2 passed over 2 task-trials (2 tasks × 1 trial)" in r.out
+    assert "1 task-trial, concurrency" in one.out
+    assert "1/1 passed over 1 task-trial (1 task × 1 trial)" in one.out
+    assert "run completed" in one.out and ": 1 task-trial, 1/1 passed" in one.out
+    for fmt in ("markdown", "table"):
+        text = run_cli("report", str(out), "--format", fmt).out
+        assert "1/2 passed over 2 task-trials (2 tasks × 1 trial)" in text, fmt
+    data = json.loads(run_cli("report", str(out), "--format", "json").out)
+    assert (data["tasks"], data["task_trials"], data["trials"]) == (2, 2, [1, 1])
+    junit = run_cli("report", str(out), "--format", "junit").out
+    assert 'tests="2"' in junit
+
+
+def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
+    out = tmp_path / "term.jsonl"
+    with agent(delay=0.05) as (_, base):
+        proc = spawn(base, out, "--concurrency", "2")
+        wait_for_tasks(out, 3, proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 143, err
+        assert "Traceback" not in err and "Resume with:" in err and "SIGTERM" in err
+        last = json.loads(out.read_text().splitlines()[-1])
+        assert last["type"] == "run_end" and last["status"] == "interrupted"
+        resumed = spawn(base, out, "--resume")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
