@@ -15,10 +15,12 @@ Errors name the file and the fix: `DataMissing` when a file cannot be had (offli
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,19 +88,43 @@ def verify(path: Path, expected: str, *, hint: str) -> None:
 
 
 def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | None = None,
-           timeout: float = 60.0, hint: str | None = None) -> dict[str, Path]:
+           timeout: float = 60.0, hint: str | None = None, workers: int = 1,
+           progress: Callable[[int, int], None] | None = None) -> dict[str, Path]:
     """Local, verified copies of `files` under `cache_dir()/folder`, downloading what is absent.
 
     Returns `{file.path: local path}`. A cached file with the wrong checksum is downloaded again;
     a download with the wrong checksum is rejected (never cached) with `DataCorrupt`. `hint`
-    replaces the default next step in a `DataMissing` error.
+    replaces the default next step in a `DataMissing` error. With `workers > 1` files are
+    fetched concurrently (one shared client); `progress(done, total)` is called after each.
     """
     root = cache_dir() / folder
+    items = list(files)
     own_client = client is None
     http = client or httpx.Client(timeout=timeout, follow_redirects=True,
-                                  event_hooks={"request": [_check_egress]})
+                                  event_hooks={"request": [_check_egress]},
+                                  limits=httpx.Limits(max_connections=max(workers, 1)))
+    done = [0]
+    lock = threading.Lock()
+
+    def one(item: RemoteFile) -> Path:
+        path = _ensure_one(item, root, http, hint)
+        with lock:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(items))
+        return path
+
     try:
-        return {item.path: _ensure_one(item, root, http, hint) for item in files}
+        if workers <= 1 or len(items) <= 1:
+            return {item.path: one(item) for item in items}
+        from concurrent.futures import ThreadPoolExecutor
+
+        # Worker threads start with an empty context: give each the caller's, so a run's
+        # --allow-host egress policy (a ContextVar) binds concurrent downloads too.
+        context = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            paths = list(pool.map(lambda item: context.copy().run(one, item), items))
+        return {item.path: path for item, path in zip(items, paths, strict=True)}
     finally:
         if own_client:
             http.close()

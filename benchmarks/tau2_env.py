@@ -12,6 +12,11 @@ Prints, for the airline domain:
 * peak RSS with N task-trials in flight (environments alive at once, each with its gold
   actions applied and scored), and the RSS growth attributable to them.
 Targets (issue): <= 20 ms per task, <= 600 MB peak with 64 in flight.
+
+Then banking_knowledge (issue 14, bm25_grep variant): per task over all 97 tasks, a BM25
+`KB_search` and a `grep` query p50 over a fixed query set, RSS with N banking task-trials in
+flight, and the baseline `copy.deepcopy` of the banking DB. Targets: <= 20 ms per task,
+<= 5 ms per retrieval query, <= 600 MB with 64 in flight.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from typing import Any
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
 from a2abench.benchmarks.tau2.models import AssistantMessage, Task, ToolCall, UserMessage
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.tau2.banking_corpus
 
 
 def rss_mb() -> float:
@@ -110,6 +117,53 @@ def main() -> None:
     print(f"RSS with {len(alive)} in flight:        {in_flight:8.1f} MB "
           f"(+{in_flight - before:.1f} MB for the trials)")
     print(f"peak RSS of the process:       {peak:8.1f} MB (target <= 600 MB)")
+    banking(args)
+
+
+def banking(args: argparse.Namespace) -> None:
+    from tests.tau2.banking_corpus import GREP_PATTERNS, QUERIES
+
+    start = time.perf_counter()
+    domain = load_domain("banking_knowledge", data_dir=args.data_dir,
+                         retrieval_variant="bm25_grep")
+    domain.kb.bm25()  # type: ignore[attr-defined]  # the index is built once per process
+    load_s = time.perf_counter() - start
+    tasks = domain.tasks()
+    times = []
+    for _ in range(args.rounds):
+        for task in tasks:
+            t0 = time.perf_counter()
+            _, reward = trial(domain, task)
+            times.append((time.perf_counter() - t0) * 1000)
+            assert reward == 1.0, task.id
+    env = domain.fresh_environment()
+    query_times: dict[str, list[float]] = {"KB_search": [], "grep": []}
+    for _ in range(args.rounds * 5):
+        for name, key, items in (("KB_search", "query", QUERIES),
+                                 ("grep", "pattern", GREP_PATTERNS)):
+            for item in items:
+                t0 = time.perf_counter()
+                env.execute(ToolCall(id="q", name=name, arguments={key: item}))
+                query_times[name].append((time.perf_counter() - t0) * 1000)
+    before = current_rss_mb()
+    alive = [trial(domain, tasks[i % len(tasks)])[0] for i in range(args.in_flight)]
+    in_flight = current_rss_mb()
+    t0 = time.perf_counter()
+    copy.deepcopy(domain.base_db.tables)  # type: ignore[union-attr]
+    deepcopy_ms = (time.perf_counter() - t0) * 1000
+    median = statistics.median(times)
+    print(f"banking_knowledge, {len(tasks)} tasks x {args.rounds} rounds (bm25_grep)")
+    print(f"one-time load (+ BM25 index):  {load_s * 1000:8.1f} ms")
+    print(f"per task (build+replay+score): median {median:6.2f} ms, "
+          f"p90 {sorted(times)[int(0.9 * (len(times) - 1))]:6.2f} ms (target <= 20 ms)")
+    print(f"baseline deepcopy of the DB:   {deepcopy_ms:8.2f} ms "
+          f"(ratio median/deepcopy = {median / deepcopy_ms:.3f})")
+    for name, values in query_times.items():
+        print(f"{name} query:{'':<{21 - len(name)}}p50 {statistics.median(values):6.2f} ms, "
+              f"max {max(values):6.2f} ms (target p50 <= 5 ms)")
+    print(f"RSS with {len(alive)} in flight:        {in_flight:8.1f} MB "
+          f"(+{in_flight - before:.1f} MB for the trials)")
+    print(f"peak RSS of the process:       {rss_mb():8.1f} MB (target <= 600 MB)")
 
 
 if __name__ == "__main__":

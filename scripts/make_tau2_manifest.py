@@ -26,7 +26,10 @@ DOMAIN_SOURCES = {
     "retail": ["tools.py", "data_model.py"],
     "mock": ["tools.py", "user_tools.py", "data_model.py", "user_data_model.py"],
     "telecom": ["tools.py", "user_tools.py", "data_model.py", "user_data_model.py"],
+    "banking_knowledge": ["tools.py", "retrieval_mixins.py"],
 }
+# Domains listed file by file from the checkout (banking: tasks/, documents/, prompts/).
+TREE_DOMAINS = ["banking_knowledge"]
 COMMON = [
     "data/tau2/user_simulator/simulation_guidelines.md",
     "data/tau2/user_simulator/simulation_guidelines_tools.md",
@@ -41,7 +44,12 @@ def main(root: Path, commit: str) -> None:
     paths = list(COMMON)
     for domain, names in DOMAIN_DATA.items():
         paths += [f"data/tau2/domains/{domain}/{name}" for name in names]
-        paths += [f"src/tau2/domains/{domain}/{name}" for name in DOMAIN_SOURCES[domain]]
+    for domain in TREE_DOMAINS:
+        folder = root / "data/tau2/domains" / domain
+        paths += [f"data/tau2/domains/{domain}/{p.relative_to(folder).as_posix()}"
+                  for p in sorted(folder.rglob("*")) if p.is_file()]
+    for domain, names in DOMAIN_SOURCES.items():
+        paths += [f"src/tau2/domains/{domain}/{name}" for name in names]
     files = {}
     for rel in sorted(paths):
         body = (root / rel).read_bytes()

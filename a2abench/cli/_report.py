@@ -13,8 +13,9 @@ from a2abench.cli import _common as c
 def report(
     paths: Annotated[list[Path], typer.Argument(help="metrics.jsonl files (shards, resumed "
                                                      "runs).", show_default=False)],
-    format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2 "
-                                             "(benchmarks may add formats).")] = "table",
+    format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2 | "
+                                             "tau2-submission (a leaderboard directory; "
+                                             "benchmarks may add formats).")] = "table",
     output: Annotated[Path | None, typer.Option(
         "--output", envvar="A2ABENCH_REPORT_OUTPUT",  # not run's A2ABENCH_OUTPUT: its input
         help="Write the report to this file (never one of the input files).",
@@ -34,6 +35,23 @@ def report(
         "--rescored-output", "With --rescore: where to write the re-scored records "
                              "[default: <first file>.rescored.jsonl].", show_default=False)]
     = None,
+    model_name: Annotated[str | None, c.opt(
+        "--model-name", "tau2-submission: the evaluated model/agent.", show_default=False)]
+    = None,
+    model_organization: Annotated[str | None, c.opt(
+        "--model-organization", "tau2-submission: who made the model.", show_default=False)]
+    = None,
+    submitting_organization: Annotated[str | None, c.opt(
+        "--submitting-organization", "tau2-submission: who ran the evaluation "
+                                     "[default: --model-organization].", show_default=False)]
+    = None,
+    contact_email: Annotated[str | None, c.opt(
+        "--contact-email", "tau2-submission: contact e-mail.", show_default=False)] = None,
+    contact_name: Annotated[str | None, c.opt(
+        "--contact-name", "tau2-submission: contact name.", show_default=False)] = None,
+    submission_notes: Annotated[str | None, c.opt(
+        "--submission-notes", "tau2-submission: extra methodology notes.",
+        show_default=False)] = None,
 ) -> None:
     """Aggregate one or many metrics.jsonl files (shards, resumes) into a report.
 
@@ -51,6 +69,13 @@ def report(
     _refuse_overwrite(paths, output)
     if compare:
         _compare(paths, format, output)
+        return
+    if format == "tau2-submission":
+        from a2abench.cli._submission import write_submission
+
+        write_submission(paths, output, model_name, model_organization,
+                         submitting_organization, contact_email, contact_name,
+                         submission_notes)
         return
     if rescore:
         from a2abench.report.rescore import rescore_files

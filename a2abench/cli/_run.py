@@ -59,7 +59,8 @@ def _require(benchmark: str) -> None:
 def run_tau2(
     flags: RunFlags,
     llm: dict[str, Any],
-    domain: Annotated[str, c.opt("--domain", "airline | retail | mock | telecom.")] = "airline",
+    domain: Annotated[str, c.opt("--domain", "airline | retail | mock | telecom | "
+                                             "banking_knowledge.")] = "airline",
     split: Annotated[str, c.opt("--split", "Task split: base | train | test "
                                            "(telecom also small | full).")] = "base",
     data_dir: c.DataDir = None,
@@ -77,18 +78,31 @@ def run_tau2(
     solo: Annotated[bool, c.opt("--solo", "Solo mode (mock, telecom): no user simulator; the "
                                           "agent gets the ticket and the user's tools, and "
                                           "calls `done` when finished.")] = False,
+    retrieval_variant: Annotated[str | None, c.opt(
+        "--retrieval-variant", "banking_knowledge retrieval: bm25_grep (default) | bm25 | "
+                               "grep_only | full_kb | golden_retrieval | no_knowledge | "
+                               "openai_embeddings | openai_embeddings_grep.")] = None,
+    embedding_llm: Annotated[str | None, c.opt(
+        "--embedding-llm", "Embedding model for the *_embeddings variants "
+                           "[default: text-embedding-3-large].", show_default=False)] = None,
+    embedding_llm_base_url: Annotated[str | None, c.opt(
+        "--embedding-llm-base-url", "OpenAI-compatible endpoint serving /embeddings (key from "
+                                    "OPENAI_API_KEY).", show_default=False)] = None,
     prompt_style: Annotated[str, c.opt("--prompt-style", "Message format: a2abench | "
                                                          "agentbeats (the stock AgentBeats "
                                                          "tau2 green) | agentify (tau2's "
                                                          "agentify example).")] = "a2abench",
 ) -> None:
-    """Run tau2-bench (airline, retail, mock, telecom) against an A2A agent."""
+    """Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an A2A
+    agent."""
     _require("tau2")
     launch_run("tau2", {"domain": domain, "split": split, "data_dir": data_dir,
                         "max_steps": max_steps, "max_errors": max_errors,
                         "reward_basis": reward_basis, "policy": policy,
                         "tool_call_format": tool_call_format, "solo": solo,
-                        "prompt_style": prompt_style, **llm}, flags)
+                        "prompt_style": prompt_style,
+                        "retrieval_variant": retrieval_variant, "embedding_llm": embedding_llm,
+                        "embedding_llm_base_url": embedding_llm_base_url, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

@@ -84,6 +84,16 @@ def completion(content: str | None = None, tool_calls: list[dict[str, Any]] | No
             "usage": DEFAULT_USAGE if usage is None else usage}
 
 
+def word_vector(text: str, dim: int = 64) -> list[float]:
+    """A deterministic stand-in embedding: counts of hashed lower-cased words."""
+    import hashlib
+
+    out = [0.0] * dim
+    for word in text.lower().split():
+        out[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dim] += 1.0
+    return out
+
+
 def error_body(message: str, *, code: str | None = None,
                type: str = "invalid_request_error") -> dict[str, Any]:
     return {"error": {"message": message, "type": type, "param": None, "code": code}}
@@ -100,7 +110,10 @@ class FakeLLMServer:
         self.app = Starlette(routes=[
             Route("/v1/chat/completions", self._chat, methods=["POST"]),
             Route("/chat/completions", self._chat, methods=["POST"]),
+            Route("/v1/embeddings", self._embeddings, methods=["POST"]),
+            Route("/embeddings", self._embeddings, methods=["POST"]),
         ])
+        self.embed: Callable[[str], list[float]] = word_vector  # /embeddings: text -> vector
 
     @contextlib.contextmanager
     def running(self) -> Iterator[FakeLLMServer]:
@@ -181,6 +194,32 @@ class FakeLLMServer:
             body = {**body, "model": payload.get("model", "fake-model")}
         return Response(json.dumps(body), status_code=reply.status,
                         headers={"Content-Type": "application/json", **reply.headers})
+
+    async def _embeddings(self, request: Request) -> Response:
+        """OpenAI-compatible embeddings: `self.embed(text)` for each input, in order."""
+        text = (await request.body()).decode("utf-8", "replace")
+        try:
+            payload: Any = json.loads(text)
+        except json.JSONDecodeError:
+            payload = None
+        with self._lock:
+            self._requests.append(RecordedRequest(request.url.path, dict(request.headers),
+                                                  text, payload))
+            scripted = self._script.popleft() if self._script else None
+        if scripted is not None:  # a scripted failure (or body) applies here too
+            return Response(json.dumps(scripted.body), status_code=scripted.status,
+                            headers={"Content-Type": "application/json", **scripted.headers})
+        inputs = payload.get("input") if isinstance(payload, dict) else None
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list):
+            return Response(json.dumps(error_body("fake LLM server: no input")), 400,
+                            headers={"Content-Type": "application/json"})
+        body = {"object": "list", "model": payload.get("model"),
+                "data": [{"object": "embedding", "index": i, "embedding": self.embed(t)}
+                         for i, t in enumerate(inputs)],
+                "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}}
+        return Response(json.dumps(body), headers={"Content-Type": "application/json"})
 
     def _from_handler(self, payload: Any) -> Reply:
         if self.handler is None:

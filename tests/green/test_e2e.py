@@ -66,8 +66,8 @@ async def test_tau2_assessment_agentbeats_format(tmp_path: Path, gold: str,
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
     assert out.status_texts()[-2] == "3/3 done, pass rate 100.0%"
     text, data = result_of(out.task)  # type: ignore[arg-type]
-    assert text.startswith(f"tau2 (airline) against {gold}: completed. 3/3 scored "
-                           "task-trials passed (3 tasks)")
+    assert text.startswith(f"tau2 (airline) against {gold}: completed. 3/3 passed over "
+                           "3 task-trials (3 tasks × 1 trial)")
     assert data["tasks"] == {"3": 1.0, "14": 1.0, "19": 1.0}
     assert data["summary"] == {**data["summary"], "pass_rate": 1.0, "score": 1.0,
                                "total_tasks": 3, "task_trials": 3}

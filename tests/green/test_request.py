@@ -157,7 +157,8 @@ def test_secret_keys() -> None:
 
 
 def test_server_only_options_of_tau2() -> None:
-    assert server_only(Tau2Options) == {"data_dir", "user_llm_base_url", "judge_llm_base_url"}
+    assert server_only(Tau2Options) == {"data_dir", "user_llm_base_url", "judge_llm_base_url",
+                                        "embedding_llm_base_url"}
 
 
 # --- plan_run: the request against the server's settings ----------------------------------
@@ -188,7 +189,7 @@ def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
                            "(serve-green --option tau2.data_dir=...)"),
     ({"user_llm_base_url": "http://evil"}, "user_llm_base_url can only be set by the server"),
     ({"colour": "red", "output": "/tmp/x"}, "unknown config key(s) for tau2: colour, output "
-                                            "(accepted: concurrency, domain, judge_llm, "),
+                                            "(accepted: concurrency, domain, embedding_llm, "),
     ({"domain": "chess"}, "invalid tau2 options: domain: Input should be 'airline'"),
     ({"num_trials": 0}, "invalid config: num_trials: Value error, must be at least 1"),
     ({"concurrency": 65}, "concurrency 65 is outside 1..64"),

@@ -120,3 +120,35 @@ def test_tau2_corrupted_data_file_is_rejected(server: FileServer,
     server.files["/data/tau2/domains/mock/tasks.json"] = b"[]"
     with pytest.raises(DataCorrupt, match=r"mock/tasks\.json"):
         data.resolve("mock", base_url=server.url)
+
+
+def test_banking_downloads_its_814_files_concurrently(
+        server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    _serve_domain(server, "banking_knowledge")
+    monkeypatch.setenv(data.URL_ENV, server.url)
+    monkeypatch.setattr(domain, "_DOMAINS", {})
+    seen: list[tuple[int, int]] = []
+    workers: list[object] = []
+    real = _download.ensure
+
+    def spy(*args: object, **kwargs: object) -> object:
+        kwargs["progress"] = lambda done, total: seen.append((done, total))
+        workers.append(kwargs.get("workers", 1))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_download, "ensure", spy)
+    d = domain.load_domain("banking_knowledge", retrieval_variant="bm25")
+    assert len(d.tasks()) == 97 and len(d.kb.documents) == 698  # type: ignore[attr-defined]
+    assert d.files.origin == "download" and d.files.describe()["matches_pinned"]
+    data_requests = [r for r in server.requests if r.startswith("/data/tau2/domains/banking")]
+    assert len(data_requests) == len(set(data_requests)) == 814
+    assert seen and seen[-1][0] == seen[-1][1]  # progress reached the total
+    assert workers[0] == 16  # the data files are fetched concurrently
+
+
+def test_banking_corrupted_document_is_rejected(server: FileServer) -> None:
+    _serve_domain(server, "banking_knowledge")
+    doc = next(p for p in server.files if "/documents/" in p)
+    server.files[doc] = b"{}"
+    with pytest.raises(DataCorrupt, match=r"banking_knowledge/documents/"):
+        data.resolve("banking_knowledge", base_url=server.url)

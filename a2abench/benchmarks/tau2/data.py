@@ -43,7 +43,10 @@ SOURCE_FILES: dict[str, tuple[str, ...]] = {
     "retail": ("tools.py", "data_model.py"),
     "mock": ("tools.py", "user_tools.py", "data_model.py", "user_data_model.py"),
     "telecom": ("tools.py", "user_tools.py", "data_model.py", "user_data_model.py"),
+    "banking_knowledge": ("tools.py", "retrieval_mixins.py"),
 }
+# banking_knowledge has ~815 files (tasks/, documents/, prompts/): its list is the manifest's.
+MANIFEST_DOMAINS = ("banking_knowledge",)
 GUIDELINES = ("data/tau2/user_simulator/simulation_guidelines.md",
               "data/tau2/user_simulator/simulation_guidelines_tools.md")
 COMMON_SOURCES = ("src/tau2/evaluator/evaluator_nl_assertions.py", "src/tau2/agent/llm_agent.py")
@@ -83,9 +86,12 @@ class DomainFiles:
 
 
 def data_paths(domain: str, solo: bool = False) -> list[str]:
+    if domain in MANIFEST_DOMAINS:
+        prefix = f"data/tau2/domains/{domain}/"
+        return sorted(p for p in manifest().files if p.startswith(prefix)) + list(GUIDELINES)
     if domain not in DATA_FILES:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
-                          hint=f"Choose one of: {', '.join(DATA_FILES)}")
+                          hint=f"Choose one of: {', '.join([*DATA_FILES, *MANIFEST_DOMAINS])}")
     names = DATA_FILES[domain] + (SOLO_FILES.get(domain, ()) if solo else ())
     return [f"data/tau2/domains/{domain}/{name}" for name in names] + list(GUIDELINES)
 
@@ -96,8 +102,10 @@ def source_paths(domain: str) -> list[str]:
 
 
 def _key(path: str) -> str:
+    """A domain file's path inside its domain folder (e.g. "db.json", "tasks/task_001.json");
+    other files keep their repository path."""
     prefix = "data/tau2/domains/"
-    return path.rsplit("/", 1)[1] if path.startswith(prefix) else path
+    return path[len(prefix):].split("/", 1)[1] if path.startswith(prefix) else path
 
 
 def _remote(paths: list[str], base_url: str | None) -> list[_download.RemoteFile]:
@@ -117,7 +125,7 @@ def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None =
     if data_dir is not None:
         return _resolve_local(domain, Path(data_dir), paths)
     folder = f"tau2/{m.commit}"
-    got = _download.ensure(_remote(paths, base_url), folder=folder)
+    got = _download.ensure(_remote(paths, base_url), folder=folder, workers=16)
     files = DomainFiles({_key(p): got[p] for p in paths}, None, "download", m.commit)
     try:
         srcs = _download.ensure(_remote(source_paths(domain), base_url), folder=folder)

@@ -186,8 +186,21 @@ class Tau2Domain:
         kits = [self.spec.tools] + ([self.spec.user_tools] if self.spec.user_tools else [])
         return {name: d.tool_type.value for kit in kits for name, d in kit.tool_defs().items()}
 
-    def fresh_environment(self) -> Tau2Environment:
-        """An environment on the untouched base DBs (no task state applied)."""
+    def policy_for(self, task: Task) -> str:
+        """The agent policy for one task (banking's golden_retrieval varies it per task)."""
+        return self.policy
+
+    def guidelines_for(self, env: Tau2Environment) -> str:
+        """The user simulator's guidelines for one task-trial's environment."""
+        return self.user_guidelines
+
+    def describe(self) -> dict[str, Any]:
+        """Domain-specific facts for the run record (none for most domains)."""
+        return {}
+
+    def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
+        """An environment on the untouched base DBs (no task state applied); `task` only
+        shapes domains whose tools depend on it (banking's read-log allowlist)."""
         tools = self.spec.tools(_view(self.base_db))
         user_tools = None
         if self.spec.user_tools is not None and self.user_base_db is not None:
@@ -197,7 +210,7 @@ class Tau2Domain:
     def new_environment(self, task: Task) -> Tau2Environment:
         """An environment with the task's initial state applied: data patch, initialization
         actions, then replay of its message history (as upstream's orchestrator does)."""
-        env = self.fresh_environment()
+        env = self.fresh_environment(task)
         env.task = task
         state = task.initial_state
         if state is not None:
@@ -254,18 +267,31 @@ _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
-                policy: str = "manual", solo: bool = False) -> Tau2Domain:
-    """Load (once per process) a domain: `airline`, `retail`, `mock` or `telecom`.
+                policy: str = "manual", solo: bool = False,
+                retrieval_variant: str | None = None, embedding: Any = None) -> Tau2Domain:
+    """Load (once per process) a domain: `airline`, `retail`, `mock`, `telecom` or
+    `banking_knowledge`.
 
     `policy` is "manual" or, for telecom, "workflow" (the flow-chart tech-support text).
     `solo` also loads the solo-mode policy (mock and telecom only, as upstream).
+    `retrieval_variant` (banking_knowledge only) names a retrieval variant; None takes our
+    default (see `domains/banking/retrieval.py`); `embedding` (an `LLMConfig` of an
+    OpenAI-compatible embeddings endpoint) enables its dense variants.
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
     """
+    if domain == "banking_knowledge":
+        if solo:  # upstream get_environment: "banking_knowledge domain does not support solo"
+            raise ConfigError("tau2 banking_knowledge has no solo mode (upstream refuses it too)",
+                              hint="Use --solo with --domain mock or --domain telecom.")
+        return _load_banking(data_dir, split, retrieval_variant, embedding)
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
-                          hint=f"Choose one of: {', '.join(SPECS)}")
+                          hint=f"Choose one of: {', '.join(SPECS)}, banking_knowledge")
+    if retrieval_variant is not None:
+        raise ConfigError("--retrieval-variant applies to banking_knowledge only",
+                          hint=f"Drop it for {domain}")
     if solo and not SPECS[domain].solo_policies:
         raise ConfigError(f"tau2 {domain} has no solo mode (upstream refuses it too)",
                           hint="Use --solo with --domain mock or --domain telecom.")
@@ -273,6 +299,26 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     with _LOCK:
         if key not in _DOMAINS:
             _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo)
+        return _DOMAINS[key]
+
+
+def _load_banking(data_dir: Path | None, split: str, variant_name: str | None,
+                  embedding: Any) -> Tau2Domain:
+    from a2abench.benchmarks.tau2.domains.banking.domain import BankingDomain
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import resolve_variant
+
+    variant = resolve_variant(variant_name, embeddings=embedding is not None)
+    if split != "base":  # upstream has no split file for banking: every task is "base"
+        raise ConfigError(f"unknown split {split!r} for banking_knowledge",
+                          hint="banking_knowledge has one split: base (all 97 tasks)")
+    key = ("banking_knowledge", str(Path(data_dir).absolute()) if data_dir else "", split,
+           variant.name + (f"|{embedding.model}|{embedding.base_url}" if variant.dense else ""),
+           False)
+    with _LOCK:
+        if key not in _DOMAINS:
+            files = data.resolve("banking_knowledge", data_dir)
+            _DOMAINS[key] = BankingDomain(files, split, variant,
+                                          embedding if variant.dense else None)
         return _DOMAINS[key]
 
 

@@ -43,7 +43,7 @@ _MESSAGES = TypeAdapter(list[Message])
 class Tau2Options(BaseModel):
     """Options of `run tau2` (flag names with dashes become these fields)."""
 
-    domain: Literal["airline", "retail", "mock", "telecom"] = "airline"
+    domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = "airline"
     split: str = "base"
     user_llm: str | None = None
     user_llm_base_url: str | None = None
@@ -58,6 +58,9 @@ class Tau2Options(BaseModel):
     policy: Literal["manual", "workflow"] = "manual"
     tool_call_format: Literal["any", "datapart", "tags"] = "any"
     solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
+    retrieval_variant: str | None = None
+    embedding_llm: str | None = None
+    embedding_llm_base_url: str | None = None
     prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
 
     @model_validator(mode="after")
@@ -80,6 +83,19 @@ def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tu
         except (ValueError, SyntaxError, OSError) as exc:  # a source we cannot read
             why = f"{AGENTIFY_SOURCE}: {exc}"
     return get_profile(style, tool_call_format), f"written from the format ({why})"
+
+
+def embedding_config(opts: Tau2Options) -> LLMConfig | None:
+    """The embeddings endpoint of banking's dense variants (None unless a flag names it)."""
+    if not (opts.embedding_llm or opts.embedding_llm_base_url):
+        return None
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import DEFAULT_EMBEDDING_MODEL
+
+    kwargs: dict[str, Any] = {"model": opts.embedding_llm or DEFAULT_EMBEDDING_MODEL,
+                              "cache": opts.llm_cache}
+    if opts.embedding_llm_base_url:
+        kwargs["base_url"] = opts.embedding_llm_base_url
+    return LLMConfig(**kwargs)
 
 
 def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
@@ -126,7 +142,8 @@ class Tau2Driver(Driver):
         opts = self.opts
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
-            policy=opts.policy, solo=opts.solo)
+            policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
+            embedding=embedding_config(opts))
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
@@ -167,7 +184,7 @@ class Tau2Driver(Driver):
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
                          "judge_prompt": domain.judge_prompt is not None,
-                         "prompt_text": self.prompt_text, **solo},
+                         "prompt_text": self.prompt_text, **solo, **domain.describe()},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -180,7 +197,9 @@ class Tau2Driver(Driver):
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
-                "prompt_style": o.prompt_style}
+                "prompt_style": o.prompt_style,
+                **({"retrieval_variant": self._domain().policy_kind}
+                   if o.domain == "banking_knowledge" else {})}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
@@ -189,12 +208,12 @@ class Tau2Driver(Driver):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.opts.solo:
             return await self._run_solo(ctx, task, env, history)
-        user = UserSimulator(self._user_llm(), system_prompt(domain.user_guidelines,
+        user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
                                                              str(task.user_scenario)),
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
         chat = ctx.conversation()
-        agent = AgentLink(chat, domain.policy, env.agent_tool_schemas(), history,
+        agent = AgentLink(chat, domain.policy_for(task), env.agent_tool_schemas(), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,

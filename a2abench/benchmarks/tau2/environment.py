@@ -44,6 +44,7 @@ class Tau2Environment:
         self.user_tools = user_tools
         self._sync = sync
         self.task: Task | None = None  # set by Tau2Domain.new_environment
+        self.blocking = False  # tools may do network I/O: run them off the event loop
         self.solo = False  # see set_solo
         self.sync_tools()
 

@@ -182,7 +182,7 @@ def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
 
 
 def _initialized(domain: Tau2Domain, task: Task) -> Tau2Environment:
-    env = domain.fresh_environment()
+    env = domain.fresh_environment(task)
     state = task.initial_state
     if state is not None:
         env.apply_initialization(state.initialization_data, state.initialization_actions)

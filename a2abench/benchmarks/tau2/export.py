@@ -36,14 +36,18 @@ def _simulation(rec: dict[str, Any]) -> dict[str, Any]:
 def results_json(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
     """One upstream-compatible Results document for the task records of a run."""
     from a2abench.benchmarks.tau2.domain import load_domain
+    from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config
 
     config = run.get("config") or {}
     options = config.get("options") or {}
     simulations = [_simulation(r) for r in records]
+    known = {k: v for k, v in options.items() if k in Tau2Options.model_fields and v is not None}
     domain = load_domain(options.get("domain", run.get("domain") or "airline"),
                          data_dir=options.get("data_dir"), split=options.get("split", "base"),
                          policy=options.get("policy", "manual"),
-                         solo=bool(options.get("solo")))
+                         solo=bool(options.get("solo")),
+                         retrieval_variant=options.get("retrieval_variant"),
+                         embedding=embedding_config(Tau2Options(**known)))
     wanted = {s["task_id"] for s in simulations}
     tasks = [t.model_dump(mode="json", exclude_none=True) for t in domain.tasks()
              if t.id in wanted]
@@ -65,6 +69,8 @@ def results_json(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
             "environment_info": {"domain_name": domain.name,
                                  "policy": domain.solo_policy if solo else domain.policy,
                                  "tool_defs": None},
+            **({"retrieval_config": domain.policy_kind}
+               if domain.name == "banking_knowledge" else {}),
         },
         "tasks": tasks,
         "simulations": simulations,

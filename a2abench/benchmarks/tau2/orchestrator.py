@@ -7,6 +7,7 @@ environment and their results back to the caller. After each step the environmen
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -167,7 +168,11 @@ class Orchestrator:
                 self.done, self.termination = True, TerminationReason.AGENT_STOP
             self._advance(msg, Role.AGENT)
         else:
-            results = [self.env.execute(call) for call in self.message.tool_calls]
+            calls = list(self.message.tool_calls)
+            if self.env.blocking:  # e.g. banking KB_search calling an embeddings endpoint
+                results = await asyncio.to_thread(lambda: [self.env.execute(c) for c in calls])
+            else:
+                results = [self.env.execute(call) for call in calls]
             self.errors += sum(r.error for r in results)
             self.trajectory.extend(results)
             self.message = results

@@ -38,14 +38,16 @@ class ToolType(StrEnum):
     GENERIC = "generic"
 
 
-def tool(tool_type: ToolType = ToolType.READ, *, mutates_state: bool | None = None
-         ) -> Callable[[F], F]:
+def tool(tool_type: ToolType = ToolType.READ, *, mutates_state: bool | None = None,
+         discoverable: bool = False) -> Callable[[F], F]:
     """Mark a toolkit method as a tool. `mutates_state` defaults to `tool_type == WRITE`
-    (upstream v1.0: only mutating tools are re-executed when a trajectory is replayed)."""
+    (upstream v1.0: only mutating tools are re-executed when a trajectory is replayed).
+    A `discoverable` tool (upstream `@is_discoverable_tool`, banking) can be called but is
+    left out of the schemas given to the agent or the user simulator."""
     mutates = tool_type == ToolType.WRITE if mutates_state is None else mutates_state
 
     def decorate(func: F) -> F:
-        setattr(func, _TOOL_ATTR, (tool_type, mutates))
+        setattr(func, _TOOL_ATTR, (tool_type, mutates, discoverable))
         return func
 
     return decorate
@@ -115,6 +117,7 @@ class ToolDef:
     tool_type: ToolType
     mutates_state: bool
     params: type[BaseModel]
+    discoverable: bool = False
 
 
 class Toolkit:
@@ -134,7 +137,8 @@ class Toolkit:
         for name, member in cls.__dict__.items():
             marker = getattr(member, _TOOL_ATTR, None)
             if marker is not None:
-                defs[name] = ToolDef(name, marker[0], marker[1], _params_model(member))
+                defs[name] = ToolDef(name, marker[0], marker[1], _params_model(member),
+                                     marker[2])
         cls._defs = defs
 
     @classmethod
@@ -151,8 +155,9 @@ class Toolkit:
 
     @classmethod
     def openai_schemas(cls, texts: ToolTexts) -> list[dict[str, Any]]:
-        """Every tool's `{"type": "function", "function": {...}}` schema, in upstream order."""
-        return [openai_schema(d, texts) for d in cls._defs.values()]
+        """Every tool's `{"type": "function", "function": {...}}` schema, in upstream order
+        (discoverable tools left out, as upstream's `get_tools`)."""
+        return [openai_schema(d, texts) for d in cls._defs.values() if not d.discoverable]
 
 
 def _params_model(func: Callable[..., Any]) -> type[BaseModel]:

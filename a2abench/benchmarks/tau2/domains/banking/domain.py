@@ -1,0 +1,131 @@
+"""`BankingDomain`: tau2 `banking_knowledge` loaded for one retrieval variant.
+
+Differences from the other domains, all upstream's: tasks come from `tasks/task_*.json` (sorted
+by file name; there is no split file, every split is all 97 tasks); agent and user toolkits
+share one DB; the agent toolkit depends on the retrieval variant; `golden_retrieval` builds the
+policy per task; reads through `call_discoverable_agent_tool` are logged (and so hashed) only
+for the discoverable tools the task's gold actions call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from a2abench.benchmarks.tau2 import data, upstream
+from a2abench.benchmarks.tau2.domain import DomainSpec, Tau2Domain, _task
+from a2abench.benchmarks.tau2.domains.banking.retrieval import (
+    DEFAULT_UPSTREAM,
+    DenseIndex,
+    KnowledgeBase,
+    Variant,
+    build_policy,
+)
+from a2abench.benchmarks.tau2.domains.banking.state import BankingBase, BankingDB
+from a2abench.benchmarks.tau2.domains.banking.toolkits import KnowledgeTools, toolkit_class
+from a2abench.benchmarks.tau2.domains.banking.tools import BankingTexts
+from a2abench.benchmarks.tau2.domains.banking.upstream_text import load_banking_texts
+from a2abench.benchmarks.tau2.domains.banking.user_tools import KnowledgeUserTools
+from a2abench.benchmarks.tau2.environment import Tau2Environment
+from a2abench.benchmarks.tau2.models import Task
+
+NAME = "banking_knowledge"
+SPEC = DomainSpec(NAME, KnowledgeTools, BaseModel, "db.json", {}, KnowledgeUserTools)
+
+
+def read_log_allowlist(task: Task | None) -> set[str]:
+    """Upstream `_derive_read_log_allowlist`: tools named by gold discoverable calls."""
+    out: set[str] = set()
+    criteria = task.evaluation_criteria if task is not None else None
+    for action in (criteria.actions if criteria else None) or []:
+        if action.name == "call_discoverable_agent_tool":
+            name = (action.arguments or {}).get("agent_tool_name")
+            if name:
+                out.add(name)
+    return out
+
+
+class BankingDomain(Tau2Domain):
+    """A loaded banking_knowledge domain; `variant` is the retrieval variant that runs."""
+
+    def __init__(self, files: data.DomainFiles, split: str, variant: Variant,
+                 embedding: Any = None) -> None:
+        folder = files.data["db.json"].parent
+        self.spec = SPEC
+        self.name = NAME
+        self.files = files
+        self.split = split
+        self.variant = variant
+        self.policy_kind = variant.name
+        self.solo_policy = None  # upstream refuses solo mode for banking_knowledge
+        self.prompts = folder / "prompts"
+        self.kb = KnowledgeBase.load(folder / "documents")
+        self.embedding = embedding  # LLMConfig of the embeddings endpoint (dense variants)
+        self.dense = None
+        if variant.dense:
+            from a2abench.llm._embeddings import EmbeddingClient
+
+            self.dense = DenseIndex(self.kb, EmbeddingClient(embedding))
+        task_keys = sorted(k for k in files.data if k.startswith("tasks/task_"))
+        self._tasks = [_task(data.read_json(files.data[k]), files.data[k]) for k in task_keys]
+        self.base_db = BankingBase(data.read_json(files.data["db.json"]),
+                                   str(files.data["db.json"]))  # type: ignore[assignment]
+        self.user_base_db = None
+        guidelines = [data.read_text(files.data[g]) for g in data.GUIDELINES]
+        self.user_guidelines, self.user_guidelines_tools = guidelines
+        self.kit = toolkit_class(variant)
+        self.banking_texts, self.texts, self.judge_prompt, self.agent_instruction = (
+            _texts(files, self.kit))
+        self.tool_text_source = self.texts.source
+        self._agent_schemas = self.kit.openai_schemas(self.texts)
+        self._user_schemas = KnowledgeUserTools.openai_schemas(self.texts)
+        self.policy = (build_policy(variant, self.prompts, self.kb)
+                       if variant.prompt != "golden" else
+                       "(Policy is task-specific - see 'policy' field in each simulation)")
+
+    def policy_for(self, task: Task) -> str:
+        if self.variant.prompt == "golden":
+            return build_policy(self.variant, self.prompts, self.kb, task.required_documents)
+        return self.policy
+
+    def guidelines_for(self, env: Tau2Environment) -> str:
+        # Upstream gives the tools guidelines only when the task leaves the user some tools.
+        return self.user_guidelines_tools if env.user_tool_schemas() else self.user_guidelines
+
+    def tool_types(self) -> dict[str, str]:
+        return {name: d.tool_type.value for kit in (self.kit, KnowledgeUserTools)
+                for name, d in kit.tool_defs().items()}
+
+    def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
+        db = BankingDB(self.base_db)  # type: ignore[arg-type]
+        tools = self.kit(db, self.banking_texts, read_log_allowlist(task), self.kb, self.dense)
+        user_tools = KnowledgeUserTools(db, self.banking_texts)
+        env = Tau2Environment(self, tools, user_tools, None)
+        env.task = task
+        env.blocking = self.dense is not None  # KB_search calls the embeddings endpoint
+        return env
+
+    def describe(self) -> dict[str, Any]:
+        return {"retrieval_variant": self.variant.name,
+                "upstream_default_variant": DEFAULT_UPSTREAM,
+                **({"embedding_model": self.embedding.model,
+                    "embedding_base_url": self.embedding.base_url} if self.dense else {}),
+                "documents": len(self.kb.documents),
+                "tool_output_text": self.banking_texts.source}
+
+
+def _texts(files: data.DomainFiles, kit: type[KnowledgeTools]
+           ) -> tuple[BankingTexts, Any, upstream.JudgePrompt | None, str | None]:
+    if files.sources is None:
+        return (BankingTexts("fallback"),
+                upstream.fallback_texts(kit, KnowledgeUserTools, summaries={}), None, None)
+    base = f"src/tau2/domains/{NAME}/"
+    src = files.sources
+    tools_py: Path = src[base + "tools.py"]
+    texts = upstream.load_tool_texts([tools_py, src[base + "retrieval_mixins.py"]], [])
+    judge = upstream.extract_judge_prompt(src[data.COMMON_SOURCES[0]])
+    instruction = upstream.extract_string_constant(src[data.COMMON_SOURCES[1]],
+                                                   "AGENT_INSTRUCTION")
+    return load_banking_texts(tools_py), texts, judge, instruction

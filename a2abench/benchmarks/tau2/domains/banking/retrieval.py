@@ -1,0 +1,280 @@
+"""Knowledge base, retrieval indexes, policy prompts and retrieval variants (upstream
+`banking_knowledge/retrieval.py` and `tau2/knowledge/*`).
+
+Offline variants run natively: `no_knowledge`, `full_kb`, `golden_retrieval` (policy only),
+`bm25`, `bm25_grep`, `grep_only`. BM25 uses the same package upstream uses (`rank_bm25`'s
+`BM25Okapi` over lower-cased whitespace tokens), so scores and tie order are identical.
+
+Document order is upstream's: `Path.glob("*.json")` over `documents/`, i.e. the directory's
+listing order. It decides the full-KB prompt and BM25/grep tie order, exactly as upstream does
+on the same directory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from a2abench.errors import ConfigError, DataCorrupt
+
+DEFAULT_UPSTREAM = "alltools"  # upstream's default: BM25 + dense embeddings + shell
+DEFAULT_VARIANT = "bm25_grep"  # ours: the richest variant that runs offline (recorded)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One retrieval configuration: prompt template, how it is filled, which search tools."""
+
+    name: str
+    template: str  # file under prompts/
+    prompt: Literal["standard", "full_kb", "golden"] = "standard"
+    kb_search: Literal["bm25", "embedding", None] = None
+    grep: bool = False
+    reranker: bool = False
+    shell: bool = False
+    embedder: Literal["openai", "openrouter", None] = None
+
+    @property
+    def offline(self) -> bool:
+        return self.kb_search != "embedding" and not self.reranker and not self.shell
+
+    @property
+    def dense(self) -> bool:
+        """Runs here with an OpenAI-compatible embeddings endpoint (`--embedding-llm`)."""
+        return (self.kb_search == "embedding" and self.embedder == "openai"
+                and not self.reranker and not self.shell)
+
+
+# Upstream RETRIEVAL_VARIANTS (names, templates and tools); only `offline` ones run here.
+VARIANTS: dict[str, Variant] = {v.name: v for v in [
+    Variant("no_knowledge", "no_knowledge.md"),
+    Variant("full_kb", "full_kb.md", "full_kb"),
+    Variant("golden_retrieval", "required_docs.md", "golden"),
+    Variant("qwen_embeddings_grep", "classic_rag_qwen.md", kb_search="embedding", grep=True,
+            embedder="openrouter"),
+    Variant("openai_embeddings_grep", "classic_rag_openai.md", kb_search="embedding", grep=True,
+            embedder="openai"),
+    Variant("qwen_embeddings_reranker_grep", "classic_rag_qwen.md", kb_search="embedding",
+            grep=True, reranker=True),
+    Variant("openai_embeddings_reranker_grep", "classic_rag_openai.md",
+            kb_search="embedding", grep=True, reranker=True),
+    Variant("bm25_grep", "classic_rag_bm25.md", kb_search="bm25", grep=True),
+    Variant("bm25_reranker_grep", "classic_rag_bm25.md", kb_search="bm25", grep=True,
+            reranker=True),
+    Variant("qwen_embeddings", "classic_rag_qwen_no_grep.md", kb_search="embedding",
+            embedder="openrouter"),
+    Variant("openai_embeddings", "classic_rag_openai_no_grep.md", kb_search="embedding",
+            embedder="openai"),
+    Variant("qwen_embeddings_reranker", "classic_rag_qwen_no_grep.md", kb_search="embedding",
+            reranker=True),
+    Variant("openai_embeddings_reranker", "classic_rag_openai_no_grep.md",
+            kb_search="embedding", reranker=True),
+    Variant("bm25", "classic_rag_bm25_no_grep.md", kb_search="bm25"),
+    Variant("bm25_reranker", "classic_rag_bm25_no_grep.md", kb_search="bm25", reranker=True),
+    Variant("grep_only", "grep_only.md", grep=True),
+    Variant("terminal_use", "agentic_search.md", shell=True),
+    Variant("terminal_use_write", "agentic_search_write.md", shell=True),
+    Variant("alltools", "all_tools.md", kb_search="embedding", shell=True),
+    Variant("alltools-qwen", "all_tools.md", kb_search="embedding", shell=True),
+]}
+OFFLINE = [name for name, v in VARIANTS.items() if v.offline]
+DENSE = [name for name, v in VARIANTS.items() if v.dense]
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-large"  # upstream's OpenAI embedding model
+
+
+def resolve_variant(name: str | None, *, embeddings: bool = False) -> Variant:
+    """The variant to run; ConfigError naming what runs when it needs what we lack
+    (`embeddings`: an embeddings endpoint was configured)."""
+    name = {"AllTools": "alltools"}.get(name or DEFAULT_VARIANT, name or DEFAULT_VARIANT)
+    if name not in VARIANTS:
+        raise ConfigError(f"unknown retrieval variant {name!r}",
+                          hint=f"Offline variants: {', '.join(OFFLINE)}")
+    variant = VARIANTS[name]
+    if variant.dense and not embeddings:
+        raise ConfigError(f"retrieval variant {name!r} needs an OpenAI-compatible embeddings "
+                          "endpoint",
+                          hint=f"Pass --embedding-llm {DEFAULT_EMBEDDING_MODEL} (upstream's "
+                               "model) and/or --embedding-llm-base-url URL (key from "
+                               f"OPENAI_API_KEY), or use an offline variant: {', '.join(OFFLINE)}")
+    if not variant.offline and not variant.dense:
+        needs = ("an embeddings endpoint" if variant.kb_search == "embedding" else "") + (
+            " and " if variant.kb_search == "embedding" and (variant.reranker or variant.shell)
+            else "") + ("an LLM reranker" if variant.reranker else "") + (
+            "a shell sandbox" if variant.shell else "")
+        raise ConfigError(f"retrieval variant {name!r} needs {needs}, which a2abench does not "
+                          "run yet",
+                          hint=f"Use an offline variant ({', '.join(OFFLINE)}) or, with "
+                               f"--embedding-llm, {', '.join(DENSE)}")
+    return variant
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    title: str
+    content: str
+
+
+class KnowledgeBase:
+    """The documents, in upstream's load order, with lazily built search indexes."""
+
+    def __init__(self, documents: list[Document]) -> None:
+        self.documents = documents
+        self.by_id = {d.id: d for d in documents}
+        self._lock = threading.Lock()
+        self._bm25: Any = None
+        self._lower: list[str] | None = None  # lower-cased contents when all are ASCII
+
+    @classmethod
+    def load(cls, folder: Path) -> KnowledgeBase:
+        docs: dict[str, Document] = {}
+        for path in folder.glob("*.json"):  # upstream KnowledgeBase.load: listing order
+            try:
+                raw = json.loads(path.read_bytes())
+                doc = Document(str(raw["id"]), str(raw["title"]), str(raw["content"]))
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise DataCorrupt(f"knowledge-base document {path} cannot be read: {exc}",
+                                  hint="Replace it with the file from the pinned commit") from exc
+            docs[doc.id] = doc  # a repeated id keeps its first position, last content
+        return cls(list(docs.values()))
+
+    def bm25(self) -> Any:
+        with self._lock:
+            if self._bm25 is None:
+                from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
+
+                self._bm25 = BM25Okapi([d.content.lower().split() for d in self.documents])
+            return self._bm25
+
+    def _ascii_lower(self) -> list[str] | None:
+        with self._lock:
+            if self._lower is None and all(d.content.isascii() for d in self.documents):
+                self._lower = [d.content.lower() for d in self.documents]
+            return self._lower
+
+    def search_bm25(self, query: str, top_k: int) -> list[tuple[str, float]]:
+        """Upstream BM25Retriever (then the pipeline's stable re-sort by score)."""
+        if not query or not query.strip():
+            return []
+        scores = self.bm25().get_scores(query.lower().split())
+        order = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)
+        return [(self.documents[i].id, float(scores[i]))
+                for i in order[:min(top_k, len(self.documents))]]
+
+    def search_grep(self, query: str, top_k: int = 10,
+                    case_sensitive: bool = False) -> list[tuple[str, float]]:
+        """Upstream GrepRetriever: documents ranked by match count (invalid regex: literal)."""
+        if not query.strip():
+            return []
+        flags = 0 if case_sensitive else re.IGNORECASE
+        try:
+            pattern = re.compile(query, flags)
+        except re.error:
+            pattern = re.compile(re.escape(query), flags)
+        lower = self._ascii_lower()
+        if (not case_sensitive and lower is not None and query.isascii()
+                and re.escape(query) == query.replace("-", "\\-").replace(" ", "\\ ")):
+            # An ASCII literal over ASCII text: a case-insensitive regex match count equals
+            # the non-overlapping count in the lower-cased text, found much faster.
+            needle = query.lower()
+            counts = [text.count(needle) for text in lower]
+        else:
+            counts = [len(pattern.findall(d.content)) for d in self.documents]
+        results = [(d.id, float(n)) for d, n in zip(self.documents, counts, strict=True) if n]
+        results.sort(key=lambda r: r[1], reverse=True)
+        return results[:top_k]
+
+
+def format_hits(kb: KnowledgeBase, hits: list[tuple[str, float]]) -> str:
+    return "\n".join(f"{i}. {kb.by_id[doc_id].title or 'Untitled'}\n   ID: {doc_id}\n"
+                     f"   Score: {score:.4f}\n   Content: {kb.by_id[doc_id].content}\n"
+                     for i, (doc_id, score) in enumerate(hits, 1))
+
+
+def kb_search_text(kb: KnowledgeBase, query: str, top_k: int,
+                   dense: DenseIndex | None = None) -> str:
+    """Upstream `_run_kb_search` output. The trailing timing line reports this process's own
+    measured time, as upstream's does (so it is the one part not reproducible byte for byte)."""
+    start = time.perf_counter()
+    vector = dense.embed_query(query) if dense is not None else None
+    encoded = time.perf_counter()
+    hits = dense.search(vector, top_k) if dense is not None else kb.search_bm25(query, top_k)
+    retrieval_ms = (time.perf_counter() - encoded) * 1000
+    total_ms = (time.perf_counter() - start) * 1000
+    body = format_hits(kb, hits) if hits else "No relevant documents found."
+    return f"{body}\n\n[Timing: retrieval={retrieval_ms:.0f}ms, total={total_ms:.0f}ms]"
+
+
+class DenseIndex:
+    """Upstream's embedding pipeline (embedding_indexer + embedding_encoder + cosine) over an
+    OpenAI-compatible embeddings endpoint; vectors cached on disk by the client."""
+
+    def __init__(self, kb: KnowledgeBase, client: Any) -> None:
+        import numpy as np
+
+        self.kb = kb
+        self.client = client
+        docs = np.array(client.embed([d.content for d in kb.documents]), dtype=float)
+        norms = np.linalg.norm(docs, axis=1, keepdims=True)
+        self.docs = docs / np.where(norms == 0, 1, norms)
+
+    def embed_query(self, query: str) -> Any:
+        import numpy as np
+
+        if not query or not query.strip():  # upstream's encoder raises; the agent sees it
+            raise ValueError("Empty or missing input for key 'query': cannot generate "
+                             "embedding from blank text.")
+        return np.array(self.client.embed([query])[0], dtype=float)
+
+    def search(self, vector: Any, top_k: int) -> list[tuple[str, float]]:
+        """Upstream CosineRetriever: argsort ascending, reversed, first k; then the
+        pipeline's stable sort by score."""
+        import numpy as np
+
+        norm = np.linalg.norm(vector)
+        scores = (np.zeros(len(self.docs)) if norm == 0
+                  else np.dot(self.docs, vector / norm))
+        top = np.argsort(scores)[::-1][:min(top_k, len(self.kb.documents))]
+        hits = [(self.kb.documents[i].id, float(scores[i])) for i in top]
+        return sorted(hits, key=lambda h: h[1], reverse=True)
+
+
+# --------------------------------------------------------------------------- prompts
+
+_COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")
+_FULL_KB = re.compile(r"\{\{full_knowledge_base\}\}")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise DataCorrupt(f"banking prompt {path} cannot be read: {exc}",
+                          hint="Replace it with the file from the pinned commit") from exc
+
+
+def build_policy(variant: Variant, prompts: Path, kb: KnowledgeBase,
+                 required_documents: list[str] | None = None) -> str:
+    """Upstream `build_policy`: template + components, then the variant's KB content."""
+    content = _read(prompts / variant.template)
+    content = _COMPONENT.sub(lambda m: _read(prompts / "components" / f"{m.group(1)}.md"),
+                             content)
+    if variant.prompt == "full_kb" and _FULL_KB.search(content):
+        full = "\n\n---\n\n".join(f"## {d.title}\n\n{d.content}" for d in kb.documents)
+        # Upstream passes the KB as a re.sub replacement string, so backslash escapes in the
+        # documents are interpreted; the same call keeps that.
+        content = _FULL_KB.sub(full, content)
+    if variant.prompt == "golden":
+        by_title = {d.title: d for d in kb.documents}
+        docs = [by_title.get(ref) or kb.by_id.get(ref) for ref in required_documents or []]
+        text = "\n\n---\n\n".join(f"## {d.title}\n\n{d.content}" for d in docs if d)
+        content = content.replace("{{required_documents}}", text or "(No documents provided)")
+    if not content.strip():
+        raise DataCorrupt(f"Policy is empty for retrieval variant '{variant.name}'",
+                          hint="Replace the prompt files with the ones from the pinned commit")
+    return content

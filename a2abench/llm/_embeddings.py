@@ -1,0 +1,125 @@
+"""OpenAI-compatible embeddings (`POST {base_url}/embeddings`) with the chat client's on-disk
+cache, retries and error mapping.
+
+    client = EmbeddingClient(LLMConfig(model="text-embedding-3-large", base_url=URL))
+    vectors = client.embed(["first text", "second text"])   # list[list[float]]
+
+Blocking on purpose (thread-safe: each call has its own connection): embeddings are computed
+while a domain loads (in a worker thread) and for a knowledge-base search inside a tool call
+(which the tau2 orchestrator runs in a worker thread for such tools). Texts are sent in
+batches; each batch is one cache entry, keyed like a chat request (endpoint + exact body), so
+repeated runs cost no calls.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from a2abench._version import __version__
+from a2abench.errors import LLMError, LLMResponseInvalid
+from a2abench.llm._cache import FORMAT_VERSION, ResponseCache, cache_key, default_cache_root
+from a2abench.llm._config import LLMConfig
+from a2abench.llm._http import Redactor, error_for_status, error_for_transport, retry_after_s
+
+BATCH = 128
+
+
+class EmbeddingClient:
+    def __init__(self, config: LLMConfig, *, transport: httpx.BaseTransport | None = None
+                 ) -> None:
+        self.config = config
+        secret = config.api_key.get_secret_value() if config.api_key is not None else None
+        self._redact = Redactor(secret)
+        headers = {"User-Agent": f"a2abench/{__version__}"}
+        if secret is not None:
+            headers["Authorization"] = f"Bearer {secret}"
+        # One short-lived httpx client per embed() call: the domain that owns this client is
+        # cached for the process and has no close hook, so no connection outlives a call.
+        self._client_kwargs: dict[str, Any] = {
+            "headers": headers, "transport": transport,
+            "timeout": httpx.Timeout(config.timeout_s)}
+
+        self._cache = (ResponseCache(config.cache_dir or default_cache_root())
+                       if config.cache else None)
+
+    @property
+    def endpoint(self) -> str:
+        return self.config.base_url.rstrip("/") + "/embeddings"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        with httpx.Client(**self._client_kwargs) as http:
+            for start in range(0, len(texts), BATCH):
+                out.extend(self._batch(http, texts[start:start + BATCH]))
+        return out
+
+    def _batch(self, http: httpx.Client, texts: list[str]) -> list[list[float]]:
+        body = {"model": self.config.model, **self.config.args, "input": texts}
+        key = cache_key(self.endpoint, body)
+        raw = self._cache._read(key) if self._cache is not None else None
+        if raw is None:
+            raw = self._fetch(http, body)
+            if self._cache is not None:
+                self._cache._write(key, {"v": FORMAT_VERSION, "key": key,
+                                         "model": self.config.model, "created": time.time(),
+                                         "response": raw})
+        return self._vectors(raw, len(texts))
+
+    def _vectors(self, raw: dict[str, Any], count: int) -> list[list[float]]:
+        data = raw.get("data")
+        try:
+            items = sorted(data, key=lambda d: d.get("index", 0))  # type: ignore[arg-type]
+            vectors = [[float(x) for x in item["embedding"]] for item in items]
+        except (TypeError, KeyError, ValueError, AttributeError) as exc:
+            raise LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} answered "
+                                     f"without a usable `data` list: {exc}",
+                                     hint="Check that the endpoint serves OpenAI-compatible "
+                                          "embeddings") from exc
+        if len(vectors) != count:
+            raise LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} returned "
+                                     f"{len(vectors)} vectors for {count} texts",
+                                     hint="Check the endpoint and the model name")
+        return vectors
+
+    def _fetch(self, http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+        policy = self.config.retry
+        deadline = time.monotonic() + policy.budget_s
+        attempt = 0
+        while True:
+            attempt += 1
+            outcome = self._attempt(http, body)
+            if isinstance(outcome, dict):
+                return outcome
+            error, transient, retry_after = outcome
+            delay = (retry_after if retry_after is not None
+                     else min(policy.max_delay_s, policy.base_delay_s * 2.0 ** (attempt - 1)))
+            if not transient or attempt >= policy.max_attempts or (
+                    time.monotonic() + delay > deadline):
+                error.attempts = attempt
+                raise error
+            time.sleep(delay)
+
+    def _attempt(self, http: httpx.Client, body: dict[str, Any]
+                 ) -> dict[str, Any] | tuple[LLMError, bool, float | None]:
+        """The parsed body, or (error, worth retrying, server-requested delay)."""
+        try:
+            response = http.post(self.endpoint, json=body)
+        except httpx.TransportError as exc:
+            return error_for_transport(exc, url=self.endpoint,
+                                       timeout_s=self.config.timeout_s), True, None
+        if response.status_code >= 300:
+            error, transient = error_for_status(response, model=self.config.model,
+                                                url=self.endpoint, redact=self._redact)
+            return error, transient, retry_after_s(response.headers)
+        try:
+            raw = response.json()
+        except ValueError:
+            raw = None
+        if not isinstance(raw, dict):
+            return LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} answered "
+                                      "with a body that is not a JSON object",
+                                      hint="Check the base URL"), False, None
+        return raw
