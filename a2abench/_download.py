@@ -101,8 +101,8 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
     items = list(files)
     own_client = client is None
     http = client or httpx.Client(timeout=timeout, follow_redirects=True,
-                                  event_hooks={"request": [_check_egress]},
-                                  limits=httpx.Limits(max_connections=max(workers, 1)))
+                                  limits=httpx.Limits(max_connections=max(workers, 1)),
+                                  event_hooks={"request": [_check_egress]})
     done = [0]
     lock = threading.Lock()
 
@@ -119,8 +119,8 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
             return {item.path: one(item) for item in items}
         from concurrent.futures import ThreadPoolExecutor
 
-        # Worker threads start with an empty context: give each the caller's, so a run's
-        # --allow-host egress policy (a ContextVar) binds concurrent downloads too.
+        # Worker threads start with an empty context: hand each the caller's (the run's egress
+        # policy lives in a ContextVar), one copy per call since a Context runs in one thread.
         context = contextvars.copy_context()
         with ThreadPoolExecutor(max_workers=workers) as pool:
             paths = list(pool.map(lambda item: context.copy().run(one, item), items))

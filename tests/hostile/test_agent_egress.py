@@ -65,6 +65,17 @@ def test_a_download_outside_the_policy_is_refused_before_connecting() -> None:
     assert mirror.hits == []
 
 
+def test_concurrent_downloads_are_bound_by_the_policy_too() -> None:
+    """Files fetched on worker threads (banking_knowledge's 814) see the run's policy."""
+    mirror = Mirror()
+    files = [_download.RemoteFile(f"f{i}.txt", "", sha256=SHA) for i in range(4)]
+    refused = pytest.raises(DataMissing, match="not an allowed host")
+    with serve(mirror.app) as base, egress_policy(HostPolicy(["agent.example"])), refused:
+        _download.ensure([_download.RemoteFile(f.path, f"{base}/{f.path}", sha256=SHA)
+                          for f in files], folder="egress-many", workers=4)
+    assert mirror.hits == []
+
+
 def test_a_download_redirected_outside_the_policy_is_refused() -> None:
     mirror = Mirror()
     refused = pytest.raises(DataMissing, match="needs localhost")

@@ -165,3 +165,14 @@ async def test_a_dripping_probe_reply_cannot_hold_discovery() -> None:
         assert time.monotonic() - t0 < 10
     assert not result.usable and result.error is not None
     assert "still sending its reply" in json.dumps(result.error)
+
+
+def test_discover_reports_an_oversize_probe_reply_with_its_cap() -> None:
+    from tests.clihelp import run_cli
+
+    with hostile("oversize", hostile_calls=5) as (_, base):
+        result = run_cli("discover", base, "--max-reply-bytes", "1000000", "--json")
+    assert result.code == 1
+    data = json.loads(result.out)
+    assert data["usable"] is False and data["error"]["error"] == "ReplyTooLarge"
+    assert "1 MB cap (--max-reply-bytes 1000000)" in data["error"]["message"]
