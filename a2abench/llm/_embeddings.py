@@ -69,9 +69,9 @@ class EmbeddingClient:
         return self._vectors(raw, len(texts))
 
     def _vectors(self, raw: dict[str, Any], count: int) -> list[list[float]]:
-        data = raw.get("data")
+        data: Any = raw.get("data")  # JSON from the wire: a bad shape raises below
         try:
-            items = sorted(data, key=lambda d: d.get("index", 0))  # type: ignore[arg-type]
+            items = sorted(data, key=lambda d: d.get("index", 0))
             vectors = [[float(x) for x in item["embedding"]] for item in items]
         except (TypeError, KeyError, ValueError, AttributeError) as exc:
             raise LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} answered "
