@@ -35,6 +35,7 @@ from a2abench.run.driver import (
     evaluator_failure,
 )
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
+from a2abench.run.status import failed_reward
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -217,7 +218,7 @@ class Tau2Driver(Driver[Tau2Options]):
         if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
             return TaskOutcome(
                 status=outcome.status,
-                reward=0.0 if outcome.status == "agent_error" else None,
+                reward=failed_reward(outcome.status),
                 termination=outcome.termination.value, turns=outcome.agent_turns,
                 transcript=[m.model_dump(mode="json") for m in outcome.messages],
                 error=outcome.error)
