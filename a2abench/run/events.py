@@ -1,4 +1,4 @@
-"""Events the run engine emits; `a2abench.display` renders them (Rich, plain or JSON)."""
+"""Events the run engine emits; `a2abench.render.display` renders them (Rich, plain or JSON)."""
 
 from __future__ import annotations
 

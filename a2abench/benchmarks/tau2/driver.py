@@ -11,6 +11,7 @@ from pydantic import BaseModel, TypeAdapter, model_validator
 from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
+from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
@@ -19,7 +20,6 @@ from a2abench.benchmarks.tau2.models import (
     Task,
     TerminationReason,
 )
-from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
