@@ -48,7 +48,7 @@ def test_a_huge_plan_is_never_held_in_memory() -> None:
     try:
         plan = Plan(tasks, 100_000, 1, Shard(index=2, count=3))
         first = list(itertools.islice(plan, 5))
-        size, peak = tracemalloc.get_traced_memory()
+        _size, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert len(plan) == len(range(1, 5_000_000, 3)) and len(first) == 5
