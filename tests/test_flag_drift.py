@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import types
+import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,6 +43,33 @@ def _names(fn: Any) -> list[str]:
     return list(inspect.signature(fn).parameters)
 
 
+def _types(annotation: Any) -> set[Any]:
+    """The value types an annotation admits (Literal values by their type, None left out)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return {type(arg) for arg in typing.get_args(annotation)}
+    if origin is typing.Annotated:
+        return _types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_types(arg) for arg in typing.get_args(annotation)))
+    if origin is not None:
+        return {origin} | set().union(*(_types(arg) for arg in typing.get_args(annotation)))
+    return set() if annotation is type(None) else {annotation}
+
+
+def _check_types(command: str, fields: dict[str, Any]) -> None:
+    """A flag's Python type is one its field accepts (a string may be parsed into a richer
+    field type: SecretStr, Shard, JSON arguments)."""
+    signature = inspect.signature(_command(command).callback, eval_str=True)
+    for name, param in signature.parameters.items():
+        field = fields.get(_CONFIG_NAME.get(name, name))
+        if field is None:
+            continue
+        flag, model = _types(param.annotation), _types(field.annotation)
+        assert flag <= model or (flag == {str} and not model & {int, float, bool, Path}), (
+            f"--{name}: flag {flag} vs field {model}")
+
+
 @pytest.mark.parametrize("benchmark", ["tau2", "crmarena"])
 def test_every_flag_is_named_after_its_field_with_its_env_var_and_help(benchmark: str) -> None:
     for name, option in _options(benchmark).items():
@@ -59,6 +89,7 @@ def test_benchmark_flags_are_the_options_model(benchmark: str) -> None:
     # Every flag's default means the field's default once the model has read it.
     from_flags = model.model_validate({k: v.default for k, v in own.items()})
     assert from_flags == model()
+    _check_types(benchmark, model.model_fields)
 
 
 def test_run_flags_are_run_config_fields_with_its_defaults() -> None:
@@ -71,6 +102,7 @@ def test_run_flags_are_run_config_fields_with_its_defaults() -> None:
                                                                    "allow_incomplete")}
     built = common_config("tau2", {}, white_agent_url="http://127.0.0.1:9", **defaults)
     assert built == RunConfig(benchmark="tau2", white_agent_url="http://127.0.0.1:9", options={})
+    _check_types("tau2", RunConfig.model_fields)
 
 
 def test_serve_green_run_keys_are_run_flags() -> None:
