@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from a2abench.errors import A2ABenchError, ProtocolError
+from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
 if TYPE_CHECKING:
@@ -143,6 +144,9 @@ class Driver(ABC):
 
     def __init__(self, options: BaseModel) -> None:
         self.options = options
+        # The engine's event sink, set before `setup()` so a driver can report a data
+        # download (`DataProgress`); call it on the event loop's thread only.
+        self.emit: EventSink | None = None
 
     @property
     def domain(self) -> str | None:

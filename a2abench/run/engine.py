@@ -128,6 +128,7 @@ class Engine:
         config, driver = self.config, self.driver
         started = time.monotonic()
         output = resolve_output(config.output, config.benchmark, driver.domain)
+        driver.emit = self.emit
         await driver.setup()
         selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
         if not selected:

@@ -268,7 +268,8 @@ _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
                 policy: str = "manual", solo: bool = False,
-                retrieval_variant: str | None = None, embedding: Any = None) -> Tau2Domain:
+                retrieval_variant: str | None = None, embedding: Any = None,
+                progress: Callable[[int, int], None] | None = None) -> Tau2Domain:
     """Load (once per process) a domain: `airline`, `retail`, `mock`, `telecom` or
     `banking_knowledge`.
 
@@ -277,6 +278,7 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     `retrieval_variant` (banking_knowledge only) names a retrieval variant; None takes our
     default (see `domains/banking/retrieval.py`); `embedding` (an `LLMConfig` of an
     OpenAI-compatible embeddings endpoint) enables its dense variants.
+    `progress(done, total)` reports a download of the data files (never called when cached).
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
@@ -285,7 +287,7 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
         if solo:  # upstream get_environment: "banking_knowledge domain does not support solo"
             raise ConfigError("tau2 banking_knowledge has no solo mode (upstream refuses it too)",
                               hint="Use --solo with --domain mock or --domain telecom.")
-        return _load_banking(data_dir, split, retrieval_variant, embedding)
+        return _load_banking(data_dir, split, retrieval_variant, embedding, progress)
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(SPECS)}, banking_knowledge")
@@ -298,12 +300,13 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy, solo)
     with _LOCK:
         if key not in _DOMAINS:
-            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo)
+            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo, progress)
         return _DOMAINS[key]
 
 
 def _load_banking(data_dir: Path | None, split: str, variant_name: str | None,
-                  embedding: Any) -> Tau2Domain:
+                  embedding: Any, progress: Callable[[int, int], None] | None = None
+                  ) -> Tau2Domain:
     from a2abench.benchmarks.tau2.domains.banking.domain import BankingDomain
     from a2abench.benchmarks.tau2.domains.banking.retrieval import resolve_variant
 
@@ -316,15 +319,16 @@ def _load_banking(data_dir: Path | None, split: str, variant_name: str | None,
            False)
     with _LOCK:
         if key not in _DOMAINS:
-            files = data.resolve("banking_knowledge", data_dir)
+            files = data.resolve("banking_knowledge", data_dir, progress=progress)
             _DOMAINS[key] = BankingDomain(files, split, variant,
                                           embedding if variant.dense else None)
         return _DOMAINS[key]
 
 
 def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
-           solo: bool = False) -> Tau2Domain:
-    files = data.resolve(spec.name, data_dir, solo=solo)
+           solo: bool = False, progress: Callable[[int, int], None] | None = None
+           ) -> Tau2Domain:
+    files = data.resolve(spec.name, data_dir, solo=solo, progress=progress)
     ids = set(data.split_ids(files.data["split_tasks.json"], split))
     raw_tasks = data.read_json(files.data["tasks.json"])
     # Validate only the split's tasks: telecom's file holds 2,285 of them.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +36,7 @@ from a2abench.run.driver import (
     TaskSpec,
     evaluator_failure,
 )
+from a2abench.run.events import DataProgress
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
 
 _MESSAGES = TypeAdapter(list[Message])
@@ -143,12 +145,25 @@ class Tau2Driver(Driver):
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
-            embedding=embedding_config(opts))
+            embedding=embedding_config(opts), progress=self._download_progress())
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
+
+    def _download_progress(self) -> Callable[[int, int], None] | None:
+        """A progress callback for the download threads that hands `DataProgress` events to
+        the engine's sink on the event loop (displays are not thread-safe)."""
+        emit = self.emit
+        if emit is None:
+            return None
+        loop = asyncio.get_running_loop()
+        what = f"tau2 {self.opts.domain} data"
+
+        def progress(done: int, total: int) -> None:
+            loop.call_soon_threadsafe(emit, DataProgress(what, done, total))
+        return progress
 
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
