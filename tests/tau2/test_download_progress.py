@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,16 @@ from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer, completion
 from tests.servers import serve
 from tests.tau2 import gold_agent
-from tests.tau2.test_download import FileServer, _remote, _serve_domain, server  # noqa: F401
+from tests.tau2.test_download import FileServer, _remote, _serve_domain
+
+
+@pytest.fixture
+def server() -> Iterator[FileServer]:
+    s = FileServer()
+    s.thread.start()
+    yield s
+    s.httpd.shutdown()
+    s.httpd.server_close()
 
 
 def test_ensure_reports_a_download_and_stays_silent_when_cached(server: FileServer) -> None:
@@ -85,7 +95,7 @@ def _user(tasks: dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("json_mode", [False, True])
 def test_run_shows_the_download_through_the_engine(
-        server: FileServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,  # noqa: F811
+        server: FileServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         json_mode: bool) -> None:
     _serve_domain(server, "mock")
     monkeypatch.setenv(data.URL_ENV, server.url)
