@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, model_validator
+from pydantic import BaseModel, SecretStr, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.data import optional_source
@@ -63,6 +64,8 @@ class Tau2Options(BaseModel):
     retrieval_variant: str | None = None
     embedding_llm: str | None = None
     embedding_llm_base_url: str | None = None
+    reranker_llm: str | None = None
+    reranker_llm_base_url: str | None = None
     prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
 
     @model_validator(mode="after")
@@ -88,15 +91,44 @@ def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tu
 
 
 def embedding_config(opts: Tau2Options) -> LLMConfig | None:
-    """The embeddings endpoint of banking's dense variants (None unless a flag names it)."""
+    """The embeddings endpoint of banking's dense variants (None unless a flag names it).
+    Qwen variants default to upstream's OpenRouter model and URL (key from
+    OPENROUTER_API_KEY when set), send short model names as upstream's API strings and ask
+    for float vectors, as upstream's OpenRouter embedder does."""
     if not (opts.embedding_llm or opts.embedding_llm_base_url):
         return None
-    from a2abench.benchmarks.tau2.domains.banking.retrieval import DEFAULT_EMBEDDING_MODEL
+    from a2abench.benchmarks.tau2.domains.banking import llm_search
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import (
+        DEFAULT_EMBEDDING_MODEL,
+        VARIANTS,
+    )
 
+    variant = VARIANTS.get(opts.retrieval_variant or "")
     kwargs: dict[str, Any] = {"model": opts.embedding_llm or DEFAULT_EMBEDDING_MODEL,
                               "cache": opts.llm_cache}
+    if variant is not None and variant.embedder == "openrouter":
+        model, _ = llm_search.openrouter_model(opts.embedding_llm
+                                               or llm_search.DEFAULT_QWEN_MODEL)
+        kwargs.update(model=model, args={"encoding_format": "float"},
+                      base_url=llm_search.OPENROUTER_BASE_URL)
+        key = os.environ.get("OPENROUTER_API_KEY", "").strip()
+        if key:
+            kwargs["api_key"] = SecretStr(key)
     if opts.embedding_llm_base_url:
         kwargs["base_url"] = opts.embedding_llm_base_url
+    return LLMConfig(**kwargs)
+
+
+def reranker_config(opts: Tau2Options) -> LLMConfig | None:
+    """The chat model of banking's reranker variants (None unless a flag names it)."""
+    if not (opts.reranker_llm or opts.reranker_llm_base_url):
+        return None
+    from a2abench.benchmarks.tau2.domains.banking.llm_search import DEFAULT_RERANKER_MODEL
+
+    kwargs: dict[str, Any] = {"model": opts.reranker_llm or DEFAULT_RERANKER_MODEL,
+                              "cache": opts.llm_cache}
+    if opts.reranker_llm_base_url:
+        kwargs["base_url"] = opts.reranker_llm_base_url
     return LLMConfig(**kwargs)
 
 
@@ -145,7 +177,8 @@ class Tau2Driver(Driver):
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
-            embedding=embedding_config(opts), progress=self._download_progress())
+            embedding=embedding_config(opts), reranker=reranker_config(opts),
+            progress=self._download_progress())
         if opts.judge_llm:
             self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
                                   opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
@@ -213,7 +246,9 @@ class Tau2Driver(Driver):
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
                 "prompt_style": o.prompt_style,
-                **({"retrieval_variant": self._domain().policy_kind}
+                **({"retrieval_variant": self._domain().policy_kind, **{
+                    k: v for k, v in self._domain().describe().items()
+                    if k in ("embedding_model", "reranker_model")}}
                    if o.domain == "banking_knowledge" else {})}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
