@@ -15,6 +15,7 @@ Errors name the file and the fix: `DataMissing` when a file cannot be had (offli
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import os
 import tempfile
@@ -102,7 +103,8 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
     items = list(files)
     own_client = client is None
     http = client or httpx.Client(timeout=timeout, follow_redirects=True,
-                                  limits=httpx.Limits(max_connections=max(workers, 1)))
+                                  limits=httpx.Limits(max_connections=max(workers, 1)),
+                                  event_hooks={"request": [_check_egress]})
     done = [0]
     fetching = [False]
     lock = threading.Lock()
@@ -121,12 +123,26 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
             return {item.path: one(item) for item in items}
         from concurrent.futures import ThreadPoolExecutor
 
+        # Worker threads start with an empty context: hand each the caller's (the run's egress
+        # policy lives in a ContextVar), one copy per call since a Context runs in one thread.
+        context = contextvars.copy_context()
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            paths = list(pool.map(one, items))  # re-raises the first failure
+            paths = list(pool.map(lambda item: context.copy().run(one, item), items))
         return {item.path: path for item, path in zip(items, paths, strict=True)}
     finally:
         if own_client:
             http.close()
+
+
+def _check_egress(request: httpx.Request) -> None:
+    """Under a run's --allow-host, downloads (and their redirects) stay on allowed hosts."""
+    from a2abench.a2a.hosts import egress_refusal
+
+    refusal = egress_refusal(str(request.url), "downloading data")
+    if refusal is not None:
+        raise DataMissing(refusal, hint="Fetch the data once without --allow-host (it is "
+                                        "cached), pass a local copy (--data-dir, --crm-db, "
+                                        "--tasks-file), or allow that host.")
 
 
 def _cached(item: RemoteFile, target: Path) -> bool:
@@ -144,6 +160,8 @@ def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | No
         return target, False
     missing = hint or (f"Check the network connection and retry, or pass --data-dir pointing "
                        f"at a local copy that holds {item.path}")
+    if http is not None:  # a client of the caller's own: check the first URL at least
+        _check_egress(httpx.Request("GET", item.url))
     try:
         response = http.get(item.url)
     except httpx.HTTPError as exc:

@@ -183,15 +183,17 @@ def card_findings(fetch: CardFetch) -> list[Finding]:
 
 
 async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = None,
-                   probe: bool = True) -> DiscoverResult:
+                   probe: bool = True, max_reply_bytes: int | None = None) -> DiscoverResult:
     """Fetch, judge and (optionally) probe the agent at `url`.
 
     Raises the named error when no card can be obtained; otherwise returns a result whose
     `usable` says whether a2abench can benchmark the agent and `error` names the first problem.
     """
+    from a2abench.a2a._limits import ReplyLimits
     from a2abench.a2a.client import A2AClient, select_interface
 
-    config = A2AConfig.create(url, auth_token=auth_token, timeout=timeout,
+    limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()
+    config = A2AConfig.create(url, auth_token=auth_token, timeout=timeout, limits=limits,
                               retry=RetryPolicy(max_attempts=2, total_budget=timeout))
     async with A2AClient(config) as client:
         fetch = await client.card()

@@ -10,7 +10,13 @@ a `kind` used by the run engine to classify failed task-trials:
     ├── ScoreBelowThreshold            -         3   --fail-under missed (or no/incomplete score)
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
-    │   │   └── JSONRPCError                           a JSON-RPC error object from the agent
+    │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
+    │   │   └── ReplyLimitExceeded                     a reply over a count limit (parts, ...)
+    │   │       ├── ReplyTooLarge                        over --max-reply-bytes
+    │   │       └── ReplyTooDeep                         JSON nested deeper than the limit
+    │   ├── ReplyTooSlow                               still sending when --timeout passed
+    │   ├── TaskTimeout                                --task-timeout passed while the agent
+    │   │                                              was answering
     │   ├── AgentHTTPError                             a deterministic HTTP error from the agent
     │   ├── TooManyRedirects                           a redirect loop or chain over the limit
     │   ├── HostNotAllowed                             a URL outside the allowed hosts
@@ -107,6 +113,33 @@ class JSONRPCError(ProtocolError):
         self.code = code
         self.rpc_message = message
         self.data = data
+
+
+class ReplyLimitExceeded(ProtocolError):
+    """A reply larger, deeper or more numerous than `ReplyLimits` allows (a2a/_limits.py)."""
+
+
+class ReplyTooLarge(ReplyLimitExceeded):
+    def __init__(self, message: str, *, max_bytes: int, received: int,
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.max_bytes = max_bytes
+        self.received = received
+
+
+class ReplyTooDeep(ReplyLimitExceeded):
+    def __init__(self, message: str, *, max_depth: int, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.max_depth = max_depth
+
+
+class ReplyTooSlow(AgentError):
+    """The agent answered but kept the reply open past the whole-request deadline (a slow
+    drip, a never-ending stream). Silence is AgentTimeout instead."""
+
+
+class TaskTimeout(AgentError):
+    """The task-trial's deadline (--task-timeout) passed while the agent was answering."""
 
 
 class AgentHTTPError(AgentError):

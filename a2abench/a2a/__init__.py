@@ -3,6 +3,7 @@
 Importing this package pulls in httpx and pydantic; the CLI imports it inside commands only.
 """
 
+from a2abench.a2a._limits import ReplyLimits
 from a2abench.a2a.card import CardFetch, fetch_card
 from a2abench.a2a.client import A2AClient, AgentReply, Conversation, select_interface
 from a2abench.a2a.config import A2AConfig, RetryPolicy
@@ -31,6 +32,7 @@ __all__ = [
     "FilePart",
     "Message",
     "ProtocolMetrics",
+    "ReplyLimits",
     "RetryPolicy",
     "Task",
     "TaskState",

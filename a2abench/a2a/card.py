@@ -10,6 +10,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from a2abench.a2a._limits import (
+    DEFAULT_MAX_DEPTH,
+    Deadline,
+    DeadlinePassed,
+    current_task_deadline,
+    deadline_scope,
+    loads,
+)
 from a2abench.a2a.models import AgentCard
 from a2abench.errors import (
     A2ABenchError,
@@ -19,6 +27,7 @@ from a2abench.errors import (
     AgentUnreachable,
     CardNotFound,
     ProtocolError,
+    ReplyTooDeep,
     TooManyRedirects,
 )
 
@@ -77,23 +86,40 @@ async def _get_capped(http: httpx.AsyncClient, url: str,
         return response, b"".join(chunks)
 
 
-def _decode(url: str, response: httpx.Response, body: bytes) -> dict[str, Any]:
+def _decode(url: str, response: httpx.Response, body: bytes,
+            max_depth: int = DEFAULT_MAX_DEPTH) -> dict[str, Any]:
     ctype = response.headers.get("content-type", "")
     text = body.decode("utf-8", errors="replace")
     if "html" in ctype or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
         raise AgentCardInvalid(f"{url} returned HTML, not a JSON agent card",
                                hint="Is this the agent's URL? Try its base URL or card URL.")
     try:
-        raw = json.loads(text)
+        raw = loads(text, max_depth, what=f"the card at {url}")
     except json.JSONDecodeError as exc:
         raise AgentCardInvalid(f"the card at {url} is not valid JSON ({exc.msg} at line "
                                f"{exc.lineno} column {exc.colno})") from None
+    except ReplyTooDeep as exc:
+        raise AgentCardInvalid(exc.message, hint=exc.hint) from None
     except (ValueError, RecursionError) as exc:  # 5,000-digit numbers, arrays 5,000 deep
         raise AgentCardInvalid(f"the card at {url} cannot be read as JSON "
                                f"({type(exc).__name__}: {str(exc)[:120]})") from None
     if not isinstance(raw, dict):
         raise AgentCardInvalid(f"the card at {url} is JSON but not an object")
     return raw
+
+
+async def _get_within(http: httpx.AsyncClient, url: str, headers: dict[str, str],
+                      timeout: float | None) -> tuple[httpx.Response, bytes]:
+    """`_get_capped` within a whole-request deadline (and the task-trial's, if any): a card
+    that drips in byte by byte cannot hold discovery or a run forever."""
+    request = Deadline.after(timeout, "request") if timeout else None
+    try:
+        async with deadline_scope(request, current_task_deadline()):
+            return await _get_capped(http, url, headers)
+    except DeadlinePassed as exc:
+        raise AgentTimeout(f"the card at {url} did not arrive within "
+                           f"{exc.deadline.seconds:g} s ({exc.deadline.what} deadline)",
+                           hint="Check the agent, or raise --timeout.") from None
 
 
 def _http_error(response: httpx.Response, asked: str, body: bytes) -> AgentHTTPError:
@@ -109,8 +135,10 @@ def _http_error(response: httpx.Response, asked: str, body: bytes) -> AgentHTTPE
 
 
 async def fetch_card(http: httpx.AsyncClient, url: str, *,
-                     headers: dict[str, str] | None = None) -> CardFetch:
-    """Find and parse the agent card for a base URL or card URL.
+                     headers: dict[str, str] | None = None, timeout: float | None = None,
+                     max_depth: int = DEFAULT_MAX_DEPTH) -> CardFetch:
+    """Find and parse the agent card for a base URL or card URL; each candidate request,
+    whole, within `timeout` seconds.
 
     Raises CardNotFound (every candidate 404/410), AgentUnreachable, AgentTimeout,
     TooManyRedirects, AgentHTTPError or AgentCardInvalid.
@@ -122,7 +150,7 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
     last_error: A2ABenchError | None = None
     for candidate in candidate_urls(url):
         try:
-            response, body = await _get_capped(http, candidate, headers or {})
+            response, body = await _get_within(http, candidate, headers or {}, timeout)
         except httpx.TooManyRedirects:
             raise TooManyRedirects(f"{candidate} redirects more than {MAX_REDIRECTS} times",
                                    hint="The server redirects in a loop; check the URL.") from None
@@ -141,7 +169,7 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
             # The first such error is kept: the later candidates are only fallbacks.
             last_error = last_error or _http_error(response, candidate, body)
             continue
-        raw = _decode(candidate, response, body)
+        raw = _decode(candidate, response, body, max_depth)
         try:
             card = parse_card(raw)
         except ProtocolError as exc:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -19,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from a2abench.a2a import dialects
+from a2abench.a2a._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
 from a2abench.a2a.config import A2AConfig, check_http_url
 from a2abench.a2a.hosts import HostPolicy
@@ -39,7 +41,7 @@ from a2abench.a2a.models import (
     TextPart,
 )
 from a2abench.a2a.transport import JsonRpcTransport
-from a2abench.errors import AgentCardInvalid, AgentTimeout, HostNotAllowed, ProtocolError
+from a2abench.errors import AgentCardInvalid, HostNotAllowed, ProtocolError, ReplyTooSlow
 
 _DIALECT_RANK: dict[Dialect, int] = {"1.0": 0, "0.3": 1, "0.2": 2}
 
@@ -109,8 +111,15 @@ class AgentReply:
         out: list[Part] = []
         if self.task.status.message is not None:
             out.extend(self.task.status.message.parts)
+        # An artifact repeating the status message's part is shown once; compared by value
+        # through a set, so a reply with many parts costs linear time, not quadratic.
+        seen = {_part_key(p) for p in out}
         for artifact in self.task.artifacts:
-            out.extend(p for p in artifact.parts if p not in out)
+            for part in artifact.parts:
+                key = _part_key(part)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(part)
         if not out:
             agent_turns = [m for m in self.task.history if m.role == "agent"]
             if agent_turns:
@@ -133,6 +142,44 @@ class AgentReply:
                 "data_parts": sum(isinstance(p, DataPart) for p in parts),
                 "file_parts": sum(isinstance(p, FilePart) for p in parts),
                 "artifacts": len(self.task.artifacts) if self.task else 0}
+
+
+def _part_key(part: Part) -> str:
+    return part.model_dump_json()
+
+
+def precheck(raw: Any, limits: ReplyLimits) -> Any:
+    """Count limits on a wire result before any model is built: rejecting 20,000 artifacts
+    costs microseconds here, but a second of the event loop once they are parsed."""
+    if not isinstance(raw, dict):
+        return raw
+    task = raw.get("task")
+    body: dict[str, Any] = task if isinstance(task, dict) else raw
+    artifacts, status = body.get("artifacts"), body.get("status")
+    if isinstance(artifacts, list):
+        check_count(len(artifacts), limits.max_artifacts, "artifacts")
+    parts = 0
+    for group in (artifacts, body.get("history"), [body], [body.get("message")],
+                  [status.get("message")] if isinstance(status, dict) else []):
+        for item in group if isinstance(group, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("parts"), list):
+                parts += len(item["parts"])
+    check_count(parts, limits.max_parts, "parts")
+    return raw
+
+
+def check_reply(reply: AgentReply, limits: ReplyLimits) -> AgentReply:
+    """Raise ReplyLimitExceeded when a reply holds more parts or artifacts than allowed."""
+    task, message = reply.task, reply.message
+    parts = len(message.parts) if message else 0
+    if task is not None:
+        check_count(len(task.artifacts), limits.max_artifacts, "artifacts")
+        parts += sum(len(a.parts) for a in task.artifacts)
+        parts += sum(len(m.parts) for m in task.history)
+        if task.status.message is not None:
+            parts += len(task.status.message.parts)
+    check_count(parts, limits.max_parts, "parts")
+    return reply
 
 
 def _as_parts(items: tuple[Part | str | dict[str, Any], ...]) -> list[Part]:
@@ -178,12 +225,32 @@ class A2AClient:
             trust_env=False, event_hooks={"request": [self._check_host]})
 
     async def _check_host(self, request: httpx.Request) -> None:
-        """Refuse any request (card, interface, redirect) outside the host policy."""
+        """Refuse any request (card, interface, redirect) outside the host policy, and send
+        the bearer token only where it may go."""
         if self.host_policy is not None and not self.host_policy.allows(str(request.url)):
             raise HostNotAllowed(f"{request.url.host} is not an allowed host "
                                  f"(requested {request.url})",
                                  hint="The agent's card or a redirect points outside "
                                       "--allow-host; allow that host or fix the card.")
+        if "authorization" in request.headers and not self.may_receive_token(str(request.url)):
+            del request.headers["authorization"]
+
+    def may_receive_token(self, url: str) -> bool:
+        """The token goes to the host the user gave, or to hosts allowed explicitly
+        (--allow-host), never merely because the agent's card names them."""
+        host = (urlsplit(url).hostname or "").lower()
+        if host and host == (urlsplit(self.config.endpoint).hostname or "").lower():
+            return True
+        policy = self.host_policy
+        return policy is not None and not policy.open and policy.allows(url)
+
+    async def token_withheld(self) -> str | None:
+        """The interface host that will not get the bearer token, if the card points away
+        from the host the user gave (None when no token is set or it goes everywhere)."""
+        if self.config.auth_token is None:
+            return None
+        url = (await self.transport()).url
+        return None if self.may_receive_token(url) else host_of(url)
 
     async def __aenter__(self) -> A2AClient:
         return self
@@ -201,7 +268,9 @@ class A2AClient:
         async with self._lock:
             if self._fetched is None:
                 self._fetched = await fetch_card(self._http, self.config.endpoint,
-                                                 headers=self.config.headers())
+                                                 headers=self.config.headers(),
+                                                 timeout=self.config.timeout,
+                                                 max_depth=self.config.limits.max_depth)
             return self._fetched
 
     async def transport(self, lane: int = 0) -> JsonRpcTransport:
@@ -212,7 +281,8 @@ class A2AClient:
             self._transports = [JsonRpcTransport(
                 http, url, dialect, headers=self.config.headers(),
                 timeout=self.config.timeout, retry=self.config.retry,
-                on_request=self.on_request, before_request=self.before_request)
+                on_request=self.on_request, before_request=self.before_request,
+                limits=self.config.limits)
                 for http in self._pool]
         return self._transports[lane % len(self._transports)]
 
@@ -237,25 +307,30 @@ class A2AClient:
         else:
             method = dialects.METHODS[transport.dialect]["send"]
             result = await transport.call(method, params, context_id=message.context_id)
-            reply = AgentReply(**_reply_fields(dialects.parse_result(result)))
+            parsed = dialects.parse_result(precheck(result, self.config.limits))
+            reply = check_reply(AgentReply(**_reply_fields(parsed)), self.config.limits)
         if reply.task is not None and not reply.task.status.state.settled:
             reply.task = await self._poll(reply.task, started, lane)
+            check_reply(reply, self.config.limits)
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
 
     async def _send_streaming(self, transport: JsonRpcTransport, params: dict[str, Any],
                               context_id: str | None) -> AgentReply:
         method = dialects.METHODS[transport.dialect]["stream"]
-        assembler = _StreamAssembler()
-        async for result in transport.stream(method, params, context_id=context_id):
-            assembler.add(dialects.parse_stream_event(result))
-        return assembler.reply()
+        assembler = _StreamAssembler(self.config.limits)
+        async with contextlib.aclosing(transport.stream(method, params,
+                                                        context_id=context_id)) as events:
+            async for result in events:
+                assembler.add(dialects.parse_stream_event(precheck(result,
+                                                                   self.config.limits)))
+        return check_reply(assembler.reply(), self.config.limits)
 
     async def get_task(self, task_id: str, lane: int = 0) -> Task:
         transport = await self.transport(lane)
         result = await transport.call(dialects.METHODS[transport.dialect]["get"],
                                       {"id": task_id})
-        parsed = dialects.parse_result(result)
+        parsed = dialects.parse_result(precheck(result, self.config.limits))
         if not isinstance(parsed, Task):
             raise ProtocolError(f"tasks/get for {task_id} did not return a Task")
         return parsed
@@ -264,10 +339,14 @@ class A2AClient:
         delay = 0.05
         while not task.status.state.settled:
             if time.perf_counter() - started > self.config.timeout:
-                raise AgentTimeout(f"task {task.id} still {task.status.state.value} after "
+                # The agent answers every poll but never finishes: the same as a stream of
+                # "working" events that never ends, so the same (agent's) error.
+                raise ReplyTooSlow(f"task {task.id} still {task.status.state.value} after "
                                    f"{self.config.timeout:g} s",
                                    hint="Raise --timeout if the agent is just slow.")
-            await asyncio.sleep(delay)
+            deadline = current_task_deadline()  # sleep no later than it: the poll reports it
+            await asyncio.sleep(min(delay, max(0.0, deadline.remaining())) if deadline
+                                else delay)
             delay = min(delay * 2, 2.0)
             task = await self.get_task(task.id, lane)
         return task
@@ -280,10 +359,13 @@ def _reply_fields(result: Task | Message) -> dict[str, Any]:
 class _StreamAssembler:
     """Builds one reply from streamed Task / Message / status / artifact events."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: ReplyLimits | None = None) -> None:
+        self.limits = limits or ReplyLimits()
         self.task: Task | None = None
         self.message: Message | None = None
         self.events = 0
+        self._artifact_index: dict[str, int] = {}  # artifact id -> position, for linear merges
+        self._parts = 0  # parts appended to artifacts so far
 
     def add(self, event: Task | Message | StatusUpdate | ArtifactUpdate) -> None:
         self.events += 1
@@ -291,6 +373,9 @@ class _StreamAssembler:
             self.message = event
         elif isinstance(event, Task):
             self.task = event
+            self._artifact_index = {a.artifact_id: i for i, a in enumerate(event.artifacts)
+                                    if a.artifact_id}
+            self._parts = sum(len(a.parts) for a in event.artifacts)
         else:
             task = self._ensure_task(event.task_id, event.context_id)
             if isinstance(event, StatusUpdate):
@@ -303,15 +388,20 @@ class _StreamAssembler:
             self.task = Task(id=task_id or f"stream-{uuid.uuid4()}", context_id=context_id)
         return self.task
 
-    @staticmethod
-    def _merge_artifact(task: Task, event: ArtifactUpdate) -> None:
-        for i, existing in enumerate(task.artifacts):
-            if existing.artifact_id and existing.artifact_id == event.artifact.artifact_id:
-                if event.append:
-                    existing.parts.extend(event.artifact.parts)
-                else:
-                    task.artifacts[i] = event.artifact
-                return
+    def _merge_artifact(self, task: Task, event: ArtifactUpdate) -> None:
+        self._parts += len(event.artifact.parts)
+        check_count(self._parts, self.limits.max_parts, "parts")
+        artifact_id = event.artifact.artifact_id
+        index = self._artifact_index.get(artifact_id) if artifact_id else None
+        if index is not None:
+            if event.append:
+                task.artifacts[index].parts.extend(event.artifact.parts)
+            else:
+                task.artifacts[index] = event.artifact
+            return
+        check_count(len(task.artifacts) + 1, self.limits.max_artifacts, "artifacts")
+        if artifact_id:
+            self._artifact_index[artifact_id] = len(task.artifacts)
         task.artifacts.append(Artifact.model_validate(event.artifact.model_dump()))
 
     def reply(self) -> AgentReply:

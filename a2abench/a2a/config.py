@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from a2abench.a2a._limits import ReplyLimits
 from a2abench.errors import ConfigError
 
 
@@ -69,10 +70,13 @@ class A2AConfig(BaseModel):
 
     endpoint: str = Field(description="Base URL or card URL of the agent, http(s) only.")
     auth_token: SecretStr | None = Field(default=None, description="Bearer token, if any.")
-    timeout: float = Field(default=300.0, description="Seconds per request.")
+    timeout: float = Field(default=300.0, description="Seconds per request, whole (connect, "
+                                                      "send, every read, a whole stream).")
     verify_ssl: bool = True
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    limits: ReplyLimits = Field(default_factory=ReplyLimits,
+                                description="Caps on one reply: bytes, nesting, counts.")
 
     @field_validator("endpoint")
     @classmethod

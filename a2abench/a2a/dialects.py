@@ -6,8 +6,10 @@ because agents drift; what cannot be read raises ProtocolError naming the field.
 
 from __future__ import annotations
 
+import functools
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from a2abench.a2a.models import (
     AgentCapabilities,
@@ -72,6 +74,24 @@ def dialect_of_version(version: str | None) -> Dialect | None:
     return None
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _typed_errors(parse: Callable[P, R]) -> Callable[P, R]:
+    """Whatever an agent sends, a parser raises ProtocolError, never a raw TypeError (a list
+    where the role belongs) or a pydantic error (a string where metadata belongs)."""
+    @functools.wraps(parse)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return parse(*args, **kwargs)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            raise ProtocolError(f"the agent's {parse.__name__.removeprefix('parse_')} has a "
+                                f"field of the wrong type ({detail})") from None
+    return guarded
+
+
 def _obj(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ProtocolError(f"{where} must be a JSON object, got {type(value).__name__}")
@@ -116,9 +136,11 @@ def _parts(d: dict[str, Any], where: str) -> list[Part]:
     return [parse_part(p) for p in raw]
 
 
+@_typed_errors
 def parse_message(raw: Any) -> Message:
     d = _obj(raw, "message")
-    role = _ROLES.get(d.get("role"))
+    raw_role = d.get("role")
+    role = _ROLES.get(raw_role) if isinstance(raw_role, str | int) else None
     if role is None:
         raise ProtocolError(f"message.role {d.get('role')!r} is neither user nor agent")
     return Message(role=role, parts=_parts(d, "message"),  # type: ignore[arg-type]
@@ -150,6 +172,7 @@ def parse_artifact(raw: Any) -> Artifact:
                     metadata=d.get("metadata"))
 
 
+@_typed_errors
 def parse_task(raw: Any) -> Task:
     d = _obj(raw, "task")
     task_id = d.get("id")
@@ -162,6 +185,7 @@ def parse_task(raw: Any) -> Task:
                 metadata=d.get("metadata"))
 
 
+@_typed_errors
 def parse_result(raw: Any) -> Task | Message:
     """The `result` of a send call: 0.x bare Task/Message with `kind`, 1.0 `{task|message}`."""
     d = _obj(raw, "result")
@@ -177,6 +201,7 @@ def parse_result(raw: Any) -> Task | Message:
     raise ProtocolError(f"result is neither a Task nor a Message (keys {sorted(d)[:6]})")
 
 
+@_typed_errors
 def parse_stream_event(raw: Any) -> StreamEvent:
     d = _obj(raw, "stream event")
     for key, wrapped in (("statusUpdate", "status-update"), ("artifactUpdate", "artifact-update")):

@@ -1,10 +1,15 @@
-"""Which hosts the A2A client may contact (`serve-green --allow-host`), checked on every
-request, redirects and card-advertised interfaces included."""
+"""Which hosts a2abench may contact (`--allow-host`, `serve-green --allow-host`), checked on
+every request to the agent (redirects and card-advertised interfaces included) and, while a
+run holds a policy (`egress_policy`), on a2abench's own other requests: data downloads,
+upstream prompt files, the Hugging Face hub, the Salesforce login."""
 
 from __future__ import annotations
 
 import fnmatch
 import ipaddress
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 
@@ -43,6 +48,21 @@ class HostPolicy:
         return address is not None and any(address in net for net in self._networks)
 
 
+def policy_for(allowed: list[str] | tuple[str, ...], agent_url: str) -> HostPolicy | None:
+    """A run's policy: `allowed` (--allow-host) plus the agent URL's own host:port (only that
+    port: a serve-green pattern may name one port of a host). None when nothing is allowed
+    explicitly: no policy, any host."""
+    if not allowed:
+        return None
+    parts = urlsplit(agent_url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = None
+    own = f"{parts.hostname}:{port}" if parts.hostname and port else None
+    return HostPolicy([*allowed, own] if own else list(allowed))
+
+
 def _has_port(pattern: str) -> bool:
     head, sep, tail = pattern.rpartition(":")
     return bool(sep) and bool(head) and (tail.isdigit() or tail == "*") and "/" not in pattern
@@ -62,3 +82,29 @@ def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return None
+
+
+_egress: ContextVar[HostPolicy | None] = ContextVar("a2abench_egress", default=None)
+
+
+@contextmanager
+def egress_policy(policy: HostPolicy | None) -> Iterator[None]:
+    """Bind a2abench's own outbound requests in this context to `policy` (None: any host)."""
+    token = _egress.set(policy)
+    try:
+        yield
+    finally:
+        _egress.reset(token)
+
+
+def egress_refusal(url: str, what: str) -> str | None:
+    """Why `what` may not fetch `url` under the current policy, or None when it may.
+
+    The LLM endpoints are not checked: the operator names them, and they are not reached
+    because of anything an agent says."""
+    policy = _egress.get()
+    if policy is None or policy.open or policy.allows(url):
+        return None
+    host = urlsplit(url).hostname or url
+    return (f"{what} needs {host}, which is not an allowed host (--allow-host "
+            f"{' '.join(policy.patterns)})")

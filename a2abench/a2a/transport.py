@@ -14,7 +14,7 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +22,17 @@ from typing import Any
 import httpx
 
 from a2abench._http import parse_retry_after
+from a2abench.a2a._limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    current_task_deadline,
+    deadline_scope,
+    iter_sse,
+    loads,
+    read_body,
+    read_prefix,
+)
 from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -32,11 +43,15 @@ from a2abench.errors import (
     AgentUnreachable,
     JSONRPCError,
     ProtocolError,
+    ReplyTooLarge,
+    ReplyTooSlow,
+    TaskTimeout,
     TooManyRedirects,
 )
 
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
 _ids = itertools.count(1)
+ERROR_BODY_BYTES = 65_536  # what we read of an HTTP error body: enough for any message
 
 _RPC_HINTS = {
     -32601: "The agent does not know this method: it may speak another A2A version. "
@@ -88,18 +103,41 @@ def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> tuple[A2
                             hint="Check that the agent is running and the URL is right."), True
 
 
+def deadline_error(passed: DeadlinePassed, url: str, answered: bool) -> tuple[A2ABenchError, bool]:
+    """Map a passed deadline to (our error, is it worth retrying).
+
+    The task-trial's deadline is the agent's when it passes while we wait for the agent.
+    The request's own deadline (--timeout, for the whole request) is the agent's when it was
+    still sending (a slow drip, an endless stream); silence stays an AgentTimeout.
+    """
+    deadline = passed.deadline
+    if deadline.what == "task":
+        return TaskTimeout(f"the task-trial deadline (--task-timeout {deadline.seconds:g} s) "
+                           f"passed while waiting for the agent at {url}",
+                           hint="Raise --task-timeout if the agent is just slow."), False
+    if answered:
+        return ReplyTooSlow(f"the agent at {url} was still sending its reply when the "
+                            f"{deadline.seconds:g} s request deadline passed",
+                            hint="Raise --timeout if the agent's replies are really this "
+                                 "slow."), False
+    return AgentTimeout(f"no answer from {url} within {deadline.seconds:g} s",
+                        hint="Raise --timeout if the agent is just slow."), True
+
+
 class JsonRpcTransport:
     """JSON-RPC calls to one A2A endpoint in one dialect."""
 
     def __init__(self, http: httpx.AsyncClient, url: str, dialect: Dialect, *,
                  headers: dict[str, str] | None = None, timeout: float = 300.0,
                  retry: RetryPolicy | None = None, on_request: MetricsHook | None = None,
-                 before_request: Callable[[], Awaitable[None]] | None = None) -> None:
+                 before_request: Callable[[], Awaitable[None]] | None = None,
+                 limits: ReplyLimits | None = None) -> None:
         self.http = http
         self.url = url
         self.dialect = dialect
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self.limits = limits or ReplyLimits()
         self.on_request = on_request
         self.before_request = before_request
         self.headers = {"Content-Type": "application/json", **version_headers(dialect),
@@ -137,31 +175,63 @@ class JsonRpcTransport:
         if self.before_request is not None:
             await self.before_request()
         try:
-            response = await self.http.post(self.url, content=content, headers=self.headers)
+            async with deadline_scope(self._request_deadline(), current_task_deadline()), \
+                    self.http.stream("POST", self.url, content=content,
+                                     headers=self.headers) as response:
+                outcome.status = response.status_code
+                if response.status_code >= 400:
+                    await self._fail(response, outcome)
+                    return outcome, None
+                body = await read_body(response, self.limits.max_bytes, url=self.url)
+                outcome.received = len(body)
+                ctype = response.headers.get("content-type", "")
         except httpx.HTTPError as exc:
             outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
             return outcome, None
-        outcome.status = response.status_code
-        outcome.received = len(response.content)
-        if response.status_code in TRANSIENT_STATUS or response.status_code >= 400:
-            outcome.error = self._http_error(response)
-            outcome.transient = response.status_code in TRANSIENT_STATUS
-            outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        except DeadlinePassed as exc:
+            outcome.error, outcome.transient = deadline_error(exc, self.url,
+                                                              outcome.status is not None)
+            return outcome, None
+        except ReplyTooLarge as exc:
+            outcome.error, outcome.received = exc, exc.received
             return outcome, None
         try:
-            return outcome, json.loads(response.content)
-        except ValueError:
-            snippet = response.text[:120].replace("\n", " ")
-            outcome.error = ProtocolError(f"the agent's reply from {self.url} is not JSON: "
-                                          f"{snippet!r}")
+            return outcome, self._loads(body, ctype)
+        except A2ABenchError as exc:
+            outcome.error = exc
             return outcome, None
 
-    def _http_error(self, response: httpx.Response) -> A2ABenchError:
-        status, body = response.status_code, response.text[:300]
+    def _request_deadline(self) -> Deadline:
+        """The whole request (connect, send, every read) within --timeout, not just each read."""
+        return Deadline.after(self.timeout, "request")
+
+    def _loads(self, body: bytes, ctype: str) -> Any:
+        """A reply body as JSON, depth-limited; unreadable bodies are the agent's error."""
+        try:
+            return loads(body, self.limits.max_depth, what=f"the reply from {self.url}")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"the agent's reply from {self.url} is not valid UTF-8 "
+                                f"({exc.reason} at byte {exc.start}; content-type "
+                                f"{ctype or 'none'})") from None
+        except ValueError:
+            snippet = body[:120].decode("utf-8", "replace").replace("\n", " ")
+            raise ProtocolError(f"the agent's reply from {self.url} is not JSON (content-type "
+                                f"{ctype or 'none'}): {snippet!r}") from None
+
+    async def _fail(self, response: httpx.Response, outcome: _Attempt) -> None:
+        """Fill `outcome` for an HTTP error status; only the start of the body is read."""
+        body = await read_prefix(response, ERROR_BODY_BYTES)
+        outcome.received = len(body)
+        outcome.transient = response.status_code in TRANSIENT_STATUS
+        outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        outcome.error = self._http_error(response.status_code,
+                                         body[:300].decode("utf-8", "replace"))
+
+    def _http_error(self, status: int, body: str) -> A2ABenchError:
         # A JSON-RPC error in a 4xx/5xx body is still the agent's answer: report it as such.
         try:
-            payload = json.loads(body) if body else None
-        except ValueError:
+            payload = loads(body, self.limits.max_depth, what="the error body") if body else None
+        except (ValueError, A2ABenchError):
             payload = None
         if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
             return self._rpc_error(payload["error"])
@@ -175,7 +245,7 @@ class JsonRpcTransport:
     def _rpc_error(self, err: dict[str, Any]) -> JSONRPCError:
         code = err.get("code")
         code = int(code) if isinstance(code, int | float) else 0
-        return JSONRPCError(code, str(err.get("message", "")), err.get("data"),
+        return JSONRPCError(code, str(err.get("message", ""))[:1000], err.get("data"),
                             hint=_RPC_HINTS.get(code))
 
     def _unwrap(self, payload: Any) -> Any:
@@ -192,7 +262,17 @@ class JsonRpcTransport:
             return None
         delay = self.retry.delay(attempt, outcome.retry_after)
         remaining = self.retry.total_budget - (time.monotonic() - started)
-        return delay if delay <= remaining else None
+        task = current_task_deadline()
+        if task is not None:
+            remaining = min(remaining, task.remaining())
+        if delay <= remaining:
+            return delay
+        if outcome.retry_after is not None and outcome.error is not None:
+            # A huge Retry-After is not waited for: say why we gave up.
+            outcome.error.message += (f" (it asked to retry after {outcome.retry_after:g} s, "
+                                      f"beyond the {max(remaining, 0):.0f} s left to retry)")
+            outcome.error.args = (outcome.error.message,)
+        return None
 
     def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
               latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,
@@ -209,10 +289,13 @@ class JsonRpcTransport:
             timestamp=datetime.now(UTC).isoformat(timespec="milliseconds")))
 
     async def stream(self, method: str, params: dict[str, Any], *,
-                     context_id: str | None = None) -> AsyncIterator[Any]:
+                     context_id: str | None = None) -> AsyncGenerator[Any, None]:
         """Server-sent events of one streaming call; yields each event's `result`.
 
         Only failures before the first event are retried (a half-consumed stream is not).
+        The whole stream is one request: --timeout and the task-trial deadline bound it, so
+        consume it without awaiting other work between events (the deadline cancels the
+        consuming task), and close it with `contextlib.aclosing`.
         """
         request_id, content, in_tokens = _encode(method, params)
         started = time.monotonic()
@@ -224,14 +307,18 @@ class JsonRpcTransport:
             first: float | None = None
             out_chars = 0
             try:
-                async for result, size in self._stream_once(content, outcome):
-                    if first is None:
-                        first = (time.perf_counter() - t0) * 1000
-                    out_chars += content_chars(result)
-                    outcome.received += size
-                    yield result
+                async with deadline_scope(self._request_deadline(), current_task_deadline()):
+                    async for result, size in self._stream_once(content, outcome):
+                        if first is None:
+                            first = (time.perf_counter() - t0) * 1000
+                        out_chars += content_chars(result)
+                        outcome.received += size
+                        yield result
             except A2ABenchError as exc:
                 outcome.error = exc
+            except DeadlinePassed as exc:
+                outcome.error, outcome.transient = deadline_error(exc, self.url,
+                                                                  outcome.status is not None)
             latency = (time.perf_counter() - t0) * 1000
             self._emit(request_id, method, attempt, outcome, latency, in_tokens,
                        estimate_tokens(out_chars), context_id, first_event_ms=first)
@@ -252,49 +339,28 @@ class JsonRpcTransport:
                                         headers=headers) as response:
                 outcome.status = response.status_code
                 if response.status_code >= 400:
-                    await response.aread()
-                    outcome.received = len(response.content)
-                    outcome.transient = response.status_code in TRANSIENT_STATUS
-                    outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                    raise self._http_error(response)
+                    await self._fail(response, outcome)
+                    assert outcome.error is not None
+                    raise outcome.error
                 ctype = response.headers.get("content-type", "")
                 if "text/event-stream" not in ctype:
                     # Some agents answer a stream request with one plain JSON-RPC response.
-                    await response.aread()
-                    try:
-                        payload = json.loads(response.content)
-                    except ValueError as exc:
-                        raise ProtocolError(f"streaming reply from {self.url} is neither SSE "
-                                            f"nor JSON ({ctype or 'no content-type'})") from exc
-                    yield self._unwrap(payload), len(response.content)
+                    body = await read_body(response, self.limits.max_bytes, url=self.url)
+                    yield self._unwrap(self._loads(body, ctype)), len(body)
                     return
-                async for event, data in sse_events(response.aiter_lines()):
+                async for event, data, size in iter_sse(response, self.limits, url=self.url):
                     try:
-                        payload = json.loads(data)
+                        payload = loads(data, self.limits.max_depth,
+                                        what=f"an SSE event from {self.url}")
                     except ValueError as exc:
                         raise ProtocolError(f"an SSE event from {self.url} is not JSON: "
                                             f"{data[:80]!r}") from exc
                     if event == "error" and isinstance(payload, dict) and "error" not in payload:
                         payload = {"error": payload}
-                    yield self._unwrap(payload), len(data)
+                    yield self._unwrap(payload), size
+        except ReplyTooLarge as exc:
+            outcome.received = max(outcome.received, exc.received)
+            raise
         except httpx.HTTPError as exc:
             error, outcome.transient = _transport_error(exc, self.url, self.timeout)
             raise error from exc
-
-
-async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
-    """(event type, data) pairs from SSE lines; a last event without a blank line still counts."""
-    event, data = "message", list[str]()
-    async for line in lines:
-        if not line:
-            if data:
-                yield event, "\n".join(data)
-            event, data = "message", []
-        elif line.startswith(":"):
-            continue
-        elif line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-        elif line.startswith("event:"):
-            event = line[6:].strip() or "message"
-    if data:
-        yield event, "\n".join(data)

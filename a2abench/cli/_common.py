@@ -21,7 +21,8 @@ def opt(flag: str, help: str, **kwargs: object) -> typer.models.OptionInfo:
 
 JsonFlag = Annotated[bool, opt("--json", "Print machine-readable JSON on stdout; "
                                          "everything else goes to stderr.")]
-Timeout = Annotated[float, opt("--timeout", "Seconds to wait for each A2A request.", min=0.001)]
+Timeout = Annotated[float, opt("--timeout", "Seconds one A2A request may take, whole (connect, "
+                                           "send, every read, a whole stream).", min=0.001)]
 AuthToken = Annotated[str | None, opt("--auth-token", "Bearer token sent to the agent "
                                                       "(prefer the environment variable).",
                                       show_default=False)]
@@ -69,6 +70,19 @@ Retries = Annotated[int, opt("--retries", "Retries of a transient A2A failure (c
                                           "timeouts, 429/502/503/504).", min=0)]
 RetryDelay = Annotated[float, opt("--retry-delay", "First retry delay in seconds (doubles, "
                                                    "with jitter; Retry-After wins).", min=0)]
+TaskTimeout = Annotated[float | None, opt(
+    "--task-timeout", "Seconds one task-trial may take in all; passing it while the agent "
+                      "answers is the agent's error [default: no limit].",
+    min=0.001, show_default=False)]
+MaxReplyBytes = Annotated[int, opt("--max-reply-bytes", "Largest reply accepted from the agent "
+                                                        "or an LLM endpoint, in bytes "
+                                                        "(16000000 = 16 MB).", min=1024)]
+AllowHost = Annotated[list[str] | None, opt(
+    "--allow-host", "Hosts the run may contact besides --white-agent-url's (card interfaces, "
+                    "redirects, data downloads, the Salesforce login), and the only other "
+                    "hosts that get --auth-token; repeatable: a name glob, host:port or an IP "
+                    "network (docs/limits.md) [default: any host, token to the "
+                    "--white-agent-url host only].", show_default=False)]
 MaxConsecutiveFailures = Annotated[int, opt(
     "--max-consecutive-failures",
     "Stop the run when the agent was unreachable for N task-trials in a row.", min=1)]

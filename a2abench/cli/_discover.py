@@ -18,6 +18,7 @@ def discover(
     json_: c.JsonFlag = False,
     timeout: c.Timeout = 10.0,
     auth_token: c.AuthToken = None,
+    max_reply_bytes: c.MaxReplyBytes = 16_000_000,
     probe: Annotated[bool, c.opt("--probe/--no-probe", "Send one short message to check the "
                                                        "agent answers.")] = True,
 ) -> None:
@@ -36,7 +37,7 @@ def discover(
     out = Output.for_command(json_)
     try:
         result = asyncio.run(run_discover(url, timeout=timeout, auth_token=auth_token,
-                                          probe=probe))
+                                          probe=probe, max_reply_bytes=max_reply_bytes))
     except A2ABenchError as exc:
         if json_:
             out.emit_json({"url": url, "usable": False, "error": exc.to_dict()})

@@ -35,6 +35,9 @@ class RunFlags:
     retry_delay: float
     auth_token: str | None
     timeout: float
+    task_timeout: float | None
+    max_reply_bytes: int
+    allow_host: list[str] | None
     fail_under: float | None
     allow_incomplete: bool
     json_: bool
@@ -64,6 +67,9 @@ def _run_params(
     retry_delay: c.RetryDelay = 0.5,
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
+    task_timeout: c.TaskTimeout = None,
+    max_reply_bytes: c.MaxReplyBytes = 16_000_000,
+    allow_host: c.AllowHost = None,
     fail_under: c.FailUnder = None,
     allow_incomplete: c.AllowIncomplete = False,
     json_: c.JsonFlag = False,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import time
@@ -15,10 +14,26 @@ from typing import Any
 import httpx
 
 from a2abench._version import __version__
+from a2abench.a2a._limits import (
+    Deadline,
+    DeadlinePassed,
+    current_reply_cap,
+    current_task_deadline,
+    deadline_scope,
+)
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import KeyLocks, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig, check_args
-from a2abench.llm._http import Redactor, error_for_status, error_for_transport, retry_after_s
+from a2abench.llm._http import (
+    Redactor,
+    buffered,
+    deadline_error,
+    error_for_status,
+    error_for_transport,
+    parse_json,
+    read_reply,
+    retry_after_s,
+)
 from a2abench.llm._result import API_HINT, ChatResult, LLMCallMetrics, parse_completion
 
 logger = logging.getLogger("a2abench.llm")
@@ -135,7 +150,9 @@ class ChatLLM:
                 raise error
             delay = (outcome.retry_after if outcome.retry_after is not None
                      else self._backoff(attempt))
-            if attempt >= policy.max_attempts or time.perf_counter() + delay > deadline:
+            task = current_task_deadline()  # no retry that would outlive the task-trial
+            if attempt >= policy.max_attempts or time.perf_counter() + delay > deadline \
+                    or (task is not None and delay > task.remaining()):
                 error.message += f" (gave up after {attempt} attempt{'s' * (attempt != 1)})"
                 error.args = (error.message,)
                 raise error
@@ -146,18 +163,32 @@ class ChatLLM:
     async def _attempt(self, body: dict[str, Any], started: float,
                        attempt: int) -> ChatResult | _Failure:
         url = self.config.endpoint
-        try:
-            response = await self._http.post(url, json=body)
+        cap = self.config.max_reply_bytes or current_reply_cap()
+        answered = False
+        try:  # the whole reply within timeout_s (and the task-trial's deadline), at most `cap`
+            async with deadline_scope(Deadline.after(self.config.timeout_s, "request"),
+                                      current_task_deadline()), \
+                    self._http.stream("POST", url, json=body) as streamed:
+                answered = True
+                content = await read_reply(streamed, cap, url=url)
+                response = buffered(streamed, content)
         except httpx.TransportError as exc:
             return _Failure(error_for_transport(exc, url=url, timeout_s=self.config.timeout_s),
                             transient=True)
+        except DeadlinePassed as exc:
+            error, transient = deadline_error(exc, url=url, answered=answered)
+            return _Failure(error, transient)
+        except LLMError as exc:
+            return _Failure(exc)
         if response.status_code >= 300:
             error, transient = error_for_status(response, model=self.config.model, url=url,
                                                 redact=self._redact)
             return _Failure(error, transient, retry_after_s(response.headers))
         try:
-            raw = response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            raw = parse_json(content)
+        except LLMError as exc:
+            return _Failure(exc)
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError
             snippet = self._redact(response.text[:200])
             return _Failure(LLMResponseInvalid(
                 f"the LLM endpoint at {url} answered HTTP {response.status_code} with a body "

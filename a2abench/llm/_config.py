@@ -69,6 +69,7 @@ class LLMConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: bool = True
     cache_dir: Path | None = None  # None: `<A2ABENCH cache dir>/llm`
+    max_reply_bytes: int | None = None  # None: the run's --max-reply-bytes (16 MB by default)
 
     def __post_init__(self) -> None:
         if not self.model.strip():

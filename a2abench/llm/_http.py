@@ -13,13 +13,25 @@ from typing import Any
 import httpx
 
 from a2abench._http import parse_retry_after
+from a2abench.a2a._limits import (
+    DEFAULT_MAX_DEPTH,
+    DeadlinePassed,
+    loads,
+    read_body,
+    read_prefix,
+)
 from a2abench.errors import (
     LLMAuthError,
     LLMBadRequest,
     LLMContextWindowExceeded,
     LLMError,
     LLMRateLimited,
+    LLMResponseInvalid,
+    ReplyTooDeep,
+    ReplyTooLarge,
 )
+
+ERROR_BODY_BYTES = 65_536  # what is read of an error body: enough for the provider's message
 
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
 AUTH_HINT = "Set OPENAI_API_KEY or A2ABENCH_LLM_API_KEY to a valid key for this endpoint."
@@ -33,6 +45,47 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         return text.replace(self._secret, "***") if self._secret else text
+
+
+async def read_reply(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:
+    """A completion body, at most `max_bytes` (error bodies: their first 64 kB)."""
+    if response.status_code >= 300:
+        return await read_prefix(response, ERROR_BODY_BYTES)
+    try:
+        return await read_body(response, max_bytes, url=url)
+    except ReplyTooLarge as exc:
+        raise LLMResponseInvalid(exc.message,
+                                 hint="Lower max_tokens, or raise --max-reply-bytes.") from None
+
+
+def buffered(response: httpx.Response, body: bytes) -> httpx.Response:
+    """A read copy of a streamed response (body already decoded), for the error helpers."""
+    skip = ("content-encoding", "content-length", "transfer-encoding")
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in skip]
+    return httpx.Response(response.status_code, headers=headers, content=body,
+                          request=response.request)
+
+
+def parse_json(body: bytes) -> Any:
+    """A completion body as JSON, nesting-limited; ValueError when it is not JSON."""
+    try:
+        return loads(body, DEFAULT_MAX_DEPTH, what="the LLM reply")
+    except ReplyTooDeep as exc:
+        raise LLMResponseInvalid(exc.message) from None
+
+
+def deadline_error(passed: DeadlinePassed, *, url: str,
+                   answered: bool) -> tuple[LLMError, bool]:
+    """A passed deadline while the LLM answered: the request's own (--timeout of the LLM,
+    whole) may be retried, the task-trial's ends the attempt."""
+    deadline = passed.deadline
+    if deadline.what == "task":
+        return LLMError(f"the task-trial deadline (--task-timeout {deadline.seconds:g} s) passed "
+                        f"while waiting for the LLM endpoint at {url}",
+                        hint="Raise --task-timeout, or use a faster model."), False
+    what = "did not finish its reply" if answered else "did not answer"
+    return LLMError(f"the LLM endpoint at {url} {what} within {deadline.seconds:g} s",
+                    hint="Raise the LLM timeout or check the endpoint's load."), True
 
 
 def provider_error(response: httpx.Response) -> tuple[str, str | None]:

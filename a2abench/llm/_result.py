@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2abench.errors import LLMError, LLMResponseInvalid
+from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, loads
+from a2abench.errors import LLMError, LLMResponseInvalid, ReplyTooDeep
 from a2abench.llm._pricing import cost_usd
 
 API_HINT = "Check that the base URL serves the OpenAI Chat Completions API (usually .../v1)."
@@ -144,7 +145,9 @@ def _tool_call(item: Any, index: int) -> ToolCall:
         arguments = {}  # an argument-less call sometimes arrives as "" rather than "{}"
     elif isinstance(text, str):
         try:
-            arguments = json.loads(text)
+            arguments = loads(text, DEFAULT_MAX_DEPTH, what=f"arguments of tool {name!r}")
+        except ReplyTooDeep as exc:
+            raise LLMResponseInvalid(exc.message, hint=API_HINT) from None
         except json.JSONDecodeError as exc:
             raise LLMResponseInvalid(
                 f"the LLM called tool {name!r} with arguments that are not valid JSON "

@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ConfigError
 
 # Secret-looking keys: `api_key`, `x-api-key`, `access_token`, `client_secret`, `password`,
@@ -139,14 +140,31 @@ class RunConfig(BaseModel):
     max_consecutive_failures: int = 5
     retries: int = 3
     retry_delay: float = 0.5
-    allowed_hosts: list[str] = Field(default_factory=list)  # empty: any host (serve-green sets)
-    task_timeout: float | None = None  # wall-clock cap per task-trial
+    # Hosts besides white_agent_url's that requests may reach (card interfaces, redirects)
+    # and that get the bearer token; empty: any host, the token to white_agent_url's only.
+    allowed_hosts: list[str] = Field(default_factory=list)
+    task_timeout: float | None = None  # wall-clock cap per task-trial (a2a/_limits.py)
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES  # per reply, agent and LLM endpoints
 
     @field_validator("num_trials", "concurrency", "max_consecutive_failures")
     @classmethod
     def _positive(cls, value: int) -> int:
         if value < 1:
             raise ValueError("must be at least 1")
+        return value
+
+    @field_validator("max_reply_bytes")
+    @classmethod
+    def _reply_cap(cls, value: int) -> int:
+        if value < 1024:
+            raise ValueError(f"max_reply_bytes must be at least 1024, got {value}")
+        return value
+
+    @field_validator("task_timeout")
+    @classmethod
+    def _task_timeout(cls, value: float | None) -> float | None:
+        if value is not None and not value > 0:
+            raise ValueError(f"task_timeout must be greater than 0 seconds, got {value}")
         return value
 
     def secrets(self) -> list[str]:

@@ -17,7 +17,15 @@ from pydantic import BaseModel
 
 from a2abench._version import __version__
 from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
-from a2abench.a2a.hosts import HostPolicy
+from a2abench.a2a._limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    deadline_scope,
+    reply_cap,
+    task_deadline,
+)
+from a2abench.a2a.hosts import HostPolicy, egress_policy, policy_for
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
 from a2abench.run.config import Redactor, RunConfig, redact, redact_url, resolve_output
@@ -127,6 +135,11 @@ class Engine:
     async def run(self) -> RunSummary:
         config, driver = self.config, self.driver
         started = time.monotonic()
+        # LLM replies follow the run's byte cap; downloads and logins its --allow-host.
+        with reply_cap(config.max_reply_bytes), egress_policy(run_host_policy(config)):
+            return await self._run(config, driver, started)
+
+    async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         driver.emit = self.emit
         await driver.setup()
@@ -147,6 +160,11 @@ class Engine:
         async with self._client() as client:
             card = await client.card()  # fail fast, before writing anything, if unreachable
             transport = await client.transport()
+            withheld = await client.token_withheld()
+            if withheld is not None:
+                self.emit(Notice("warning", f"the agent's card points to {withheld}, not the "
+                                            "host you gave: the bearer token is not sent "
+                                            "there (allow it with --allow-host)"))
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
@@ -190,13 +208,13 @@ class Engine:
             auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
             retry=RetryPolicy(max_attempts=config.retries + 1, base_delay=config.retry_delay,
                               max_delay=max(8.0, config.retry_delay),
-                              total_budget=max(60.0, config.timeout)))
+                              total_budget=max(60.0, config.timeout)),
+            limits=ReplyLimits(max_bytes=config.max_reply_bytes))
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
                          before_request=limiter.acquire if limiter else None,
                          pool_size=-(-config.concurrency // 4),
-                         host_policy=HostPolicy(config.allowed_hosts)
-                         if config.allowed_hosts else None)
+                         host_policy=run_host_policy(config))
 
     def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
                           previous: plan.Previous | None) -> None:
@@ -267,17 +285,19 @@ class Engine:
         ctx = TaskContext(task=item.task, trial=item.trial, seed=item.seed, client=client)
         started_at, t0 = now_iso(), time.perf_counter()
         try:
-            coro = self.driver.run_task(ctx)
-            outcome = await (asyncio.wait_for(coro, self.config.task_timeout)
-                             if self.config.task_timeout else coro)
+            outcome = await self._within_deadline(ctx)
         except A2ABenchError as exc:
             outcome = outcome_from_error(exc)
-        except TimeoutError:
+        except DeadlinePassed as passed:
             outcome = TaskOutcome(status="infrastructure_error", reward=None,
                                   termination="task_timeout",
                                   error=ErrorInfo(error="TaskTimeout", kind="infrastructure",
-                                                  message=f"task-trial exceeded "
-                                                          f"{self.config.task_timeout:g} s"))
+                                                  message=f"the task-trial deadline "
+                                                          f"(--task-timeout "
+                                                          f"{passed.deadline.seconds:g} s) "
+                                                          "passed while a2abench was not "
+                                                          "waiting for the agent (user "
+                                                          "simulator, judge, environment)"))
         except Exception as exc:  # a bug in a2abench or a driver: keep it, with its traceback
             outcome = TaskOutcome(status="harness_error", reward=None, termination="harness_error",
                                   error=ErrorInfo(error=type(exc).__name__, kind="harness",
@@ -286,6 +306,18 @@ class Engine:
         finally:
             _current.reset(token)
         return self._record(item, outcome, tally, ctx, started_at, t0)
+
+    async def _within_deadline(self, ctx: TaskContext) -> TaskOutcome:
+        """Run one task-trial under --task-timeout. Requests to the agent see the deadline
+        (a2a/_limits.py) and fail with TaskTimeout, the agent's error, when it passes while
+        the agent is answering; the scope here catches it anywhere else (infrastructure)."""
+        with task_deadline(self.config.task_timeout) as deadline:
+            if deadline is None:
+                return await self.driver.run_task(ctx)
+            # A moment's grace so that a request in flight reports the deadline itself.
+            grace = Deadline(deadline.at + 0.25, deadline.seconds, "task")
+            async with deadline_scope(grace):
+                return await self.driver.run_task(ctx)
 
     def _record(self, item: plan.Item, outcome: TaskOutcome, tally: _Tally, ctx: TaskContext,
                 started_at: str, t0: float) -> TaskRecord:
@@ -355,6 +387,10 @@ class Engine:
                           infra_errors=p.infra_errors,
                           harness_errors=p.harness_errors, duration_s=round(duration, 3),
                           reason=self._abort, first_infra_error=self._first_infra)
+
+
+def run_host_policy(config: RunConfig) -> HostPolicy | None:
+    return policy_for(config.allowed_hosts, config.white_agent_url)
 
 
 def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:

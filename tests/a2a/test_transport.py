@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import httpx
 import pytest
 
 from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import ProtocolMetrics
-from a2abench.a2a.transport import JsonRpcTransport, parse_retry_after, sse_events
+from a2abench.a2a.transport import JsonRpcTransport, parse_retry_after
 from a2abench.errors import (
     AgentHTTPError,
     AgentTimeout,
@@ -119,17 +119,6 @@ async def test_version_header_per_dialect() -> None:
 def test_retry_after_http_date() -> None:
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
     assert parse_retry_after("3") == 3.0 and parse_retry_after("soon") is None
-
-
-async def _lines(*items: str) -> AsyncIterator[str]:
-    for item in items:
-        yield item
-
-
-async def test_sse_parser_handles_comments_multiline_and_missing_final_blank() -> None:
-    events = [e async for e in sse_events(_lines(": keepalive", "data: {\"a\":", "data: 1}", "",
-                                                 "event: error", "data: {\"code\": 1}"))]
-    assert events == [("message", '{"a":\n1}'), ("error", '{"code": 1}')]
 
 
 async def test_stream_error_event_raises_jsonrpc_error() -> None:

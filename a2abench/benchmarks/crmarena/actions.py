@@ -14,18 +14,15 @@ the agent gets the rule text and the turn is used up, as upstream does.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, raw_decode
+
 ActionName = Literal["execute", "respond"]
-_TAGS: tuple[tuple[ActionName, re.Pattern[str]], ...] = (
-    ("execute", re.compile(r"<execute>(.*?)</execute>", re.DOTALL)),
-    ("respond", re.compile(r"<respond>(.*?)</respond>", re.DOTALL)),
-)
+_TAGS: tuple[ActionName, ...] = ("execute", "respond")
 _KEYS: dict[str, str] = {"execute": "query", "respond": "answer"}
-_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -69,27 +66,49 @@ def from_json(obj: Any, via: Literal["data", "json"]) -> Action | None:
     return Action(name, text.strip(), via)
 
 
+MAX_JSON_STARTS = 1_000  # failed decodes before the scan gives up (the tags still count)
+
+
 def scan_json(text: str) -> list[Any]:
-    """Every JSON object in `text`, outermost first, decoded from each `{` that starts one."""
+    """Every JSON object in `text`, outermost first, decoded from each `{` that starts one.
+
+    At most MAX_JSON_STARTS failed starts: each can read far ahead, so a reply made of many
+    half-objects would otherwise cost quadratic time.
+    """
     found: list[Any] = []
-    position, end = 0, len(text)
-    while (start := text.find("{", position, end)) != -1:
+    position, end, failed = 0, len(text), 0
+    while (start := text.find("{", position, end)) != -1 and failed < MAX_JSON_STARTS:
         try:
-            obj, stop = _DECODER.raw_decode(text, start)
+            # depth-limited: JSON nested too deep is the agent's error (ReplyTooDeep)
+            obj, stop = raw_decode(text, start, DEFAULT_MAX_DEPTH, what="JSON in the agent's "
+                                                                        "reply")
         except ValueError:
-            position = start + 1
+            position, failed = start + 1, failed + 1
             continue
         found.append(obj)
         position = stop
     return found
 
 
+def tag_content(text: str, name: str) -> str | None:
+    """What `re.search(rf"<{name}>(.*?)</{name}>", text, re.DOTALL)` captures, in linear time:
+    the first opening tag and the nearest closing tag after it (if that opening tag has no
+    closing tag, no later one has either). The regex takes minutes on 20,000 opening tags."""
+    opening, closing = f"<{name}>", f"</{name}>"
+    start = text.find(opening)
+    if start < 0:
+        return None
+    start += len(opening)
+    stop = text.find(closing, start)
+    return None if stop < 0 else text[start:stop]
+
+
 def from_tags(text: str) -> Action | None:
     """Upstream's tag parser: execute first, then respond; an empty tag counts as none."""
-    for name, pattern in _TAGS:
-        match = pattern.search(text)
-        if match and match.group(1).strip():
-            return Action(name, match.group(1).strip(), "tags")
+    for name in _TAGS:
+        content = tag_content(text, name)
+        if content is not None and content.strip():
+            return Action(name, content.strip(), "tags")
     return None
 
 

@@ -135,6 +135,13 @@ class SalesforceBackend:
         """Log in with upstream's environment variables (SOAP username/password/token)."""
         sf = _simple_salesforce()
         auth = credentials(org)
+        from a2abench.a2a.hosts import egress_refusal
+
+        # simple-salesforce logs in at login.salesforce.com (its default domain)
+        refusal = egress_refusal("https://login.salesforce.com/", "the Salesforce login")
+        if refusal is not None:
+            raise SalesforceUnavailable(refusal, hint="Allow *.salesforce.com with "
+                                                      "--allow-host, or use --backend sandbox.")
         try:
             client = sf.Salesforce(**auth, version=API_VERSION)
         except sf.exceptions.SalesforceAuthenticationFailed as exc:

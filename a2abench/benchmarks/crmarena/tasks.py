@@ -202,6 +202,12 @@ def load_hub_rows(repo: str, config: str, split: str) -> list[dict[str, Any]]:
         raise ConfigError("loading CRMArena tasks from the Hugging Face hub needs the "
                           "`datasets` package",
                           hint="pip install 'a2abench[hub]', or pass --tasks-file PATH.") from None
+    from a2abench.a2a.hosts import egress_refusal
+
+    refusal = egress_refusal("https://huggingface.co/datasets/" + repo,
+                             "loading CRMArena tasks from the Hugging Face hub")
+    if refusal is not None:
+        raise DataMissing(refusal, hint="Pass --tasks-file PATH, or allow huggingface.co.")
     try:
         data = datasets.load_dataset(repo, config, split=split)
     except Exception as exc:  # network, offline mode, missing config: all mean "not here"

@@ -22,11 +22,12 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOOL_CALLS, check_count, loads
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage
 from a2abench.benchmarks.tau2.numbers import restore_integers
-from a2abench.errors import ProtocolError
+from a2abench.errors import ProtocolError, ReplyLimitExceeded
 
 ToolCallFormat = Literal["any", "datapart", "tags"]
 TOOL_CALL_FORMATS: tuple[ToolCallFormat, ...] = ("any", "datapart", "tags")
@@ -133,6 +134,10 @@ _WRAPPERS = (re.compile(r"\A```(?:json|JSON)?[ \t]*\n?(.*?)```\Z", re.S),
 # Upstream's tags parser (agentify_tau_bench parse_tags): any <tag>...</tag>, content stripped,
 # the last `json` tag wins because the tags are collected into a dict.
 _TAGS = re.compile(r"<(.*?)>(.*?)</\1>", re.S)
+# That expression backtracks over every `<` x `>` pair across the text (cubic: 4,000 unclosed
+# tags, 12 kB, took 7 minutes). Replies whose shape could cost more than about half a second
+# are refused instead of parsed; a real tagged reply has a few tags.
+_TAG_WORK_LIMIT = 300_000_000
 
 
 class EmptyReply(ProtocolError):
@@ -165,7 +170,8 @@ def _call(raw: Any) -> ToolCall:
     args = raw.get("arguments", {})
     if isinstance(args, str):  # OpenAI sends arguments as a JSON string
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = (loads(args, DEFAULT_MAX_DEPTH, what=f"arguments of {raw['name']}")
+                    if args.strip() else {})
         except ValueError as exc:
             raise ProtocolError(f"arguments of {raw['name']} are not valid JSON: {exc}") from exc
     if args is None:
@@ -188,6 +194,8 @@ def _calls(value: Any) -> list[ToolCall]:
 
 
 def _message(calls: list[ToolCall], content: str | None) -> AssistantMessage:
+    # Upstream has no limit; thousands of calls in one turn are a hostile reply, not a model's.
+    check_count(len(calls), DEFAULT_MAX_TOOL_CALLS, "tool calls")
     responds = [c for c in calls if c.name == RESPOND]
     if responds:
         if len(calls) > 1:
@@ -216,14 +224,16 @@ def _whole_call(text: str, known: Mapping[str, Any] | None) -> AssistantMessage 
             break
     if not body or body[0] not in "[{":
         return None
-    try:
-        value = json.loads(body)
+    try:  # depth-limited: JSON nested too deep is the agent's error (ReplyTooDeep)
+        value = loads(body, DEFAULT_MAX_DEPTH, what="JSON in the agent's text")
     except ValueError:
         return None
     if not _is_call_shape(value):
         return None
     try:
         message = _message(_calls(value), None)
+    except ReplyLimitExceeded:
+        raise  # too many calls or too deep: a hostile reply, not prose for the user
     except ProtocolError:
         return None  # malformed: prose that merely looks like a call
     if message.tool_calls and known is not None and any(
@@ -242,12 +252,18 @@ def _restored(calls: list[ToolCall], known: Mapping[str, Any] | None) -> list[To
 def _parse_tags(text: str | None) -> AssistantMessage:
     """Upstream's agentify_tau_bench semantics: the `<json>` tag holds `{"name", "arguments"}`;
     `respond` gives its content to the user, anything else is one tool call."""
-    tags = {name: body.strip() for name, body in _TAGS.findall(text or "")}
+    text = text or ""
+    opening, closing = text.count("<"), text.count(">")
+    if opening * closing * len(text) > _TAG_WORK_LIMIT:
+        raise ReplyLimitExceeded(f"the reply has {opening} '<' and {closing} '>' in "
+                                 f"{len(text)} characters: too many for the tags parser",
+                                 hint="Reply with one <json>...</json> tag.")
+    tags = {name: body.strip() for name, body in _TAGS.findall(text)}
     if "json" not in tags:  # upstream: KeyError, the task fails
         raise ProtocolError("the reply has no <json>...</json> tag (--tool-call-format tags)",
                             hint='Reply with <json>{"name": ..., "arguments": {...}}</json>.')
     try:
-        action = json.loads(tags["json"])
+        action = loads(tags["json"], DEFAULT_MAX_DEPTH, what="the <json> tag")
     except ValueError as exc:  # upstream: json.loads raises, the task fails
         raise ProtocolError(f"the <json> tag is not valid JSON: {exc}") from exc
     if not isinstance(action, dict) or "name" not in action:

@@ -1,0 +1,328 @@
+"""What one reply from an agent (or an LLM endpoint) may cost us: bytes, nesting, counts, time.
+
+A reply is read as a bounded stream, never as one unbounded `response.content`:
+
+    limits = ReplyLimits(max_bytes=16_000_000)
+    async with deadline_scope(Deadline.after(timeout, "request"), current_task_deadline()), \\
+            http.stream("POST", url, content=body) as response:    # DeadlinePassed
+        body = await read_body(response, limits.max_bytes, url=url)      # ReplyTooLarge
+        payload = loads(body, limits.max_depth, what=f"the reply from {url}")  # ReplyTooDeep
+    ...
+        async for event, data, size in iter_sse(response, limits, url=url): ...  # SSE
+    check_count(len(artifacts), limits.max_artifacts, "artifacts")  # ReplyLimitExceeded
+
+`deadline_scope` raises `DeadlinePassed` naming the deadline that passed first (the request's
+own, or the task-trial's set by the run engine with `task_deadline`); each caller turns it into
+its own typed error, because who is to blame differs (an agent, an LLM endpoint).
+
+Bindings (JSON-RPC, HTTP+JSON, gRPC) share this module so every one enforces the same limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from a2abench.errors import ProtocolError, ReplyLimitExceeded, ReplyTooDeep, ReplyTooLarge
+
+DEFAULT_MAX_REPLY_BYTES = 16_000_000  # 16 MB: far above any real reply, far below trouble
+DEFAULT_MAX_DEPTH = 100  # JSON nesting; the A2A envelope uses ~8 levels, tool arguments a few
+DEFAULT_MAX_PARTS = 10_000  # parts in one reply (message, status, artifacts, history)
+DEFAULT_MAX_ARTIFACTS = 1_000
+DEFAULT_MAX_EVENTS = 10_000  # SSE events in one streamed reply
+DEFAULT_MAX_TOOL_CALLS = 100  # tool calls in one agent turn (no real model sends more)
+
+
+@dataclass(frozen=True)
+class ReplyLimits:
+    """Caps on one reply. `max_bytes` counts decoded body bytes (all SSE events together)."""
+
+    max_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_parts: int = DEFAULT_MAX_PARTS
+    max_artifacts: int = DEFAULT_MAX_ARTIFACTS
+    max_events: int = DEFAULT_MAX_EVENTS
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_depth", "max_parts", "max_artifacts", "max_events",
+                     "max_tool_calls"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+
+
+def format_bytes(n: int) -> str:
+    """16000000 -> '16 MB', 1500 -> '1.5 kB', 12 -> '12 bytes' (decimal units, as the flag)."""
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+def too_large(url: str, max_bytes: int, received: int) -> ReplyTooLarge:
+    return ReplyTooLarge(f"the reply from {url} is larger than the {format_bytes(max_bytes)} "
+                         f"cap (--max-reply-bytes {max_bytes}); stopped reading after "
+                         f"{received} bytes", max_bytes=max_bytes, received=received,
+                         hint="Raise --max-reply-bytes if the agent really sends replies "
+                              "this large.")
+
+
+def check_count(count: int, limit: int, what: str) -> None:
+    """Raise ReplyLimitExceeded when a reply holds more `what` than the limit allows."""
+    if count > limit:
+        raise ReplyLimitExceeded(f"the reply holds {count} {what}; the limit is {limit}",
+                                 hint="The agent sent far more than any benchmark turn needs.")
+
+
+_max_bytes: ContextVar[int] = ContextVar("a2abench_max_reply_bytes",
+                                         default=DEFAULT_MAX_REPLY_BYTES)
+
+
+@contextmanager
+def reply_cap(max_bytes: int) -> Iterator[None]:
+    """Make `max_bytes` the cap of every reply read in this context that has no cap of its
+    own (the run engine sets --max-reply-bytes so LLM replies follow it too)."""
+    token = _max_bytes.set(max_bytes)
+    try:
+        yield
+    finally:
+        _max_bytes.reset(token)
+
+
+def current_reply_cap() -> int:
+    return _max_bytes.get()
+
+
+# --- bytes ------------------------------------------------------------------------------------
+
+async def read_body(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:
+    """The whole (decoded) body of a streamed response, refusing more than `max_bytes`.
+
+    A declared Content-Length over the cap is refused before reading anything.
+    """
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise too_large(url, max_bytes, 0)
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        if len(buffer) + len(chunk) > max_bytes:
+            raise too_large(url, max_bytes, len(buffer) + len(chunk))
+        buffer += chunk
+    return bytes(buffer)
+
+
+async def read_prefix(response: httpx.Response, max_bytes: int) -> bytes:
+    """At most the first `max_bytes` of a streamed body (error pages: the rest is not read)."""
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        buffer += chunk[:max_bytes - len(buffer)]
+        if len(buffer) >= max_bytes:
+            break
+    return bytes(buffer)
+
+
+# --- JSON -------------------------------------------------------------------------------------
+
+def loads(data: bytes | bytearray | str, max_depth: int, *, what: str) -> Any:
+    """json.loads with a nesting limit. Raises ReplyTooDeep; invalid JSON raises ValueError
+    (json.JSONDecodeError or UnicodeDecodeError) for the caller to word."""
+    try:
+        value = json.loads(data)
+    except RecursionError:  # the C scanner gives up near the interpreter's recursion limit
+        raise _too_deep(what, max_depth) from None
+    check_depth(value, max_depth, what=what, brackets=_brackets(data))
+    return value
+
+
+def raw_decode(text: str, start: int, max_depth: int, *, what: str) -> tuple[Any, int]:
+    """`json.JSONDecoder().raw_decode(text, start)` with the nesting limit of `loads`."""
+    try:
+        value, stop = _DECODER.raw_decode(text, start)
+    except RecursionError:
+        raise _too_deep(what, max_depth) from None
+    check_depth(value, max_depth, what=what)
+    return value, stop
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _brackets(data: bytes | bytearray | str) -> int:
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    return data.count(b"[") + data.count(b"{")
+
+
+def check_depth(value: Any, max_depth: int, *, what: str, brackets: int | None = None) -> None:
+    """Raise ReplyTooDeep if `value` nests lists/objects deeper than `max_depth` (iteratively,
+    so the check itself cannot overflow). `brackets`, the number of `[`/`{` in the source,
+    skips the walk when it cannot reach the limit (every normal reply)."""
+    if brackets is not None and brackets <= max_depth:
+        return
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > max_depth:
+                    raise _too_deep(what, max_depth)
+                stack.append((child, depth + 1))
+    return
+
+
+def _too_deep(what: str, max_depth: int) -> ReplyTooDeep:
+    return ReplyTooDeep(f"{what} is nested deeper than {max_depth} levels",
+                        max_depth=max_depth,
+                        hint="No A2A reply needs this much nesting; fix the agent.")
+
+
+# --- server-sent events -----------------------------------------------------------------------
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+async def iter_sse(response: httpx.Response, limits: ReplyLimits, *,
+                   url: str) -> AsyncIterator[tuple[str, str, int]]:
+    """(event type, data, size in bytes) of each server-sent event, read as a bounded stream.
+
+    All events together may hold at most `limits.max_bytes` and `limits.max_events` events;
+    a line never has to fit anywhere but that budget. Lines end with CRLF, LF or CR (the SSE
+    spec); a last event without its blank line still counts. Invalid UTF-8 is a ProtocolError.
+    """
+    total, events = 0, 0
+    buffer = bytearray()
+    event, data, size = "message", list[str](), 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > limits.max_bytes:
+            raise too_large(url, limits.max_bytes, total)
+        scan = len(buffer)
+        buffer += chunk
+        start = 0
+        while (match := _EOL.search(buffer, max(start, scan - 1))) is not None:
+            if match.group() == b"\r" and match.end() == len(buffer):
+                break  # maybe the first half of CRLF: wait for the next chunk
+            line = _decode_line(buffer[start:match.start()], url)
+            size += match.end() - start
+            start = match.end()
+            if line:
+                event = _field(line, event, data)
+                continue
+            if data:
+                events += 1
+                check_count(events, limits.max_events, "stream events")
+                yield event, "\n".join(data), size
+            event, data, size = "message", [], 0
+        del buffer[:start]
+    if buffer:
+        size += len(buffer)
+        event = _field(_decode_line(buffer, url), event, data)
+    if data:
+        check_count(events + 1, limits.max_events, "stream events")
+        yield event, "\n".join(data), size
+
+
+def _decode_line(raw: bytes | bytearray, url: str) -> str:
+    try:
+        return bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"an SSE event from {url} is not valid UTF-8 ({exc.reason} at "
+                            f"byte {exc.start})") from None
+
+
+def _field(line: str, event: str, data: list[str]) -> str:
+    """Apply one SSE field line; returns the event type (comments and other fields ignored)."""
+    if line.startswith("data:"):
+        data.append(line[5:].removeprefix(" "))
+    elif line.startswith("event:"):
+        event = line[6:].strip() or "message"
+    return event
+
+
+# --- deadlines --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Deadline:
+    """A point in monotonic time, what it bounds ("request" or "task"), and its length."""
+
+    at: float
+    seconds: float
+    what: str
+
+    @classmethod
+    def after(cls, seconds: float, what: str) -> Deadline:
+        return cls(time.monotonic() + seconds, seconds, what)
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    @property
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+
+class DeadlinePassed(Exception):
+    """Raised by `deadline_scope` when its earliest deadline passed; callers re-raise it as
+    their own typed error."""
+
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__(f"{deadline.what} deadline of {deadline.seconds:g} s passed")
+        self.deadline = deadline
+
+
+_task_deadline: ContextVar[Deadline | None] = ContextVar("a2abench_task_deadline",
+                                                         default=None)
+
+
+@contextmanager
+def task_deadline(seconds: float | None) -> Iterator[Deadline | None]:
+    """Bound every request made in this context (and tasks it starts) by one task-trial
+    deadline; `None` sets none."""
+    deadline = Deadline.after(seconds, "task") if seconds else None
+    token = _task_deadline.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _task_deadline.reset(token)
+
+
+def current_task_deadline() -> Deadline | None:
+    return _task_deadline.get()
+
+
+def earliest(*deadlines: Deadline | None) -> Deadline | None:
+    active = [d for d in deadlines if d is not None]
+    return min(active, key=lambda d: d.at) if active else None
+
+
+@asynccontextmanager
+async def deadline_scope(*deadlines: Deadline | None) -> AsyncIterator[Deadline | None]:
+    """Cancel the body when the earliest deadline passes and raise DeadlinePassed for it.
+
+    Also raises at once when that deadline has already passed.
+    """
+    first = earliest(*deadlines)
+    if first is None:
+        yield None
+        return
+    if first.expired:
+        raise DeadlinePassed(first)
+    loop = asyncio.get_running_loop()
+    scope = asyncio.timeout_at(loop.time() + first.remaining())
+    try:
+        async with scope:
+            yield first
+    except TimeoutError:
+        if scope.expired():
+            raise DeadlinePassed(first) from None
+        raise
