@@ -149,6 +149,7 @@ def test_embeddings_reranker_variant_reranks_dense_hits(server: FakeLLMServer) -
 
 def test_qwen_variant_prefixes_queries_like_upstreams_openrouter_embedder(
         server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("A2ABENCH_LLM_API_KEY", "my-key")
     monkeypatch.setenv("OPENROUTER_API_KEY", "or-key")
     opts = Tau2Options(domain="banking_knowledge", retrieval_variant="qwen_embeddings",
                        embedding_llm="qwen3-embedding-8b",
@@ -165,17 +166,20 @@ def test_qwen_variant_prefixes_queries_like_upstreams_openrouter_embedder(
                for b in sent)
     assert sent[-1]["input"] == [f"Instruct: {INSTRUCTION}\nQuery:annual fee"]
     assert sent[0]["input"][0] == d.kb.documents[0].content  # documents go as they are
-    assert server.requests[-1].headers["authorization"] == "Bearer or-key"
+    # An explicit URL gets the usual key, as every other endpoint.
+    assert server.requests[-1].headers["authorization"] == "Bearer my-key"
     expected = d.dense.search(np.array(word_vector(sent[-1]["input"][0])), 10)
     assert [i for i, _ in _ids(out.content or "")] == [i for i, _ in expected]
     assert d.describe()["embedding_query_instruction"] is True
 
 
-def test_qwen_defaults_and_non_qwen_openrouter_models() -> None:
+def test_qwen_defaults_and_non_qwen_openrouter_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "openai-key")
     config = embedding_config(Tau2Options(domain="banking_knowledge",
                                           retrieval_variant="qwen_embeddings_grep",
                                           embedding_llm="gemini-embedding-001"))
     assert config is not None and config.base_url == llm_search.OPENROUTER_BASE_URL
+    assert config.api_key is None  # the OpenAI key never goes to upstream's OpenRouter URL
     assert llm_search.openrouter_model(config.model) == ("google/gemini-embedding-001", False)
     assert llm_search.openrouter_model("my/qwen-embed") == ("my/qwen-embed", True)
     openai = embedding_config(Tau2Options(domain="banking_knowledge",

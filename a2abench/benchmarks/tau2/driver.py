@@ -93,8 +93,8 @@ def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tu
 def embedding_config(opts: Tau2Options) -> LLMConfig | None:
     """The embeddings endpoint of banking's dense variants (None unless a flag names it).
     Qwen variants default to upstream's OpenRouter model and URL (key from
-    OPENROUTER_API_KEY when set), send short model names as upstream's API strings and ask
-    for float vectors, as upstream's OpenRouter embedder does."""
+    OPENROUTER_API_KEY only; with --embedding-llm-base-url the usual key), send short model
+    names as upstream's API strings and ask for float vectors, as upstream's embedder does."""
     if not (opts.embedding_llm or opts.embedding_llm_base_url):
         return None
     from a2abench.benchmarks.tau2.domains.banking import llm_search
@@ -109,11 +109,12 @@ def embedding_config(opts: Tau2Options) -> LLMConfig | None:
     if variant is not None and variant.embedder == "openrouter":
         model, _ = llm_search.openrouter_model(opts.embedding_llm
                                                or llm_search.DEFAULT_QWEN_MODEL)
-        kwargs.update(model=model, args={"encoding_format": "float"},
-                      base_url=llm_search.OPENROUTER_BASE_URL)
-        key = os.environ.get("OPENROUTER_API_KEY", "").strip()
-        if key:
-            kwargs["api_key"] = SecretStr(key)
+        kwargs.update(model=model, args={"encoding_format": "float"})
+        if not opts.embedding_llm_base_url:
+            # Upstream's OpenRouter URL gets OPENROUTER_API_KEY only, never the OpenAI key.
+            key = os.environ.get("OPENROUTER_API_KEY", "").strip()
+            kwargs.update(base_url=llm_search.OPENROUTER_BASE_URL,
+                          api_key=SecretStr(key) if key else None)
     if opts.embedding_llm_base_url:
         kwargs["base_url"] = opts.embedding_llm_base_url
     return LLMConfig(**kwargs)
