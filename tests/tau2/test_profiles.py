@@ -11,11 +11,19 @@ import pytest
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import Message, TextPart
 from a2abench.benchmarks.tau2.models import Task, ToolCall, ToolMessage, UserMessage
-from a2abench.benchmarks.tau2.profiles import AgentBeatsProfile, AgentifyProfile, get_profile
+from a2abench.benchmarks.tau2.profiles import (
+    JSON_MARKER,
+    TOOLS_MARKER,
+    USER_MESSAGES_MARKER,
+    AgentBeatsProfile,
+    AgentifyProfile,
+    get_profile,
+)
 from a2abench.errors import ProtocolError
 from tests.fakes.llm_server import FakeLLMServer
 from tests.servers import serve
 from tests.tau2 import gold_agent, marker_agent
+from tests.tau2.test_download import FileServer, server  # noqa: F401
 from tests.tau2.test_run_e2e import airline, run, tasks_of, user_llm  # noqa: F401
 
 SCHEMA = {"type": "function", "function": {"name": "get_user", "description": "Get a user.",
@@ -26,19 +34,36 @@ def reply(text: str) -> AgentReply:
     return AgentReply(message=Message(role="agent", message_id="m", parts=[TextPart(text=text)]))
 
 
-def test_agentbeats_first_message_lists_the_greeting_among_the_user_messages() -> None:
+def _json_after(text: str, marker: str) -> Any:
+    rest = text.split(marker, 1)[1]
+    start = min(i for i in (rest.find("["), rest.find("{")) if i >= 0)
+    return json.JSONDecoder().raw_decode(rest[start:])[0]
+
+
+def test_agentbeats_fallback_keeps_the_stock_markers_and_structure() -> None:
+    """Without the upstream file: our own wording, with the lines agents written for the
+    stock green agent key on, in its order, and the greeting among the user messages."""
     parts = AgentBeatsProfile().first("POLICY", [SCHEMA], (), UserMessage(content="hi there"),
                                       ())
     assert len(parts) == 1 and isinstance(parts[0], TextPart)
     text = parts[0].text
-    assert text.startswith("POLICY\n\nHere's a list of tools you can use (you can use at most "
-                           "one tool at a time):\n[\n  {\n    \"type\": \"function\"")
-    assert "\n\nand \n\n{\n  \"type\": \"function\",\n  \"function\": {\n    \"name\": " \
-           "\"respond\"" in text
-    assert "\n\n\nPlease respond in JSON format.\nThe JSON should contain:\n" in text
-    assert text.endswith("</json>\n\n\nNow here are the user messages:\n"
+    markers = [TOOLS_MARKER, '"name": "respond"', JSON_MARKER, "<json>", "</json>\n\n<json>",
+               USER_MESSAGES_MARKER]
+    at = [text.find(m) for m in markers]
+    assert -1 not in at and at == sorted(at), at
+    assert text.startswith(f"POLICY\n\n{TOOLS_MARKER}")
+    assert _json_after(text, TOOLS_MARKER) == [SCHEMA]  # how such agents find their tools
+    respond = _json_after(text, "]\n")
+    assert respond["function"]["name"] == "respond"
+    assert respond["function"]["parameters"]["required"] == ["content"]
+    assert text.count("<json>") == text.count("</json>") == 2
+    examples = [json.loads(chunk.split("</json>")[0]) for chunk in text.split("<json>")[1:]]
+    assert [e["name"] for e in examples][1:] == ["respond"] and len(examples) == 2
+    for example in examples:  # each example, sent bare, is a reply the profile reads
+        parsed = AgentBeatsProfile().parse(reply(json.dumps(example)))
+        assert parsed.tool_calls or parsed.content == example["arguments"]["content"]
+    assert text.endswith(f"</json>\n\n\n{USER_MESSAGES_MARKER}\n"
                          "Hi! How can I help you today?\nhi there")
-    assert text.count("<json>") == 2
 
 
 def test_agentbeats_tool_results_one_alone_several_named() -> None:
@@ -83,8 +108,7 @@ def test_agentify_first_message_and_observations() -> None:
 def test_agentify_offers_done_and_done_ends_the_conversation() -> None:
     profile = AgentifyProfile()
     text = profile.first("P", [SCHEMA], (), UserMessage(content="hi"), ())[0].text  # type: ignore[union-attr]
-    tools = json.loads(text.split("(you can use at most one tool at a time):\n", 1)[1]
-                       .split("\nPlease response", 1)[0])
+    tools = _json_after(text, TOOLS_MARKER)
     assert [t["function"]["name"] for t in tools] == ["get_user", "done"]
     stop = profile.parse(reply('<json>{"name": "done", "arguments": {}}</json>'))
     assert stop.content == "###STOP###" and profile.is_stop(stop)
@@ -124,6 +148,9 @@ def test_a_stock_green_agent_scores_like_gold_under_the_agentbeats_profile(
     assert set(default.values()) == {0.0}
     run_record = json.loads((tmp_path / "stock.jsonl").read_text().splitlines()[0])
     assert run_record["config"]["options"]["prompt_style"] == "agentbeats"
+    # offline, with --data-dir and no agentbeats-tutorial file beside it: our own wording ran
+    assert run_record["data"]["prompt_text"].startswith("a2abench wording (")
+    assert "scenarios/tau2/tau2_evaluator.py" in run_record["data"]["prompt_text"]
 
 
 def test_an_agentify_agent_completes_under_the_agentify_profile(
@@ -152,8 +179,7 @@ def test_the_agentify_text_is_read_from_the_pinned_upstream_file(
     import hashlib
 
     from a2abench.benchmarks.tau2 import data
-    from a2abench.benchmarks.tau2.driver import load_profile
-    from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE
+    from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE, load_profile
 
     source = tmp_path / "checkout" / AGENTIFY_SOURCE
     source.parent.mkdir(parents=True)
@@ -173,7 +199,6 @@ def test_the_agentify_text_is_read_from_the_pinned_upstream_file(
         "parameters": {"properties": {}, "title": "parameters", "type": "object"}}}], indent=2)
     respond = json.dumps({"name": "respond", "arguments": {}}, indent=2)
     assert text == f'<POLICY|{tools}|respond|{respond}|"user: hi">'
-    assert load_profile("agentbeats", "any", data_dir)[1] == "written from the format"
 
 
 def test_a_prompt_style_sets_the_whole_format() -> None:
@@ -185,3 +210,135 @@ def test_a_prompt_style_sets_the_whole_format() -> None:
     for clash in ({"solo": True}, {"tool_call_format": "tags"}):
         with pytest.raises(ValidationError, match="--tool-call-format and --solo go with"):
             Tau2Options(prompt_style="agentify", **clash)  # type: ignore[arg-type]
+
+
+# A stand-in for the agentbeats-tutorial green agent's file, of the same shape (our own words):
+# the opening's field holds a backslash, which only Python 3.12's parser accepts.
+SYNTHETIC_AGENTBEATS = r'''
+import json
+RESPOND_ACTION_NAME = "respond"  # the reply that talks to the user
+
+
+def tools_to_str(tools):
+    return json.dumps([tool.openai_schema for tool in tools], indent=2)
+
+
+class RemoteA2AAgent:
+    @property
+    def agent_prompt(self) -> str:
+        return f"""[{self.domain_policy}]
+{{tools}} {tools_to_str(self.tools)}
+respond-tool {json.dumps({"name": RESPOND_ACTION_NAME, "n": [1, "}"]}, indent=2)}
+"quoted" \t tab"""
+
+    def generate_next_message(self, message, state):
+        outgoing_text = f"{message.content}"
+        if self._is_first_message:
+            outgoing_text = f"{self.agent_prompt}\n== users ==\n{'\n--\n'.join([extract_text_from_message(message) for message in state.messages])}"
+        logger.info(f"sent {len(outgoing_text):d} chars, {outgoing_text!r:.20}")
+'''  # noqa: E501 (one line, as upstream writes it)
+
+
+def _pin(monkeypatch: pytest.MonkeyPatch, body: bytes) -> None:
+    """Pin the agentbeats source to `body` (the real pin is the upstream file's sha256)."""
+    import dataclasses
+    import hashlib
+
+    from a2abench.benchmarks.tau2 import profiles
+
+    monkeypatch.setattr(profiles, "AGENTBEATS_SOURCE", dataclasses.replace(
+        profiles.AGENTBEATS_SOURCE, sha256=hashlib.sha256(body).hexdigest()))
+
+
+def _synthetic_render(separator: str = "\n--\n") -> str:
+    tools = json.dumps([SCHEMA], indent=2)
+    respond = json.dumps({"name": "respond", "n": [1, "}"]}, indent=2)
+    prompt = f'[POLICY]\n{{tools}} {tools}\nrespond-tool {respond}\n"quoted" \t tab'
+    return f"{prompt}\n== users ==\n" + separator.join(["Hi! How can I help you today?", "hi"])
+
+
+def test_the_agentbeats_text_is_read_from_the_pinned_file_beside_the_data_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
+
+    source = tmp_path / "checkout" / AGENTBEATS_SOURCE.path
+    source.parent.mkdir(parents=True)
+    source.write_text(SYNTHETIC_AGENTBEATS)
+    data_dir = tmp_path / "checkout" / "data"
+    profile, origin = load_profile("agentbeats", "any", data_dir)
+    assert origin.startswith("a2abench wording (") and "not found" in origin  # sha differs
+    assert JSON_MARKER in profile.first("P", [SCHEMA], (), UserMessage(content="hi"), ())[0].text  # type: ignore[union-attr]
+    _pin(monkeypatch, source.read_bytes())
+    profile, origin = load_profile("agentbeats", "any", data_dir)
+    assert origin == "upstream"
+    first = profile.first("POLICY", [SCHEMA], (), UserMessage(content="hi"), ())
+    assert [p.text for p in first] == [_synthetic_render()]  # type: ignore[union-attr]
+    assert profile.follow(UserMessage(content="more"), ())[0].text == "more"  # type: ignore[union-attr]
+
+
+def test_the_agentbeats_text_is_downloaded_verified_and_cached(
+        server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from a2abench._paths import cache_dir
+    from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
+
+    body = SYNTHETIC_AGENTBEATS.encode()
+    monkeypatch.setenv(AGENTBEATS_SOURCE.url_env, server.url)
+    url_path = "/" + AGENTBEATS_SOURCE.path
+    origin = load_profile("agentbeats", "any", None)[1]  # not served yet
+    assert origin.startswith("a2abench wording (") and "HTTP 404" in origin
+    server.files[url_path] = b"# other bytes\n" + body
+    origin = load_profile("agentbeats", "any", None)[1]  # served, but not the pinned bytes
+    assert origin.startswith("a2abench wording (") and "sha256" in origin
+    _pin(monkeypatch, body)
+    server.files[url_path] = body
+    profile, origin = load_profile("agentbeats", "any", None)
+    assert origin == "upstream"
+    text = profile.first("POLICY", [SCHEMA], (), UserMessage(content="hi"), ())[0].text  # type: ignore[union-attr]
+    assert text == _synthetic_render()
+    cached = (cache_dir() / "agentbeats-tutorial" / AGENTBEATS_SOURCE.commit
+              / AGENTBEATS_SOURCE.path)
+    assert cached.read_bytes() == body
+    del server.files[url_path]  # the cached copy serves from now on
+    assert load_profile("agentbeats", "any", None)[1] == "upstream"
+    assert server.requests == [url_path] * 3
+
+
+def test_a_pinned_agentbeats_file_of_another_shape_falls_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
+
+    source = tmp_path / "checkout" / AGENTBEATS_SOURCE.path
+    source.parent.mkdir(parents=True)
+    for body, why in ((SYNTHETIC_AGENTBEATS.replace("tools_to_str(self.tools)", "self.tools"),
+                       "no agent_prompt f-string"),
+                      (SYNTHETIC_AGENTBEATS.replace("'\\n--\\n'.join", "sorted"),
+                       "unexpected opening"),
+                      (SYNTHETIC_AGENTBEATS.replace('= "respond"', '= "reply"'),
+                       "RESPOND_ACTION_NAME is 'reply'"),
+                      (SYNTHETIC_AGENTBEATS + 'x = """never closed\n', "cannot tokenize")):
+        source.write_text(body)
+        _pin(monkeypatch, source.read_bytes())
+        profile, origin = load_profile("agentbeats", "any", tmp_path / "checkout" / "data")
+        assert origin.startswith("a2abench wording (tau2_evaluator.py: ") and why in origin, \
+            origin
+        assert isinstance(profile, AgentBeatsProfile) and profile.text is None
+
+
+def test_the_agentbeats_download_follows_the_runs_host_policy(
+        server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Under --allow-host that does not name the download's host, nothing is fetched and our
+    own wording runs, saying why."""
+    from a2abench.a2a.hosts import HostPolicy, egress_policy
+    from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
+
+    body = SYNTHETIC_AGENTBEATS.encode()
+    _pin(monkeypatch, body)
+    server.files["/" + AGENTBEATS_SOURCE.path] = body
+    monkeypatch.setenv(AGENTBEATS_SOURCE.url_env, server.url)
+    with egress_policy(HostPolicy(("agent.example",))):
+        profile, origin = load_profile("agentbeats", "any", None)
+    assert origin.startswith("a2abench wording (") and "not an allowed host" in origin
+    assert isinstance(profile, AgentBeatsProfile) and profile.text is None
+    assert server.requests == []
+    with egress_policy(HostPolicy(("127.0.0.1",))):
+        assert load_profile("agentbeats", "any", None)[1] == "upstream"

@@ -9,6 +9,7 @@ that expression produced.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -17,8 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from a2abench.benchmarks.tau2.models import UserMessage
-from a2abench.benchmarks.tau2.profiles import AgentBeatsProfile, AgentifyProfile
+from a2abench.benchmarks.tau2.models import AssistantMessage, UserMessage
+from a2abench.benchmarks.tau2.profiles import (
+    JSON_MARKER,
+    TOOLS_MARKER,
+    USER_MESSAGES_MARKER,
+    AgentBeatsProfile,
+    AgentifyProfile,
+    extract_agentbeats_text,
+)
 
 SOURCES = {
     "agentbeats": ("RDI-Foundation+agentbeats-tutorial", "9b9ca9367f88236518f293b0965fc29b03e1e7b8",
@@ -27,6 +35,7 @@ SOURCES = {
                  "src/experiments/agentify_tau_bench/src/agentify_tau_bench/green_agent/"
                  "agent.py"),
 }
+MARKERS = (TOOLS_MARKER, JSON_MARKER, USER_MESSAGES_MARKER)
 SCHEMA = {"type": "function", "function": {
     "name": "get_user", "description": "Get a user.",
     "parameters": {"properties": {"user_id": {"title": "User Id", "type": "string"}},
@@ -78,16 +87,55 @@ def pattern(body: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.S)
 
 
-def test_agentbeats_prompt_is_the_stock_green_agents() -> None:
-    body = fstring_body(upstream_source("agentbeats"), "def agent_prompt(self)")
-    ours = AgentBeatsProfile().prompt("POLICY TEXT", [SCHEMA])
-    match = pattern(body).match(ours)
+def _agentbeats_file(tmp_path: Path) -> Path:
+    source = tmp_path / "tau2_evaluator.py"
+    source.write_text(upstream_source("agentbeats"))
+    return source
+
+
+def test_the_agentbeats_pin_is_the_upstream_file(tmp_path: Path) -> None:
+    from a2abench._download import sha256_file
+    from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE
+
+    _, commit, path = SOURCES["agentbeats"]
+    assert (AGENTBEATS_SOURCE.commit, AGENTBEATS_SOURCE.path) == (commit, path)
+    assert sha256_file(_agentbeats_file(tmp_path)) == AGENTBEATS_SOURCE.sha256
+
+
+def test_agentbeats_prompt_read_from_upstream_is_the_stock_green_agents(tmp_path: Path) -> None:
+    """The text read at run time (Python 3.11 cannot parse that file whole) against the
+    source's f-strings matched as text."""
+    source = upstream_source("agentbeats")
+    profile = AgentBeatsProfile(text=extract_agentbeats_text(_agentbeats_file(tmp_path)))
+    ours = profile.prompt("POLICY TEXT", [SCHEMA])
+    match = pattern(fstring_body(source, "def agent_prompt(self)")).match(ours)
     assert match, "the literal text differs from upstream's"
     policy, tools, respond, example, respond_example = match.groups()
     assert policy == "POLICY TEXT" and json.loads(tools) == [SCHEMA]
     assert json.loads(respond)["function"]["name"] == "respond"
     assert json.loads(example)["name"] == "find_user_id_by_name_zip"
     assert json.loads(respond_example)["name"] == "respond"
+    # the opening: f"{self.agent_prompt}<literal>{'<sep>'.join([...])}", on one line
+    line = next(x for x in source.splitlines() if 'outgoing_text = f"{self.agent_prompt}' in x)
+    literal, sep = re.match(r'.*\{self\.agent_prompt\}(.*?)\{\'(.*?)\'\.join', line).groups()  # type: ignore[union-attr]
+    history = [AssistantMessage(content="Hello."), UserMessage(content="first")]
+    first = profile.first("POLICY TEXT", [SCHEMA], history, UserMessage(content="second"), ())
+    assert first[0].text == ours + ast.literal_eval(f'"{literal}"') + \
+        ast.literal_eval(f"'{sep}'").join(["Hello.", "first", "second"])  # type: ignore[union-attr]
+
+
+def test_the_agentbeats_fallback_is_not_upstreams_prose(tmp_path: Path) -> None:
+    """Our own wording shares only the marker lines with upstream's text."""
+    text = extract_agentbeats_text(_agentbeats_file(tmp_path))
+    fallback = AgentBeatsProfile().first("P", [SCHEMA], (), UserMessage(content="hi"), ())[0]
+    assert AgentBeatsProfile(text=text).prompt("P", [SCHEMA]) != fallback.text  # type: ignore[union-attr]
+    upstream = "\n".join(p for p in text.prompt + text.opening if not p.startswith("\0"))
+    lines = {x.strip() for x in upstream.splitlines()} - {  # JSON syntax lines of the schema
+        x.strip() for x in upstream.splitlines() if x.strip()[:1] in ('"', "{", "}", "]")}
+    strings = set(re.findall(r'"((?:[^"\\]|\\.){20,})"', upstream))  # long JSON string values
+    shared = {x for x in lines | strings if len(x) >= 8 and x in fallback.text}  # type: ignore[union-attr]
+    assert shared == {MARKERS[1], MARKERS[2]}, shared
+    assert all(m in fallback.text and m in upstream for m in MARKERS)  # type: ignore[union-attr]
 
 
 def test_agentify_prompt_is_tau2s_agentify_green_agents() -> None:

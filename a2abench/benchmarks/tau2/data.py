@@ -7,6 +7,7 @@ that commit into the user cache and verified (`a2abench._download`). With `--dat
 DIR is laid out like upstream's `data/` (it holds `tau2/domains/...`); its files are used as
 they are, and whether each matches the pinned checksum is recorded. Upstream sources are looked
 for beside DIR (`DIR/../src/tau2/...`, an upstream checkout) and in the cache, never fetched.
+A `PinnedFile` pins a source file of another repository the same way (`optional_source`).
 """
 
 from __future__ import annotations
@@ -173,21 +174,47 @@ def _local_sources(domain: str, data_dir: Path) -> tuple[dict[str, Path] | None,
     return out, ""
 
 
-def optional_source(rel: str, data_dir: Path | None = None, *,
+@dataclass(frozen=True)
+class PinnedFile:
+    """A source file of another upstream repository that a feature reads prose from (e.g.
+    the stock AgentBeats green agent's prompt): pinned like `manifest.json`'s files."""
+
+    repository: str  # owner/name
+    commit: str
+    path: str
+    sha256: str
+    url_env: str  # names a mirror of that repository's raw files (tests point it at loopback)
+
+    @property
+    def folder(self) -> str:
+        return f"{self.repository.rsplit('/', 1)[1]}/{self.commit}"
+
+
+def optional_source(rel: str | PinnedFile, data_dir: Path | None = None, *,
                     base_url: str | None = None) -> tuple[Path | None, str]:
     """One upstream source file that only a feature needs (e.g. the agentify prompt text):
-    beside DIR or in the cache with --data-dir, else downloaded and verified like the other
-    sources. (None, why) when it is unavailable: callers fall back, never fail."""
-    m = manifest()
+    a tau2 repo path, or a `PinnedFile` of another repository. With --data-dir: beside DIR
+    (at its repo path under DIR/..) or in the cache, never fetched; else downloaded and
+    verified like the other sources. (None, why) when it is unavailable: callers fall back,
+    never fail."""
+    if isinstance(rel, PinnedFile):
+        path, digest, folder = rel.path, rel.sha256, rel.folder
+        base = base_url or os.environ.get(rel.url_env) or RAW_URL.format(
+            repository=rel.repository, commit=rel.commit)
+        remote = _download.RemoteFile(path, base.rstrip("/") + "/" + path, digest)
+    else:
+        m = manifest()
+        path, digest, folder = rel, m.files[rel], f"tau2/{m.commit}"
+        remote = _remote([rel], base_url)[0]
     if data_dir is not None:
-        for candidate in (Path(data_dir).parent / rel, cache_dir() / f"tau2/{m.commit}" / rel):
-            if candidate.is_file() and _download.sha256_file(candidate) == m.files[rel]:
+        for candidate in (Path(data_dir).parent / path, cache_dir() / folder / path):
+            if candidate.is_file() and _download.sha256_file(candidate) == digest:
                 return candidate, ""
-        return None, f"{rel} at the pinned commit not found beside --data-dir or in the cache"
+        return None, f"{path} at the pinned commit not found beside --data-dir or in the cache"
     try:
-        return _download.ensure(_remote([rel], base_url), folder=f"tau2/{m.commit}")[rel], ""
+        return _download.ensure([remote], folder=folder)[path], ""
     except DataError as exc:
-        return None, f"{rel} unavailable ({exc.message})"
+        return None, f"{path} unavailable ({exc.message})"
 
 
 # --------------------------------------------------------------------------- parsing

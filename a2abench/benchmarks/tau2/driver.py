@@ -11,7 +11,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, SecretStr, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
-from a2abench.benchmarks.tau2.data import optional_source
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -23,7 +22,7 @@ from a2abench.benchmarks.tau2.models import (
     TerminationReason,
 )
 from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
-from a2abench.benchmarks.tau2.profiles import AGENTIFY_SOURCE, Profile, PromptStyle, get_profile
+from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import A2ABenchError, ConfigError
@@ -74,20 +73,6 @@ class Tau2Options(BaseModel):
             raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
                              "--tool-call-format and --solo go with --prompt-style a2abench")
         return self
-
-
-def load_profile(style: str, tool_call_format: Any, data_dir: Path | None) -> tuple[Profile, str]:
-    """The prompt profile, and where its text comes from (the run record says)."""
-    if style != "agentify":
-        return get_profile(style, tool_call_format), "a2abench" if style == "a2abench" \
-            else "written from the format"
-    path, why = optional_source(AGENTIFY_SOURCE, data_dir)
-    if path is not None:
-        try:
-            return get_profile(style, tool_call_format, path), "upstream"
-        except (ValueError, SyntaxError, OSError) as exc:  # a source we cannot read
-            why = f"{AGENTIFY_SOURCE}: {exc}"
-    return get_profile(style, tool_call_format), f"written from the format ({why})"
 
 
 def embedding_config(opts: Tau2Options) -> LLMConfig | None:

@@ -13,13 +13,20 @@
   Replies: the `<json>...</json>` tag's `{"name", "arguments"}`; a reply without it is an
   agent error (upstream's green agent fails the task there).
 
-The agentify text is read at run time from upstream's file when it is available (pinned and
-sha256-checked, see `data.optional_source`), else written from its format; the agentbeats text
-is written from its format (that repository has no licence). Both follow their formats line by
-line (tests/tau2/test_profiles_upstream.py checks them against the sources), because agents
-written for the stock green agents find their way by these lines (e.g. "Here's a list of tools
-you can use" and "Please respond in JSON format." mark the first message for agents such as
-VlaTz/tau2-agentbeats-base-purple).
+Both upstream texts are read at run time from upstream's own files, never shipped: the file at
+a pinned commit, sha256-checked, downloaded from that repository's raw files into the cache
+(or found beside --data-dir, or in the cache, then never fetched; see `data.optional_source`).
+The agentify f-string is parsed with `ast`; the agentbeats `agent_prompt` f-string and the
+opening that joins "Now here are the user messages:" to it are split with `fstrings.py` (the
+file needs Python 3.12's parser) and their fields parsed with `ast`. When a file is
+unavailable: agentify falls back to its text written from the format (tau2-bench is MIT);
+agentbeats to a2abench's own wording (agentbeats-tutorial has no licence, so its prose is not
+copied), which keeps only the lines agents written for the stock green agent key on ("Here's
+a list of tools you can use", "Please respond in JSON format.", `<json>` examples, "Now here
+are the user messages:", e.g. VlaTz/tau2-agentbeats-base-purple) in the same order: policy,
+tools JSON, respond tool, reply rules, examples, user messages. The run record's
+`data.prompt_text` says which text ran. tests/tau2/test_profiles_upstream.py checks the texts
+read from the real files.
 """
 
 from __future__ import annotations
@@ -28,12 +35,15 @@ import ast
 import json
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import Part, TextPart
 from a2abench.benchmarks.tau2 import translator
+from a2abench.benchmarks.tau2.data import PinnedFile, optional_source
+from a2abench.benchmarks.tau2.fstrings import module_strings, read_fstrings
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from a2abench.errors import ProtocolError
 
@@ -42,15 +52,6 @@ PROMPT_STYLES: tuple[str, ...] = ("a2abench", "agentbeats", "agentify")
 RESPOND = translator.RESPOND
 Incoming = UserMessage | list[ToolMessage] | None  # None: no words yet (a solo run's start)
 
-_RESPOND_SCHEMA = {
-    "type": "function",
-    "function": {
-        "name": RESPOND,
-        "description": "Respond directly to the user with a message instead of calling a tool.",
-        "parameters": {
-            "properties": {"content": {"description": "The message content to send to the user.",
-                                       "title": "Content", "type": "string"}},
-            "required": ["content"], "title": "parameters", "type": "object"}}}
 # tau2's GymAgent appends this tool (`as_tool(done)`) to the agent's tools; calling it stops
 # the conversation (AGENT_STOP), which the agentify green agent's tool list therefore shows.
 _DONE = "done"
@@ -61,10 +62,15 @@ STOP_TOKEN = "###STOP###"
 _TOOL_EXAMPLE = {"name": "find_user_id_by_name_zip",
                  "arguments": {"first_name": "Yusuf", "last_name": "Rossi", "zip_code": "19122"}}
 _RESPOND_EXAMPLE_ARGS = {"content": "Hello, how can I help you today?"}
+Template = tuple[str, ...]  # literal text and slots ("\0policy", ...), in order
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, indent=2)  # upstream's json.dumps(..., indent=2): ASCII escapes
+
+
+def _fill(template: Template, slots: Mapping[str, str]) -> str:
+    return "".join(slots.get(piece, piece) for piece in template)
 
 
 class Profile:
@@ -120,20 +126,69 @@ def _text_of(message: Any) -> str:
         message.content or "")
 
 
+# The stock AgentBeats tau2 green agent (agentbeats-tutorial, no licence): its text is read at
+# run time from the pinned file, never shipped; without it a2abench's own wording is used.
+AGENTBEATS_SOURCE = PinnedFile(
+    repository="RDI-Foundation/agentbeats-tutorial",
+    commit="9b9ca9367f88236518f293b0965fc29b03e1e7b8", path="scenarios/tau2/tau2_evaluator.py",
+    sha256="269325943013887cadc796ad2bc3837ee98074f89854d7d0aee029c0e4e8588d",
+    url_env="A2ABENCH_AGENTBEATS_DATA_URL")
+# The lines agents written for the stock green agent look for (VlaTz/tau2-agentbeats-base-
+# purple: the first two mark the first message, the tools JSON follows the first, the user's
+# words the last). Our own wording keeps them word for word.
+TOOLS_MARKER = "Here's a list of tools you can use"
+JSON_MARKER = "Please respond in JSON format."
+USER_MESSAGES_MARKER = "Now here are the user messages:"
+
+
+@dataclass(frozen=True)
+class AgentBeatsText:
+    """The stock green agent's first message, read from its source: the prompt (slots
+    "\0policy", "\0tools") and the opening that puts the prompt before the messages so far
+    (slots "\0prompt", "\0messages", the messages joined by `separator`)."""
+
+    prompt: Template
+    opening: Template
+    separator: str
+
+
+def _agentbeats_fallback(policy: str, schemas: Sequence[dict[str, Any]]) -> str:
+    """a2abench's own wording, in the stock message's order: policy, tools as JSON, the
+    respond tool, reply rules, two `<json>` examples (the markers kept verbatim)."""
+    respond = {"type": "function", "function": {
+        "name": RESPOND, "description": "Send a message to the user (use it whenever you "
+                                        "are not calling one of the tools above).",
+        "parameters": {"type": "object", "title": "parameters", "required": ["content"],
+                       "properties": {"content": {"type": "string", "title": "Content",
+                                                  "description": "What to tell the user."}}}}}
+    example = {"name": "get_order_details", "arguments": {"order_id": "#W0000000"}}
+    said = {"name": RESPOND, "arguments": {"content": "Thanks! Could you tell me your order "
+                                                      "number?"}}
+    return (f"{policy}\n\n{TOOLS_MARKER} (one per turn):\n{_dumps(list(schemas))}\n\n"
+            f"To write to the user, use this one instead:\n\n{_dumps(respond)}\n\n\n"
+            f"{JSON_MARKER}\nEach reply is one JSON object, nothing around it, with two keys:\n"
+            "- \"name\": the tool to call (\"respond\" to write to the user).\n"
+            "- \"arguments\": that tool's arguments, as an object.\n\n"
+            "Each turn does one thing: call one tool, or send the user one message, "
+            "never both.\n\n"
+            "Two sample replies, each shown inside json tags (send only the JSON; the tool "
+            "name is an illustration):\n"
+            f"<json>\n{_dumps(example)}\n</json>\n\n<json>\n{_dumps(said)}\n</json>\n")
+
+
 class AgentBeatsProfile(Profile):
     name = "agentbeats"
 
+    def __init__(self, tool_call_format: translator.ToolCallFormat = "any",
+                 text: AgentBeatsText | None = None) -> None:
+        super().__init__(tool_call_format)
+        self.text = text  # the stock green agent's text, when its source file was found
+
     def prompt(self, policy: str, schemas: Sequence[dict[str, Any]]) -> str:
-        return (f"{policy}\n\nHere's a list of tools you can use (you can use at most one tool "
-                f"at a time):\n{_dumps(list(schemas))}\n\nand \n\n{_dumps(_RESPOND_SCHEMA)}"
-                "\n\n\nPlease respond in JSON format.\nThe JSON should contain:\n"
-                "- \"name\": the tool call function name.\n"
-                "- \"arguments\": the arguments for the tool call.\n\n"
-                "You should only use one tool at a time!\n"
-                "You cannot respond to user and use a tool at the same time!\n\n"
-                f"Examples of responses:\n<json>\n{_dumps(_TOOL_EXAMPLE)}\n</json>\n\n"
-                f"<json>\n{_dumps({'name': RESPOND, 'arguments': _RESPOND_EXAMPLE_ARGS})}\n"
-                "</json>\n")
+        if self.text is None:
+            return _agentbeats_fallback(policy, schemas)
+        # upstream's tools_to_str: json.dumps of the tools' OpenAI schemas, indent=2
+        return _fill(self.text.prompt, {"\0policy": policy, "\0tools": _dumps(list(schemas))})
 
     def first(self, policy: str, schemas: Sequence[dict[str, Any]], history: Sequence[Any],
               incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
@@ -142,9 +197,11 @@ class AgentBeatsProfile(Profile):
         state = list(history) or [AssistantMessage(content=translator.GREETING)]
         seen = [_text_of(m) for m in state] + [self._follow_text(incoming, calls)]
         # (incoming is never None here: the stock green agent has no solo mode)
-        text = f"{self.prompt(policy, schemas)}\n\nNow here are the user messages:\n" + \
-            "\n".join(seen)
-        return [TextPart(text=text)]
+        prompt = self.prompt(policy, schemas)
+        if self.text is None:
+            return [TextPart(text=f"{prompt}\n\n{USER_MESSAGES_MARKER}\n" + "\n".join(seen))]
+        return [TextPart(text=_fill(self.text.opening, {
+            "\0prompt": prompt, "\0messages": self.text.separator.join(seen)}))]
 
     def follow(self, incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
         return [TextPart(text=self._follow_text(incoming, calls))]
@@ -180,7 +237,6 @@ class AgentBeatsProfile(Profile):
 # Where tau2's agentify green agent keeps its first message (an f-string), read at run time.
 AGENTIFY_SOURCE = ("src/experiments/agentify_tau_bench/src/agentify_tau_bench/green_agent/"
                    "agent.py")
-Template = tuple[str, ...]  # literal text, with the slots "\0policy", "\0tools", "\0observation"
 _SLOTS = {"info['policy']": "\0policy", "tools_to_str(info['tools'])": "\0tools",
           "json.dumps(observation, indent=2)": "\0observation"}
 
@@ -223,6 +279,56 @@ def extract_agentify_template(path: Path) -> Template:
     raise ValueError(f"no agentify task_description f-string in {path}")
 
 
+_AB_PROMPT = {"self.domain_policy": "\0policy", "tools_to_str(self.tools)": "\0tools"}
+# the opening's join: the text of every message of the agent's state so far
+_AB_MESSAGES = "[extract_text_from_message(message) for message in state.messages]"
+
+
+def _template(pieces: Sequence[str | ast.expr], slots: Mapping[str, str]) -> Template:
+    """f-string pieces with the expressions named in `slots` as slots, the others constant
+    (`_constant_value`); each slot must occur exactly once."""
+    if any(isinstance(p, ast.FormattedValue) for p in pieces):
+        raise ValueError("unexpected conversion or format spec in upstream's prompt")
+    out = [p if isinstance(p, str) else slots.get(ast.unparse(p)) or _constant_value(p)
+           for p in pieces]
+    if sorted(p for p in out if p.startswith("\0")) != sorted(slots.values()):
+        raise ValueError(f"expected the fields {', '.join(slots)} once each")
+    return tuple(out)
+
+
+def extract_agentbeats_text(path: Path) -> AgentBeatsText:
+    """The stock AgentBeats tau2 green agent's first message, from its source: the
+    `agent_prompt` f-string and the opening f-string (`outgoing_text = f"{self.agent_prompt}
+    ...{SEP.join(...)}"`). Raises ValueError when the source does not have that shape."""
+    source = path.read_text(encoding="utf-8")
+    name = module_strings(source).get("RESPOND_ACTION_NAME")
+    if name != RESPOND:  # replies are parsed by that name
+        raise ValueError(f"RESPOND_ACTION_NAME is {name!r} in {path}, not {RESPOND!r}")
+    prompt: Template | None = None
+    opening: tuple[Template, str] | None = None
+    for fstring in read_fstrings(source):
+        fields = fstring.fields()
+        if prompt is None and fstring.before[-1:] == ("return",) and \
+                set(_AB_PROMPT) <= set(fields):
+            prompt = _template(fstring.pieces, _AB_PROMPT)
+        elif (opening is None and fstring.before[-2:] == ("outgoing_text", "=")
+              and fields[:1] == ["self.agent_prompt"] and len(fields) == 2):
+            join = next(p for p in fstring.pieces if isinstance(p, ast.expr)
+                        and ast.unparse(p) != "self.agent_prompt")
+            if not (isinstance(join, ast.Call) and isinstance(join.func, ast.Attribute)
+                    and join.func.attr == "join" and isinstance(join.func.value, ast.Constant)
+                    and isinstance(join.func.value.value, str) and len(join.args) == 1
+                    and ast.unparse(join.args[0]) == _AB_MESSAGES):
+                raise ValueError(f"unexpected opening of the first message in {path}: "
+                                 f"{ast.unparse(join)}")
+            opening = (_template(fstring.pieces, {"self.agent_prompt": "\0prompt",
+                                                  ast.unparse(join): "\0messages"}),
+                       join.func.value.value)
+    if prompt is None or opening is None:
+        raise ValueError(f"no agent_prompt f-string and first-message opening in {path}")
+    return AgentBeatsText(prompt, *opening)
+
+
 class AgentifyProfile(Profile):
     name = "agentify"
 
@@ -236,7 +342,7 @@ class AgentifyProfile(Profile):
         if self.template is not None:
             slots = {"\0policy": policy, "\0tools": _dumps(tools),
                      "\0observation": json.dumps(observation, indent=2)}
-            return "".join(slots.get(piece, piece) for piece in self.template)
+            return _fill(self.template, slots)
         return (f"\n{policy}\nHere's a list of tools you can use (you can use at most one tool "
                 f"at a time):\n{_dumps(tools)}\n"
                 "Please response in the JSON format. Please wrap the JSON part with "
@@ -286,10 +392,31 @@ PROFILES: dict[str, type[Profile]] = {p.name: p for p in (Profile, AgentBeatsPro
 
 
 def get_profile(style: str, tool_call_format: translator.ToolCallFormat = "any",
-                agentify_source: Path | None = None) -> Profile:
+                source: Path | None = None) -> Profile:
     """The profile named `style`; `tool_call_format` shapes the a2abench one only. With
-    `agentify_source` (upstream's file, pinned and verified) the agentify text is read from
-    it; without it, or when it cannot be read, the text written from its format is used."""
-    if style == "agentify" and agentify_source is not None:
-        return AgentifyProfile(tool_call_format, extract_agentify_template(agentify_source))
+    `source` (the pinned upstream file of an agentify or agentbeats profile, verified) its
+    text is read from that file (ValueError/SyntaxError/OSError when it cannot be read);
+    without it, the fallback text is used."""
+    if source is not None and style == "agentify":
+        return AgentifyProfile(tool_call_format, extract_agentify_template(source))
+    if source is not None and style == "agentbeats":
+        return AgentBeatsProfile(tool_call_format, extract_agentbeats_text(source))
     return PROFILES[style](tool_call_format)
+
+
+def load_profile(style: str, tool_call_format: translator.ToolCallFormat,
+                 data_dir: Path | None) -> tuple[Profile, str]:
+    """The prompt profile, and where its text comes from (the run record's
+    `data.prompt_text`): "a2abench", "upstream" (read from the pinned file), or the
+    fallback's name with why the file was not used."""
+    if style not in ("agentify", "agentbeats"):
+        return get_profile(style, tool_call_format), "a2abench"
+    source: str | PinnedFile = AGENTIFY_SOURCE if style == "agentify" else AGENTBEATS_SOURCE
+    fallback = "written from the format" if style == "agentify" else "a2abench wording"
+    path, why = optional_source(source, data_dir)
+    if path is not None:
+        try:
+            return get_profile(style, tool_call_format, path), "upstream"
+        except (ValueError, SyntaxError, OSError, UnicodeDecodeError) as exc:
+            why = f"{path.name}: {exc}"  # a verified file of an unexpected shape
+    return get_profile(style, tool_call_format), f"{fallback} ({why})"
