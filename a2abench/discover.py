@@ -8,6 +8,18 @@ from urllib.parse import urljoin, urlsplit
 
 from pydantic import BaseModel, Field
 
+from a2abench.a2a.bindings import (
+    InterfaceChoice,
+    binding_name,
+    host_check_url,
+    interface_dialect,
+    interface_options,
+    resolve_url,
+    select_interface,
+    transport_choice,
+    unsupported_reason,
+    url_is_relative,
+)
 from a2abench.a2a.card import WARN_CARD_BYTES, CardFetch
 from a2abench.a2a.config import A2AConfig, RetryPolicy
 from a2abench.a2a.dialects import dialect_of_version
@@ -15,7 +27,13 @@ from a2abench.a2a.models import AgentCard, Dialect
 
 if TYPE_CHECKING:
     from a2abench.a2a.client import A2AClient
-from a2abench.errors import A2ABenchError, AgentCardInvalid, ProtocolError
+from a2abench.errors import (
+    A2ABenchError,
+    AgentCardInvalid,
+    ConfigError,
+    NoUsableInterface,
+    ProtocolError,
+)
 
 Severity = Literal["error", "warning", "info"]
 PROBE_TEXT = "Hello from a2abench discover. Please reply with a short greeting."
@@ -38,6 +56,21 @@ class Probe(BaseModel):
     stream_error: str | None = None
 
 
+class InterfaceVerdict(BaseModel):
+    """One advertised interface: can a2abench use it, does it answer, how fast."""
+
+    url: str
+    binding: str
+    protocol_version: str | None = None
+    dialect: Dialect | None = None
+    supported: bool
+    reason: str | None = None  # why not supported, e.g. "unsupported binding"
+    chosen: bool = False  # the one `run` uses
+    reachable: bool | None = None  # None: not probed
+    probe_latency_ms: float | None = None
+    error: str | None = None
+
+
 class DiscoverResult(BaseModel):
     url: str
     card_url: str
@@ -46,7 +79,8 @@ class DiscoverResult(BaseModel):
     legacy_path: bool
     tried: list[tuple[str, str]]
     dialect: Dialect
-    interface: dict[str, str] | None = None  # url + dialect a2abench will use
+    interface: dict[str, str] | None = None  # binding, dialect and URL a2abench will use
+    interfaces: list[InterfaceVerdict] = Field(default_factory=list)
     card: AgentCard
     findings: list[Finding] = Field(default_factory=list)
     probe: Probe | None = None
@@ -114,15 +148,19 @@ def _url_findings(fetch: CardFetch) -> list[Finding]:
     out: list[Finding] = []
     card_host = urlsplit(fetch.card_url).hostname or ""
     for iface in fetch.card.interfaces:
+        binding = binding_name(iface.binding)
         try:
-            parts = urlsplit(iface.url)
+            # A gRPC `host:port` target is absolute; judge it as http://host:port.
+            url = (host_check_url(iface.url, binding) if binding == "GRPC"
+                   and not url_is_relative(iface) else iface.url)
+            parts = urlsplit(url)
             _ = parts.port
         except ValueError as exc:
             out.append(Finding(severity="warning", code="invalid-url",
                                message=f"interface URL {iface.url!r} is not a valid URL "
                                        f"({exc})"))
             continue
-        if not parts.scheme or not parts.netloc:
+        if url_is_relative(iface):
             out.append(Finding(severity="warning", code="relative-url",
                                message=f"interface URL {iface.url!r} is relative; resolved "
                                        f"against the card URL to "
@@ -148,10 +186,31 @@ def _url_findings(fetch: CardFetch) -> list[Finding]:
     return out
 
 
+def interface_verdicts(fetch: CardFetch) -> list[InterfaceVerdict]:
+    """Every advertised interface, with whether a2abench can use it and which it will use."""
+    card = fetch.card
+    out = []
+    for iface in card.interfaces:
+        binding = binding_name(iface.binding)
+        dialect = interface_dialect(card, iface)
+        reason = unsupported_reason(binding, dialect)
+        out.append(InterfaceVerdict(
+            url=resolve_url(iface, fetch.card_url), binding=binding or iface.binding,
+            protocol_version=iface.protocol_version, dialect=dialect, supported=reason is None,
+            reason=reason))
+    return out
+
+
 def card_findings(fetch: CardFetch) -> list[Finding]:
     """Everything worth telling about a card, without talking to the agent."""
     card, raw = fetch.card, fetch.raw
     out: list[Finding] = []
+    for iface in card.interfaces:
+        binding = binding_name(iface.binding)
+        reason = unsupported_reason(binding, interface_dialect(card, iface))
+        if reason is not None:  # not the card's fault: another interface may serve us
+            out.append(Finding(severity="info", code="unsupported-binding",
+                               message=f"interface {iface.url} ({iface.binding}): {reason}"))
     # Errors are kept for what stops a run (no usable interface, a failed probe); a card
     # that breaks its spec's required fields still runs, so that is a warning.
     for gap in required_field_gaps(raw, card.dialect):
@@ -183,14 +242,17 @@ def card_findings(fetch: CardFetch) -> list[Finding]:
 
 
 async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = None,
-                   probe: bool = True, max_reply_bytes: int | None = None) -> DiscoverResult:
+                   probe: bool = True, transport: str | None = None,
+                   max_reply_bytes: int | None = None) -> DiscoverResult:
     """Fetch, judge and (optionally) probe the agent at `url`.
 
+    Every supported interface is probed with one message; the one `run` would use (or the
+    one `transport` forces) also gets a streaming probe when the card advertises streaming.
     Raises the named error when no card can be obtained; otherwise returns a result whose
     `usable` says whether a2abench can benchmark the agent and `error` names the first problem.
     """
     from a2abench.a2a._limits import ReplyLimits
-    from a2abench.a2a.client import A2AClient, select_interface
+    from a2abench.a2a.client import A2AClient
 
     limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()
     config = A2AConfig.create(url, auth_token=auth_token, timeout=timeout, limits=limits,
@@ -200,22 +262,20 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
         result = DiscoverResult(
             url=url, card_url=fetch.card_url, fetch_latency_ms=round(fetch.latency_ms, 1),
             size_bytes=fetch.size_bytes, legacy_path=fetch.legacy_path, tried=fetch.tried,
-            dialect=fetch.card.dialect, card=fetch.card, findings=card_findings(fetch))
+            dialect=fetch.card.dialect, card=fetch.card, findings=card_findings(fetch),
+            interfaces=interface_verdicts(fetch))
+        choice = None
         try:
-            iface_url, dialect = select_interface(fetch.card, fetch.card_url)
-            result.interface = {"url": iface_url, "dialect": dialect}
-        except AgentCardInvalid as exc:
-            result.findings.append(Finding(severity="error", code="no-jsonrpc",
+            choice = select_interface(fetch.card, fetch.card_url, transport_choice(transport))
+            result.interface = choice.to_dict()
+        except (NoUsableInterface, ConfigError) as exc:  # ConfigError: the grpc extra
+            result.findings.append(Finding(severity="error", code="no-usable-interface",
+                                           message=exc.render()))
+        except AgentCardInvalid as exc:  # the chosen interface's URL is unusable
+            result.findings.append(Finding(severity="error", code="invalid-interface-url",
                                            message=exc.message))
-        if probe and result.interface is not None:
-            result.probe = await _probe(client, fetch.card)
-            if result.probe.stream_ok is False:
-                # `run` sends blocking requests unless asked to stream: a warning, not a
-                # verdict, so discover and run agree on usability.
-                result.findings.append(Finding(
-                    severity="warning", code="streaming-broken",
-                    message="the card advertises streaming, but message/stream failed: "
-                            f"{result.probe.stream_error}"))
+    if probe and choice is not None:
+        await _probe_all(config, fetch, result, choice)
     _conclude(result)
     if auth_token:  # an agent may echo the token it was sent; it never reaches the output
         from a2abench.run.config import Redactor
@@ -226,15 +286,48 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
     return result
 
 
+async def _probe_all(config: A2AConfig, fetch: CardFetch, result: DiscoverResult,
+                     choice: InterfaceChoice) -> None:
+    """Probe each supported interface; the chosen one's probe is `result.probe`."""
+    from a2abench.a2a.client import A2AClient
+
+    options: dict[tuple[str, str, str], InterfaceChoice] = {
+        (o.binding, o.dialect, o.url): o for o in interface_options(fetch.card, fetch.card_url)}
+    for verdict in result.interfaces:
+        option = options.get((verdict.binding, verdict.dialect or "0.3", verdict.url))
+        if option is None:
+            continue
+        chosen = option == choice
+        verdict.chosen = chosen
+        async with A2AClient(config, card=fetch, interface=option) as client:
+            outcome = await _probe(client, fetch.card, stream=chosen)
+        verdict.reachable = outcome.ok
+        verdict.probe_latency_ms = outcome.latency_ms
+        if outcome.error:
+            verdict.error = f"{outcome.error.get('error')}: {outcome.error.get('message')}"
+        if chosen:
+            result.probe = outcome
+            if outcome.stream_ok is False:
+                result.findings.append(Finding(
+                    # `run` sends blocking requests unless asked to stream: a warning, not a
+                    # verdict, so discover and run agree on usability.
+                    severity="warning", code="streaming-broken",
+                    message="the card advertises streaming, but streaming on "
+                            f"{choice.binding} failed: {outcome.stream_error}"))
+
+
 def _conclude(result: DiscoverResult) -> None:
     """The first problem, in order: the card itself, the probe, streaming."""
     errors = [f for f in result.findings if f.severity == "error"]
-    card_errors = [f for f in errors if f.code != "streaming-broken"]
+    card_errors = [f for f in errors if f.code not in ("streaming-broken", "no-usable-interface")]
+    unusable = [f for f in errors if f.code == "no-usable-interface"]
     if card_errors:
         result.error = AgentCardInvalid(
             f"the card at {result.card_url} has {len(card_errors)} error(s), first: "
             f"{card_errors[0].message}",
             hint="Fix the card; every finding is listed above.").to_dict()
+    elif unusable:  # a valid card in bindings we do not speak is not an invalid card
+        result.error = NoUsableInterface(unusable[0].message).to_dict()  # it names the fix
     elif result.probe is not None and not result.probe.ok and result.probe.error:
         result.error = result.probe.error
     elif errors:
@@ -243,7 +336,7 @@ def _conclude(result: DiscoverResult) -> None:
     result.usable = result.error is None
 
 
-async def _probe(client: A2AClient, card: AgentCard) -> Probe:
+async def _probe(client: A2AClient, card: AgentCard, *, stream: bool = True) -> Probe:
     try:
         reply = await client.conversation().send(PROBE_TEXT, stream=False)
     except A2ABenchError as exc:
@@ -251,7 +344,7 @@ async def _probe(client: A2AClient, card: AgentCard) -> Probe:
     text = reply.text
     probe = Probe(ok=True, latency_ms=round(reply.latency_ms, 1), reply=reply.shape(),
                   text_preview=text[:160] if text else None, context_id=reply.context_id)
-    if card.capabilities.streaming:
+    if stream and card.capabilities.streaming:
         try:
             await client.conversation().send(PROBE_TEXT, stream=True)
             probe.stream_ok = True

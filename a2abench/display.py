@@ -50,7 +50,9 @@ class PlainDisplay:
         elif isinstance(event, RunStarted):
             skipped = f", {event.skipped} already done" if event.skipped else ""
             con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
-                      f"{event.agent} (A2A {event.dialect}), {count(event.total, 'task-trial')}"
+                      f"{event.agent} (A2A {event.dialect} {event.binding}"
+                      f"{', streaming' if event.streaming else ''}), "
+                      f"{count(event.total, 'task-trial')}"
                       f"{skipped}, concurrency {event.concurrency}"
                       f"{', shard ' + event.shard if event.shard else ''} -> {event.output}",
                       markup=False, highlight=False)
@@ -189,13 +191,15 @@ def render_report(report: Report, out: Output) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from a2abench.report.text import headline, num, pct
+    from a2abench.report.text import headline, interfaces, num, pct
 
     con = out.out
     incomplete = "" if report.score_complete else " (incomplete)"
     con.print(f"[bold]Score {num(report.score, 4)}{incomplete}[/bold]  ", end="",
               highlight=False)
     con.print(headline(report), markup=False, highlight=False)
+    if any(run.get("interface") for run in report.runs):
+        con.print(f"A2A interface: {interfaces(report)}", markup=False, highlight=False)
     for name, value in report.group_scores.items():
         con.print(f"{name.capitalize()} (scored apart): {num(value, 4)}", highlight=False)
     for warning in report.warnings:

@@ -11,12 +11,14 @@ a `kind` used by the run engine to classify failed task-trials:
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
+    │   │   ├── A2AStatusError                         an A2A error over HTTP+JSON or gRPC
     │   │   └── ReplyLimitExceeded                     a reply over a count limit (parts, ...)
     │   │       ├── ReplyTooLarge                        over --max-reply-bytes
     │   │       └── ReplyTooDeep                         JSON nested deeper than the limit
     │   ├── ReplyTooSlow                               still sending when --timeout passed
     │   ├── TaskTimeout                                --task-timeout passed while the agent
     │   │                                              was answering
+    │   ├── NoUsableInterface                          no card interface a2abench can speak
     │   ├── AgentHTTPError                             a deterministic HTTP error from the agent
     │   ├── TooManyRedirects                           a redirect loop or chain over the limit
     │   ├── HostNotAllowed                             a URL outside the allowed hosts
@@ -115,6 +117,26 @@ class JSONRPCError(ProtocolError):
         self.data = data
 
 
+class A2AStatusError(ProtocolError):
+    """An A2A error the agent returned over HTTP+JSON (a `google.rpc.Status` body) or gRPC
+    (a status code): `status` is the canonical code name, `reason` the ErrorInfo reason."""
+
+    def __init__(self, message: str, *, status: str | None, reason: str | None, where: str,
+                 http_status: int | None = None, hint: str | None = None) -> None:
+        label = " ".join(x for x in (status, f"({reason})" if reason else None) if x) or "error"
+        super().__init__(f"the agent at {where} returned {label}: {message}",
+                         hint=hint or _STATUS_HINTS.get(reason or ""))
+        self.status = status
+        self.reason = reason
+        self.http_status = http_status
+        self.rpc_message = message
+
+
+_STATUS_HINTS = {
+    "VERSION_NOT_SUPPORTED": "The agent rejected the A2A version. Run `a2abench discover URL` "
+                             "to check its card.",
+    "CONTENT_TYPE_NOT_SUPPORTED": "The agent refused a media type it does not declare.",
+}
 class ReplyLimitExceeded(ProtocolError):
     """A reply larger, deeper or more numerous than `ReplyLimits` allows (a2a/_limits.py)."""
 
@@ -140,6 +162,11 @@ class ReplyTooSlow(AgentError):
 
 class TaskTimeout(AgentError):
     """The task-trial's deadline (--task-timeout) passed while the agent was answering."""
+
+
+class NoUsableInterface(AgentError):
+    """The card is readable, but none of its interfaces is one a2abench can use (or the one
+    --transport asks for): an unsupported binding, not an invalid card."""
 
 
 class AgentHTTPError(AgentError):

@@ -28,7 +28,10 @@ def test_sdk_agent_card_probe_and_streaming(echo_url: str) -> None:
     assert r.code == 0, r.err
     data = r.json()
     assert data["usable"] and data["dialect"] == "1.0" and data["card"]["name"] == "echo"
-    assert data["interface"] == {"url": echo_url + "/a2a", "dialect": "1.0"}
+    assert data["interface"] == {"binding": "JSONRPC", "url": echo_url + "/a2a", "dialect": "1.0"}
+    assert [(i["binding"], i["dialect"], i["supported"], i["reachable"], i["chosen"])
+            for i in data["interfaces"]] == [("JSONRPC", "1.0", True, True, True),
+                                             ("JSONRPC", "0.3", True, True, False)]
     assert data["probe"]["ok"] and data["probe"]["stream_ok"] is True
     assert data["probe"]["reply"]["kind"] == "task"
     assert data["probe"]["text_preview"].startswith("echo: Hello from a2abench")

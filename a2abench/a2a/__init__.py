@@ -1,4 +1,5 @@
-"""A2A protocol core: normalized models, card discovery, and a client for dialects 0.2/0.3/1.0.
+"""A2A protocol core: normalized models, card discovery, and a client for dialects 0.2/0.3/1.0
+over JSON-RPC, HTTP+JSON and gRPC.
 
 Importing this package pulls in httpx and pydantic; the CLI imports it inside commands only.
 """

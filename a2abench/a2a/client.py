@@ -1,4 +1,5 @@
-"""The A2A client benchmarks use: one agent, many conversations, every dialect.
+"""The A2A client benchmarks use: one agent, many conversations, every dialect (0.2, 0.3,
+1.0) over every binding (JSON-RPC, HTTP+JSON, gRPC; see `bindings.py`).
 
     async with A2AClient(A2AConfig.create("http://127.0.0.1:9999")) as client:
         chat = client.conversation()
@@ -15,23 +16,22 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
-from a2abench.a2a import dialects
+from a2abench.a2a import bindings, dialects
 from a2abench.a2a._limits import ReplyLimits, check_count, current_task_deadline
+from a2abench.a2a.bindings import Binding, BindingName, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
-from a2abench.a2a.config import A2AConfig, check_http_url
+from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import (
     AgentCard,
-    AgentInterface,
     Artifact,
     ArtifactUpdate,
     DataPart,
-    Dialect,
     FilePart,
     Message,
     Part,
@@ -40,43 +40,13 @@ from a2abench.a2a.models import (
     TaskState,
     TextPart,
 )
-from a2abench.a2a.transport import JsonRpcTransport
-from a2abench.errors import AgentCardInvalid, HostNotAllowed, ProtocolError, ReplyTooSlow
-
-_DIALECT_RANK: dict[Dialect, int] = {"1.0": 0, "0.3": 1, "0.2": 2}
+from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
 
 
-def select_interface(card: AgentCard, card_url: str) -> tuple[str, Dialect]:
-    """The JSON-RPC interface we speak best: 1.0 over 0.3 over 0.2, card order breaking ties.
-
-    Relative URLs resolve against the card URL.
-    """
-    options: list[tuple[int, int, str, Dialect]] = []
-    for index, iface in enumerate(card.interfaces):
-        if iface.binding.upper() not in ("JSONRPC", "JSON-RPC", "JSON_RPC"):
-            continue
-        dialect = (dialects.dialect_of_version(iface.protocol_version)
-                   or ("0.3" if card.dialect == "1.0" else card.dialect))
-        try:
-            url = urljoin(card_url, iface.url)
-        except ValueError:  # e.g. "http://[::1/rpc": checked (and named) below
-            url = iface.url
-        options.append((_DIALECT_RANK[dialect], index, url, dialect))
-    if not options:
-        offered = ", ".join(sorted({i.binding for i in card.interfaces})) or "none"
-        raise AgentCardInvalid(f"the agent offers no JSON-RPC interface (offered: {offered})",
-                               hint="a2abench speaks A2A over JSON-RPC; enable that binding.")
-    _, _, url, dialect = min(options)
-    try:  # a card's URL is agent input: unusable ones are the card's fault, said once
-        check_http_url(url)
-    except ValueError as exc:
-        raise AgentCardInvalid(f"the card's JSON-RPC interface URL {exc}",
-                               hint="Fix the interface URL in the agent's card.") from None
-    return url, dialect
-
-
-def interface_for(card: AgentCard, url: str) -> AgentInterface | None:
-    return next((i for i in card.interfaces if i.url == url), None)
+def select_interface(card: AgentCard, card_url: str,
+                     transport: BindingName | None = None) -> InterfaceChoice:
+    """The interface a2abench uses (see `bindings.select_interface`)."""
+    return bindings.select_interface(card, card_url, transport)
 
 
 @dataclass
@@ -200,10 +170,12 @@ class A2AClient:
     def __init__(self, config: A2AConfig, *, card: CardFetch | None = None,
                  on_request: MetricsHook | None = None, http: httpx.AsyncClient | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
-                 pool_size: int = 1, host_policy: HostPolicy | None = None) -> None:
+                 pool_size: int = 1, host_policy: HostPolicy | None = None,
+                 interface: InterfaceChoice | None = None) -> None:
         """`pool_size` httpx clients serve the conversations round-robin: httpcore scans
         its whole connection pool on every request, so a few small pools beat one big pool
-        when many conversations run at once (benchmarks/engine_overhead.py)."""
+        when many conversations run at once (benchmarks/engine_overhead.py).
+        `interface` pins one of the card's interfaces (discover probes each)."""
         self.config = config
         self.host_policy = host_policy
         self.on_request = on_request
@@ -213,7 +185,9 @@ class A2AClient:
         self._pool = [http] if http is not None else [self._new_http()
                                                       for _ in range(max(1, pool_size))]
         self._http = self._pool[0]
-        self._transports: list[JsonRpcTransport] = []
+        self._transports: list[Binding] = []
+        self.interface: InterfaceChoice | None = None
+        self._pinned = interface
         self._next = 0
         self._lock = asyncio.Lock()
 
@@ -227,13 +201,16 @@ class A2AClient:
     async def _check_host(self, request: httpx.Request) -> None:
         """Refuse any request (card, interface, redirect) outside the host policy, and send
         the bearer token only where it may go."""
-        if self.host_policy is not None and not self.host_policy.allows(str(request.url)):
-            raise HostNotAllowed(f"{request.url.host} is not an allowed host "
-                                 f"(requested {request.url})",
-                                 hint="The agent's card or a redirect points outside "
-                                      "--allow-host; allow that host or fix the card.")
+        self._check_url(str(request.url))
         if "authorization" in request.headers and not self.may_receive_token(str(request.url)):
             del request.headers["authorization"]
+
+    def _check_url(self, url: str) -> None:
+        if self.host_policy is not None and not self.host_policy.allows(url):
+            host = urlsplit(url).hostname or url
+            raise HostNotAllowed(f"{host} is not an allowed host (requested {url})",
+                                 hint="The agent's card or a redirect points outside "
+                                      "--allow-host; allow that host or fix the card.")
 
     def may_receive_token(self, url: str) -> bool:
         """The token goes to the host the user gave, or to hosts allowed explicitly
@@ -249,7 +226,9 @@ class A2AClient:
         from the host the user gave (None when no token is set or it goes everywhere)."""
         if self.config.auth_token is None:
             return None
-        url = (await self.transport()).url
+        transport = await self.transport()
+        url = bindings.host_check_url(transport.url,
+                                      "GRPC" if transport.binding == "GRPC" else "JSONRPC")
         return None if self.may_receive_token(url) else host_of(url)
 
     async def __aenter__(self) -> A2AClient:
@@ -259,6 +238,10 @@ class A2AClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        for transport in self._transports[:1]:  # gRPC: one shared channel
+            close = getattr(transport, "aclose", None)
+            if close is not None:
+                await close()
         if self._owns_http:
             for http in self._pool:
                 await http.aclose()
@@ -273,17 +256,25 @@ class A2AClient:
                                                  max_depth=self.config.limits.max_depth)
             return self._fetched
 
-    async def transport(self, lane: int = 0) -> JsonRpcTransport:
-        """The transport of pool lane `lane` (one per httpx client)."""
+    async def transport(self, lane: int = 0) -> Binding:
+        """The binding of pool lane `lane` (one per httpx client; gRPC shares one channel)."""
         if not self._transports:
             fetched = await self.card()
-            url, dialect = select_interface(fetched.card, fetched.card_url)
-            self._transports = [JsonRpcTransport(
-                http, url, dialect, headers=self.config.headers(),
-                timeout=self.config.timeout, retry=self.config.retry,
-                on_request=self.on_request, before_request=self.before_request,
+            choice = self._pinned or select_interface(
+                fetched.card, fetched.card_url, bindings.transport_choice(self.config.transport))
+            self.interface = choice
+            pool = self._pool[:1] if choice.binding == "GRPC" else self._pool
+            headers = self.config.headers()
+            if choice.binding == "GRPC" and not self.may_receive_token(
+                    bindings.host_check_url(choice.url, "GRPC")):
+                # gRPC metadata skips httpx's hook: withhold the token here, as it does.
+                headers.pop("Authorization", None)
+            self._transports = [bindings.open_binding(
+                choice, http, headers=headers, timeout=self.config.timeout,
+                retry=self.config.retry, on_request=self.on_request,
+                before_request=self.before_request, check_url=self._check_url,
                 limits=self.config.limits)
-                for http in self._pool]
+                for http in pool]
         return self._transports[lane % len(self._transports)]
 
     def conversation(self) -> Conversation:
@@ -298,15 +289,15 @@ class A2AClient:
         use_stream = self.config.streaming if stream is None else stream
         use_stream = use_stream and bool(fetched.card.capabilities.streaming)
         params = dialects.send_params(message, transport.dialect)
-        iface = interface_for(fetched.card, transport.url)
-        if iface is not None and iface.tenant and transport.dialect == "1.0":
-            params["tenant"] = iface.tenant
+        choice = self.interface
+        if (choice is not None and choice.tenant and transport.dialect == "1.0"
+                and choice.binding == "JSONRPC"):  # REST and gRPC place the tenant themselves
+            params["tenant"] = choice.tenant
         started = time.perf_counter()
         if use_stream:
             reply = await self._send_streaming(transport, params, message.context_id)
         else:
-            method = dialects.METHODS[transport.dialect]["send"]
-            result = await transport.call(method, params, context_id=message.context_id)
+            result = await transport.send(params, context_id=message.context_id)
             parsed = dialects.parse_result(precheck(result, self.config.limits))
             reply = check_reply(AgentReply(**_reply_fields(parsed)), self.config.limits)
         if reply.task is not None and not reply.task.status.state.settled:
@@ -315,11 +306,10 @@ class A2AClient:
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
 
-    async def _send_streaming(self, transport: JsonRpcTransport, params: dict[str, Any],
+    async def _send_streaming(self, transport: Binding, params: dict[str, Any],
                               context_id: str | None) -> AgentReply:
-        method = dialects.METHODS[transport.dialect]["stream"]
         assembler = _StreamAssembler(self.config.limits)
-        async with contextlib.aclosing(transport.stream(method, params,
+        async with contextlib.aclosing(transport.stream(params,
                                                         context_id=context_id)) as events:
             async for result in events:
                 assembler.add(dialects.parse_stream_event(precheck(result,
@@ -328,12 +318,13 @@ class A2AClient:
 
     async def get_task(self, task_id: str, lane: int = 0) -> Task:
         transport = await self.transport(lane)
-        result = await transport.call(dialects.METHODS[transport.dialect]["get"],
-                                      {"id": task_id})
-        parsed = dialects.parse_result(precheck(result, self.config.limits))
-        if not isinstance(parsed, Task):
-            raise ProtocolError(f"tasks/get for {task_id} did not return a Task")
-        return parsed
+        return _as_task(precheck(await transport.get_task(task_id), self.config.limits),
+                        f"getting task {task_id}")
+
+    async def cancel_task(self, task_id: str, lane: int = 0) -> Task:
+        transport = await self.transport(lane)
+        return _as_task(precheck(await transport.cancel_task(task_id), self.config.limits),
+                        f"canceling task {task_id}")
 
     async def _poll(self, task: Task, started: float, lane: int) -> Task:
         delay = 0.05
@@ -350,6 +341,14 @@ class A2AClient:
             delay = min(delay * 2, 2.0)
             task = await self.get_task(task.id, lane)
         return task
+
+
+def _as_task(result: Any, what: str) -> Task:
+    # JSON-RPC returns a bare Task; a {"task": ...} wrapper is tolerated as well.
+    parsed = dialects.parse_result(result)
+    if not isinstance(parsed, Task):
+        raise ProtocolError(f"{what} did not return a Task")
+    return parsed
 
 
 def _reply_fields(result: Task | Message) -> dict[str, Any]:

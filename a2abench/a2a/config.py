@@ -74,6 +74,8 @@ class A2AConfig(BaseModel):
                                                       "send, every read, a whole stream).")
     verify_ssl: bool = True
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
+    transport: str | None = Field(default=None, description="Force a binding: jsonrpc, "
+                                  "http-json or grpc (None: the card's best).")
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     limits: ReplyLimits = Field(default_factory=ReplyLimits,
                                 description="Caps on one reply: bytes, nesting, counts.")
@@ -83,6 +85,15 @@ class A2AConfig(BaseModel):
     def _endpoint(cls, value: str) -> str:
         return check_http_url(value.strip()).rstrip("/")
 
+
+    @field_validator("transport")
+    @classmethod
+    def _transport(cls, value: str | None) -> str | None:
+        if value in (None, "", "auto"):
+            return None
+        if value.strip().lower() not in ("jsonrpc", "http-json", "grpc"):
+            raise ValueError(f"must be jsonrpc, http-json or grpc, got {value!r}")
+        return value.strip().lower()
 
     @field_validator("auth_token")
     @classmethod

@@ -10,13 +10,16 @@ from pydantic import BaseModel
 
 
 class ProtocolMetrics(BaseModel):
-    """One HTTP attempt of one A2A call. Token counts are estimates (characters / 4)."""
+    """One attempt (HTTP request or gRPC call) of one A2A call. Token counts are estimates
+    (characters / 4)."""
 
     request_id: str
     endpoint: str
     method: str
+    binding: str = "JSONRPC"  # JSONRPC | HTTP+JSON | GRPC
     attempt: int = 1
-    status_code: int | None = None
+    status_code: int | None = None  # HTTP status; None for gRPC (see grpc_status)
+    grpc_status: str | None = None  # gRPC status code name, e.g. OK, UNAVAILABLE
     latency_ms: float
     first_event_ms: float | None = None  # streaming only
     input_tokens: int = 0

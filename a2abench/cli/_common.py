@@ -23,6 +23,14 @@ JsonFlag = Annotated[bool, opt("--json", "Print machine-readable JSON on stdout;
                                          "everything else goes to stderr.")]
 Timeout = Annotated[float, opt("--timeout", "Seconds one A2A request may take, whole (connect, "
                                            "send, every read, a whole stream).", min=0.001)]
+Transport = Annotated[str | None, opt(
+    "--transport", "Force the A2A binding: jsonrpc | http-json | grpc [default: the card's "
+    "first supported interface, 1.0 before 0.3, JSON-RPC first among equals].",
+    show_default=False)]
+Streaming = Annotated[bool, opt(
+    "--streaming/--no-streaming", "Send each message as a streaming call (SSE / gRPC stream) "
+    "and assemble the reply from its events; needs the card's capabilities.streaming. The "
+    "default is blocking calls.")]
 AuthToken = Annotated[str | None, opt("--auth-token", "Bearer token sent to the agent "
                                                       "(prefer the environment variable).",
                                       show_default=False)]

@@ -18,6 +18,7 @@ def discover(
     json_: c.JsonFlag = False,
     timeout: c.Timeout = 10.0,
     auth_token: c.AuthToken = None,
+    transport: c.Transport = None,
     max_reply_bytes: c.MaxReplyBytes = 16_000_000,
     probe: Annotated[bool, c.opt("--probe/--no-probe", "Send one short message to check the "
                                                        "agent answers.")] = True,
@@ -37,7 +38,8 @@ def discover(
     out = Output.for_command(json_)
     try:
         result = asyncio.run(run_discover(url, timeout=timeout, auth_token=auth_token,
-                                          probe=probe, max_reply_bytes=max_reply_bytes))
+                                          probe=probe, transport=transport,
+                                          max_reply_bytes=max_reply_bytes))
     except A2ABenchError as exc:
         if json_:
             out.emit_json({"url": url, "usable": False, "error": exc.to_dict()})
@@ -68,14 +70,19 @@ def render(result: DiscoverResult, out: Output) -> None:
         con.print(f"Provider: {card.provider.organization or ''} {card.provider.url or ''}",
                   markup=False)
     table = Table(title="Interfaces", show_edge=False, title_justify="left")
-    for col in ("url", "binding", "protocol"):
+    for col in ("url", "binding", "protocol", "usable", "reachable", "probe"):
         table.add_column(col)
-    for iface in card.interfaces:
-        table.add_row(iface.url, iface.binding, iface.protocol_version or "-")
+    for v in result.interfaces:
+        reach = "-" if v.reachable is None else ("yes" if v.reachable else "no")
+        table.add_row(("* " if v.chosen else "") + v.url, v.binding, v.protocol_version or "-",
+                      "yes" if v.supported else f"no: {v.reason}", reach,
+                      f"{v.probe_latency_ms:.0f} ms" if v.probe_latency_ms is not None
+                      else (v.error or "-"))
     con.print(table)
     if result.interface:
         con.print(f"a2abench will use: {result.interface['url']} "
-                  f"(JSON-RPC, A2A {result.interface['dialect']})", markup=False)
+                  f"({result.interface['binding']}, A2A {result.interface['dialect']})",
+                  markup=False)
     caps = card.capabilities
     con.print(f"Capabilities: streaming={caps.streaming} push={caps.push_notifications} "
               f"extended_card={caps.extended_agent_card}", markup=False)

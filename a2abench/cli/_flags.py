@@ -35,6 +35,8 @@ class RunFlags:
     retry_delay: float
     auth_token: str | None
     timeout: float
+    transport: str | None
+    streaming: bool
     task_timeout: float | None
     max_reply_bytes: int
     allow_host: list[str] | None
@@ -67,6 +69,8 @@ def _run_params(
     retry_delay: c.RetryDelay = 0.5,
     auth_token: c.AuthToken = None,
     timeout: c.Timeout = 300.0,
+    transport: c.Transport = None,
+    streaming: c.Streaming = False,
     task_timeout: c.TaskTimeout = None,
     max_reply_bytes: c.MaxReplyBytes = 16_000_000,
     allow_host: c.AllowHost = None,

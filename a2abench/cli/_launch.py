@@ -20,7 +20,8 @@ def common_config(benchmark: str, options: dict[str, Any], *, white_agent_url: s
                   max_consecutive_failures: int, retries: int = 3,
                   retry_delay: float = 0.5, task_timeout: float | None = None,
                   max_reply_bytes: int = 16_000_000,
-                  allow_host: list[str] | None = None) -> Any:
+                  allow_host: list[str] | None = None, transport: str | None = None,
+                  streaming: bool = False) -> Any:
     from pydantic import SecretStr, ValidationError
 
     from a2abench.errors import ConfigError
@@ -38,7 +39,8 @@ def common_config(benchmark: str, options: dict[str, Any], *, white_agent_url: s
             retry_errors=retry_errors, shard=Shard.parse(shard), fail_under=fail_under,
             max_consecutive_failures=max_consecutive_failures, retries=retries,
             retry_delay=retry_delay, task_timeout=task_timeout,
-            allowed_hosts=list(allow_host or ()), max_reply_bytes=max_reply_bytes)
+            allowed_hosts=list(allow_host or ()), max_reply_bytes=max_reply_bytes,
+            transport=transport, streaming=streaming)
     except ValidationError as exc:
         raise ConfigError(f"invalid run configuration: {exc.errors()[0]['msg']}") from None
 

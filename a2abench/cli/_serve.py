@@ -54,6 +54,13 @@ def serve_green(
                                                                         "may set (repeatable), "
                                                                         "e.g. temperature.",
                                                      show_default=False)] = None,
+    grpc: Annotated[bool, c.opt("--grpc/--no-grpc", "Serve the gRPC binding too (needs the "
+                                                    "grpc extra; without it serve-green goes "
+                                                    "on without gRPC).")] = True,
+    grpc_port: Annotated[int | None, c.opt("--grpc-port", "Port of the gRPC binding [default: "
+                                                          "a free port, advertised in the "
+                                                          "card].", min=0, max=65535,
+                                           show_default=False)] = None,
     metrics: Annotated[bool, c.opt("--metrics", "Serve Prometheus metrics at /metrics.")]
     = False,
     metrics_port: Annotated[int | None, c.opt("--metrics-port", "Serve /metrics on this port "
@@ -93,6 +100,7 @@ def serve_green(
         max_request_bytes=max_request_bytes, output_dir=output_dir,
         presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
         allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
+        grpc=grpc, grpc_port=grpc_port,
         metrics=metrics, metrics_port=metrics_port, log_format=log_format)
     out = Output.for_command()
 

@@ -32,6 +32,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from a2abench.errors import ConfigError
+from a2abench.green import bindings
 from a2abench.green.card import build_card
 from a2abench.green.executor import AssessmentExecutor
 from a2abench.green.guard import BearerAuth, BodyLimit
@@ -77,15 +78,18 @@ def check_presets(settings: GreenSettings, benchmarks: list[str]) -> None:
 
 
 def build_app(settings: GreenSettings, url: str | None = None,
-              benchmarks: Callable[[], list[str]] | None = None) -> GreenApp:
-    """The serve-green app whose card advertises `url` (default: settings.advertised_url())."""
+              benchmarks: Callable[[], list[str]] | None = None,
+              grpc_port: int | None = None) -> GreenApp:
+    """The serve-green app whose card advertises `url` (default: settings.advertised_url()),
+    JSON-RPC and HTTP+JSON on the app, and gRPC on `grpc_port` when given."""
     from a2abench.run.registry import names
 
     list_benchmarks = benchmarks or names
     check_presets(settings, list_benchmarks())
     url = normalized_card_url(url or settings.advertised_url())
     card = build_card(url, list_benchmarks(), auth=settings.auth_token is not None,
-                      tck=settings.tck)
+                      tck=settings.tck, rest_url=bindings.rest_url(url),
+                      grpc_url=bindings.grpc_url(url, grpc_port) if grpc_port else None)
     monitoring, metrics = _monitoring(settings)
     executor = AssessmentExecutor(settings, list_benchmarks, monitoring)
     if metrics is not None:
@@ -94,22 +98,36 @@ def build_app(settings: GreenSettings, url: str | None = None,
                           lambda: executor.admission.running,
                           settings.max_concurrent_assessments)
     agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
+    # validate_input_modes: parts whose media type the card does not declare are refused
+    # with ContentTypeNotSupportedError (-32005 / its REST and gRPC forms), as A2A requires.
     handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+                                    agent_card=card, validate_input_modes=True)
     routes: list[BaseRoute] = [card_route(card, path) for path in card_paths(url)]
     # Operator routes first: a JSON-RPC endpoint at "/" must not shadow them.
     routes += status_routes(monitoring, readiness,
                             metrics if settings.metrics_port is None else None)
     for path in serving_paths(url, settings.rpc_path):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
+    for prefix in bindings.rest_prefixes(rpc_path(url), settings.rpc_path):
+        routes += bindings.rest_routes(handler, prefix)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        grpc_server = None
+        if grpc_port:
+            token = settings.auth_token.get_secret_value() if settings.auth_token else None
+            grpc_server = await bindings.start_grpc(
+                handler, settings.host, grpc_port, token=token,
+                max_request_bytes=settings.max_request_bytes)
         readiness.started = True
-        yield
-        readiness.started = False
-        await executor.shutdown()  # running assessments end FAILED with what finished
-        await handler.aclose()
+        try:
+            yield
+        finally:
+            readiness.started = False
+            if grpc_server is not None:
+                await grpc_server.stop(grace=5)
+            await executor.shutdown()  # running assessments end FAILED with what finished
+            await handler.aclose()
 
     middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
     if settings.auth_token is not None:
@@ -201,6 +219,20 @@ def bind(settings: GreenSettings) -> socket.socket:
     return sock
 
 
+def _grpc_port(settings: GreenSettings) -> int | None:
+    """The gRPC port to serve on, or None: gRPC is on unless --no-grpc, and needs grpcio (an
+    explicit --grpc-port without it is an error; the default just goes without)."""
+    if not settings.grpc:
+        return None
+    if not bindings.grpc_installed():
+        if settings.grpc_port is not None:
+            raise ConfigError("--grpc-port needs grpcio, which is not installed",
+                              hint=bindings.GRPC_HINT)
+        logger.warning("gRPC is not served: grpcio is not installed (%s)", bindings.GRPC_HINT)
+        return None
+    return bindings.pick_grpc_port(settings.host, settings.grpc_port)
+
+
 def _log_to_stderr(level: str, fmt: LogFormat = "text", token: str | None = None) -> None:
     """Structured lines per assessment and task event, beside uvicorn's own log (unless
     logging is set up); with json, uvicorn's lines become JSON objects too."""
@@ -227,13 +259,18 @@ def serve(settings: GreenSettings, on_ready: Callable[[GreenApp, list[str]], Any
     fmt: LogFormat = "json" if settings.log_format == "json" else "text"
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     _log_to_stderr(log_level, fmt, token)
+    grpc_port = _grpc_port(settings)
     sock = bind(settings)
     try:
-        green = build_app(settings, settings.advertised_url(sock.getsockname()[1]))
+        green = build_app(settings, settings.advertised_url(sock.getsockname()[1]),
+                          grpc_port=grpc_port)
         if settings.metrics_port is not None and green.metrics is not None:
             start_metrics_server(green.metrics, settings.host, settings.metrics_port)
         if on_ready is not None:
             on_ready(green, startup_warnings(settings))
+        others = [f"{i.protocol_binding} {i.protocol_version} at {i.url}"
+                  for i in green.card.supported_interfaces if i.protocol_binding != "JSONRPC"]
+        logger.info("also serving %s", ", ".join(others))
         config = uvicorn.Config(green.app, log_level=log_level, timeout_graceful_shutdown=15,
                                 log_config=None if fmt == "json" else uvicorn.config.LOGGING_CONFIG)
         server = uvicorn.Server(config)

@@ -58,9 +58,11 @@ def _skill(name: str) -> AgentSkill:
                       output_modes=["text/plain", "application/json"])
 
 
-def build_card(url: str, benchmarks: list[str], *, auth: bool, tck: bool = False) -> AgentCard:
-    """The card for a server whose JSON-RPC endpoint is `url`. It declares the endpoint twice,
-    A2A 1.0 and 0.3 (a2a-sdk then also writes the 0.3 top-level `url` 0.3 clients need)."""
+def build_card(url: str, benchmarks: list[str], *, auth: bool, tck: bool = False,
+               rest_url: str | None = None, grpc_url: str | None = None) -> AgentCard:
+    """The card for a server whose JSON-RPC endpoint is `url`. It declares each binding twice,
+    A2A 1.0 and 0.3, JSON-RPC first (a2a-sdk then also writes the 0.3 top-level `url` and
+    `preferredTransport: JSONRPC` that 0.3 clients need)."""
     card = AgentCard(
         name="a2abench green agent", description=DESCRIPTION, version=__version__,
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),
@@ -71,6 +73,11 @@ def build_card(url: str, benchmarks: list[str], *, auth: bool, tck: bool = False
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3"),
         ])
+    for binding, extra in (("HTTP+JSON", rest_url), ("GRPC", grpc_url)):
+        if extra is not None:
+            card.supported_interfaces.extend([
+                AgentInterface(url=extra, protocol_binding=binding, protocol_version="1.0"),
+                AgentInterface(url=extra, protocol_binding=binding, protocol_version="0.3")])
     if tck:
         card.skills.append(AgentSkill(
             id="tck", name="A2A TCK scenarios (test mode)",

@@ -43,8 +43,8 @@ ACCEPTED_FORMATS = (
 
 # Run-engine settings a request may choose; everything else is a benchmark option.
 RUN_KEYS = frozenset({"task_ids", "max_tasks", "num_trials", "concurrency", "seed", "timeout",
-                      "streaming", "retries", "retry_delay", "max_consecutive_failures",
-                      "task_timeout", "rate_limit", "shard"})
+                      "streaming", "transport", "retries", "retry_delay",
+                      "max_consecutive_failures", "task_timeout", "rate_limit", "shard"})
 ALIASES = {"num_tasks": "max_tasks"}  # AgentBeats' tau2 scenario says num_tasks
 MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's one loop
 # The engine plans every task-trial up front; this bounds that plan per request (telecom's

@@ -44,6 +44,8 @@ class GreenSettings:
     max_trials: int = DEFAULT_MAX_TRIALS
     allow_models: tuple[str, ...] = ()  # models requests may pick (default: operator's only)
     allow_llm_args: tuple[str, ...] = ()  # keys of *_llm_args requests may set
+    grpc: bool = True  # serve the gRPC binding too (when grpcio is installed)
+    grpc_port: int | None = None  # None: a free port, advertised in the card
     metrics: bool = False  # serve /metrics (Prometheus) on the main port
     metrics_port: int | None = None  # or on a port of its own (implies metrics)
     log_format: str = "text"  # text | json: structured assessment/task lines

@@ -47,6 +47,19 @@ def md(text: object) -> str:
     return escaped.replace("&", "&amp;")
 
 
+def interfaces(report: Report) -> str:
+    """The A2A interfaces the runs used, e.g. `HTTP+JSON A2A 1.0 http://a/rest (streaming)`."""
+    seen: list[str] = []
+    for run in report.runs:
+        i = run.get("interface") or {}
+        if i:
+            text = (f"{i.get('binding')} A2A {i.get('dialect')} {i.get('url')}"
+                    f"{' (streaming)' if i.get('streaming') else ''}")
+            if text not in seen:
+                seen.append(text)
+    return "; ".join(seen) or "n/a"
+
+
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(row) + " |" for row in rows]
@@ -88,6 +101,7 @@ def to_markdown(report: Report) -> str:
         out += ["### By category", "", *_md_table(head, _group_rows(report.by_category))]
     out += ["### Run", ""]
     out += _md_table(["metric", "value"], [
+        ["A2A interface", md(interfaces(report))],
         ["terminations", md(", ".join(f"{k}: {v}" for k, v in report.terminations.items()))],
         ["errors", ", ".join(f"{k}: {v}" for k, v in report.errors.items())],
         ["request latency p50 / p90 / p99",

@@ -125,7 +125,8 @@ class RunConfig(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     auth_token: SecretStr | None = None
     timeout: float = 300.0
-    streaming: bool = False
+    streaming: bool = False  # blocking by default; --streaming needs the card's capability
+    transport: str | None = None  # jsonrpc | http-json | grpc; None: the card's best
     task_ids: list[str] | None = None
     max_tasks: int | None = None
     num_trials: int = 1
@@ -145,6 +146,15 @@ class RunConfig(BaseModel):
     allowed_hosts: list[str] = Field(default_factory=list)
     task_timeout: float | None = None  # wall-clock cap per task-trial (a2a/_limits.py)
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES  # per reply, agent and LLM endpoints
+
+    @field_validator("transport")
+    @classmethod
+    def _transport(cls, value: str | None) -> str | None:
+        if value in (None, "", "auto"):
+            return None
+        if value.strip().lower() not in ("jsonrpc", "http-json", "grpc"):
+            raise ValueError(f"transport must be jsonrpc, http-json or grpc, got {value!r}")
+        return value.strip().lower()
 
     @field_validator("num_trials", "concurrency", "max_consecutive_failures")
     @classmethod

@@ -160,6 +160,11 @@ class Engine:
         async with self._client() as client:
             card = await client.card()  # fail fast, before writing anything, if unreachable
             transport = await client.transport()
+            if config.streaming and not card.card.capabilities.streaming:
+                raise ConfigError("--streaming: the agent's card does not advertise streaming",
+                                  hint="Drop --streaming (the run then uses blocking calls).")
+            interface = {**(client.interface.to_dict() if client.interface else {}),
+                         "streaming": config.streaming}
             withheld = await client.token_withheld()
             if withheld is not None:
                 self.emit(Notice("warning", f"the agent's card points to {withheld}, not the "
@@ -168,14 +173,16 @@ class Engine:
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
-                self._write_run_record(key, len(items), len(items) - len(todo), previous)
+                self._write_run_record(key, len(items), len(items) - len(todo), previous,
+                                       interface)
                 self.progress.total = len(todo)
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
                     card.card.name or redact_url(config.white_agent_url), transport.dialect,
                     len(items),
                     len(items) - len(todo), len(todo), config.concurrency,
-                    str(config.shard) if config.shard else None))
+                    str(config.shard) if config.shard else None, transport.binding,
+                    config.streaming))
                 status = await self._execute(todo, client)
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
@@ -205,6 +212,7 @@ class Engine:
         config = self.config
         a2a = A2AConfig.create(
             config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
+            transport=config.transport,
             auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
             retry=RetryPolicy(max_attempts=config.retries + 1, base_delay=config.retry_delay,
                               max_delay=max(8.0, config.retry_delay),
@@ -217,7 +225,8 @@ class Engine:
                          host_policy=run_host_policy(config))
 
     def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
-                          previous: plan.Previous | None) -> None:
+                          previous: plan.Previous | None,
+                          interface: dict[str, object] | None = None) -> None:
         assert self.writer is not None
         manifest = self.driver.manifest()
         self.writer.write(RunRecord(
@@ -226,7 +235,8 @@ class Engine:
             data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
             scoring=self.driver.scoring, planned=planned, skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
-            else None, resumed=previous is not None, started_at=now_iso()))
+            else None, resumed=previous is not None, started_at=now_iso(),
+            interface=interface))
 
     def _on_request(self, m: ProtocolMetrics) -> None:
         tally = _current.get()

@@ -43,6 +43,8 @@ class RunStarted:
     total: int
     concurrency: int
     shard: str | None
+    binding: str = "JSONRPC"
+    streaming: bool = False
     kind: str = "run_started"
 
 

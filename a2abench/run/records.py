@@ -57,6 +57,8 @@ class RunRecord(_Record):
     skipped: int = 0  # already recorded when resuming
     resumed: bool = False
     started_at: str
+    # The A2A interface used: binding, dialect, url, streaming (absent in runs before 0.2).
+    interface: dict[str, Any] | None = None
 
 
 class RequestRecord(_Record, ProtocolMetrics):
