@@ -22,7 +22,7 @@ from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domains.banking import llm_search
 from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config, reranker_config
 from a2abench.benchmarks.tau2.models import ToolCall
-from a2abench.errors import ConfigError
+from a2abench.errors import ConfigError, LLMResponseInvalid
 from a2abench.llm import LLMConfig
 from tests.clihelp import run_cli
 from tests.fakes.llm_server import FakeLLMServer, Reply, completion, error_body, word_vector
@@ -242,3 +242,26 @@ def test_upstream_texts_load_from_a_checkout(monkeypatch: pytest.MonkeyPatch) ->
     prompt = llm_search.load_reranker_prompt(data_dir)
     assert prompt.count("{}") == 2 and "relevance_score" not in prompt
     assert llm_search.load_qwen_instruction(data_dir).strip()
+
+
+def test_openai_variants_ask_for_base64_and_decode_float32_like_the_sdk(
+        server: FakeLLMServer) -> None:
+    import array
+    import base64
+
+    def packed(text: str) -> Any:
+        return base64.b64encode(array.array("f", word_vector(text)).tobytes()).decode()
+
+    server.embed = packed
+    d = _load(server, "openai_embeddings")
+    d.fresh_environment().execute(ToolCall(id="k", name="KB_search",
+                                           arguments={"query": "annual fee"}))
+    assert {r.json["encoding_format"] for r in server.requests} == {"base64"}
+    first = np.array(word_vector(d.kb.documents[0].content), dtype=np.float32).astype(float)
+    assert np.array_equal(d.dense.docs[0], first / np.linalg.norm(first))
+    server.embed = lambda text: "not base64!"
+    domain_module._DOMAINS.clear()  # the fixture's own dict: load afresh with another model
+    with pytest.raises(LLMResponseInvalid, match="usable `data` list"):
+        load_domain("banking_knowledge", data_dir=data_root(),
+                    retrieval_variant="openai_embeddings",
+                    embedding=LLMConfig(model="m2", base_url=server.base_url))

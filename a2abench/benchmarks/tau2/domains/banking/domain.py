@@ -9,6 +9,7 @@ for the discoverable tools the task's gold actions call.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,11 @@ class BankingDomain(Tau2Domain):
         if variant.dense:
             from a2abench.llm._embeddings import EmbeddingClient
 
+            # Upstream's OpenAI embedder lets the SDK ask for base64 (float32 vectors); its
+            # OpenRouter embedder asks for floats. Same request, same numbers.
+            fmt = "float" if variant.embedder == "openrouter" else "base64"
+            embedding = replace(embedding, args={"encoding_format": fmt, **embedding.args})
+            self.embedding = embedding
             self.dense = DenseIndex(self.kb, EmbeddingClient(embedding), query_instruction)
         self.reranker = None
         if variant.reranker:
