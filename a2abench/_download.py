@@ -30,6 +30,17 @@ from a2abench._paths import cache_dir
 from a2abench.errors import DataCorrupt, DataMissing
 
 _CHUNK = 1 << 20
+RAW_HOST = "https://raw.githubusercontent.com/"
+# A mirror laid out like the raw-file host (`<mirror>/<owner>/<repo>/<commit>/<path>`), for
+# air-gapped installs; a benchmark's own base-URL variable wins over it.
+MIRROR_ENV = "A2ABENCH_DATA_MIRROR"
+
+
+def raw_base(repository: str, commit: str) -> str:
+    """Base URL of `repository`'s files at `commit` (ends with "/"), honouring the mirror."""
+    host = os.environ.get(MIRROR_ENV) or RAW_HOST
+    host = host if host.endswith("/") else host + "/"
+    return f"{host}{repository}/{commit}/"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from urllib.parse import urljoin, urlsplit
 
 from pydantic import BaseModel, Field
 
+from a2abench._retry import RetryPolicy
 from a2abench.a2a.bindings import (
     InterfaceChoice,
     binding_name,
@@ -21,7 +22,7 @@ from a2abench.a2a.bindings import (
     url_is_relative,
 )
 from a2abench.a2a.card import WARN_CARD_BYTES, CardFetch
-from a2abench.a2a.config import A2AConfig, RetryPolicy
+from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.dialects import dialect_of_version
 from a2abench.a2a.models import AgentCard, Dialect
 
@@ -256,7 +257,8 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
 
     limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()
     config = A2AConfig.create(url, auth_token=auth_token, timeout=timeout, limits=limits,
-                              retry=RetryPolicy(max_attempts=2, total_budget=timeout))
+                              retry=RetryPolicy(max_attempts=2, base_delay_s=0.5,
+                                                max_delay_s=8.0, budget_s=timeout))
     async with A2AClient(config) as client:
         fetch = await client.card()
         result = DiscoverResult(

@@ -10,6 +10,7 @@ import asyncio
 import importlib.util
 import json
 import sys
+import threading
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -190,8 +191,11 @@ def huge_card(base: str) -> Starlette:
     return _card_app(h)
 
 
-def slow_card(_: str, delay: float = 3.0) -> Starlette:
+def slow_card(_: str, delay: float = 3.0, arrived: threading.Event | None = None) -> Starlette:
+    """A card that answers after `delay` s; `arrived` is set when a request comes in."""
     async def h(_: Request) -> JSONResponse:
+        if arrived is not None:
+            arrived.set()
         await asyncio.sleep(delay)
         return JSONResponse({})
     return _card_app(h)

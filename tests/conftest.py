@@ -1,4 +1,11 @@
-"""Shared fixtures: every test runs with a clean A2ABENCH_* environment and its own cache dir."""
+"""Shared fixtures: every test runs with a clean A2ABENCH_* environment and its own cache dir.
+
+Reference data (upstream tau2 and CRMArena files) is found, per benchmark, in
+`A2ABENCH_TEST_DATA`, then `../shared/data` beside the project, then the user's a2abench cache
+(`a2abench data pull`); when none has it, it is pulled once into that cache through the
+product's verified downloader. Only when that fails do the tests that need it skip, and the
+session ends with one line naming the command that fixes it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from tests import refdata
+
+SHARED_DATA = refdata.SHARED_DATA
 
 _ISOLATED_PREFIXES = ("A2ABENCH_", "OPENAI_", "SALESFORCE_")
 _ISOLATED_NAMES = ("CI", "NO_COLOR", "GITHUB_STEP_SUMMARY", "HF_HUB_OFFLINE")
@@ -25,9 +34,20 @@ def clean_environ(tmp_path_factory: pytest.TempPathFactory,
 
 
 def shared_data(*parts: str) -> Path:
-    """A path under ../shared/data, or skip the test with the reason when it is absent."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"reference data not found at {path} (the ../shared/data folder beside "
-                    "the project); fidelity tests need it")
+    """A path in the reference data (`parts[0]` is "tau2" or "crmarena"), or skip the test."""
+    root = refdata.RESOLVER.root(parts[0])
+    path = root.joinpath(*parts[1:]) if root is not None else None
+    if path is None or not path.exists():
+        refdata.RESOLVER.skipped += 1
+        pytest.skip(f"reference data {'/'.join(parts)} not found: {refdata.RESOLVER.why()}")
     return path
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    line = refdata.RESOLVER.summary()
+    if line:
+        terminalreporter.write_line(line, yellow=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    refdata.RESOLVER.cleanup()

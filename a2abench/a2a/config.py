@@ -1,43 +1,18 @@
-"""A2AConfig (the seed data model) and the retry policy, as value objects."""
+"""A2AConfig (the seed data model): how to reach one agent, as a value object."""
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from a2abench._retry import RetryPolicy
 from a2abench.a2a._limits import ReplyLimits
 from a2abench.errors import ConfigError
 
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Exponential backoff with jitter for transient failures, bounded by count and time.
-
-    Delay before retry n (1-based) is `base_delay * 2**(n-1)`, capped at `max_delay`, scaled by
-    a random factor in [1 - jitter, 1]; a server's Retry-After replaces it (still capped by the
-    remaining budget). `max_attempts` counts the first try.
-    """
-
-    max_attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 8.0
-    total_budget: float = 60.0
-    jitter: float = 0.5
-
-    def delay(self, retry_number: int, retry_after: float | None = None,
-              rng: random.Random | None = None) -> float:
-        if retry_after is not None:
-            return max(0.0, retry_after)
-        raw = min(self.max_delay, self.base_delay * 2 ** (retry_number - 1))
-        factor = 1.0 - self.jitter * (rng.random() if rng else random.random())
-        return float(raw * factor)
-
-    @classmethod
-    def none(cls) -> RetryPolicy:
-        return cls(max_attempts=1)
+# Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).
+AGENT_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.5, max_delay_s=8.0, budget_s=60.0)
 
 
 def check_http_url(value: str) -> str:
@@ -76,7 +51,7 @@ class A2AConfig(BaseModel):
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
     transport: str | None = Field(default=None, description="Force a binding: jsonrpc, "
                                   "http-json or grpc (None: the card's best).")
-    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    retry: RetryPolicy = Field(default=AGENT_RETRY)
     limits: ReplyLimits = Field(default_factory=ReplyLimits,
                                 description="Caps on one reply: bytes, nesting, counts.")
 
@@ -110,10 +85,10 @@ class A2AConfig(BaseModel):
         return value
 
     @classmethod
-    def create(cls, endpoint: str, **kwargs: object) -> A2AConfig:
+    def create(cls, endpoint: str, **kwargs: Any) -> A2AConfig:
         """Build a config, turning validation errors into one ConfigError that names fields."""
         try:
-            return cls(endpoint=endpoint, **kwargs)  # type: ignore[arg-type]
+            return cls(endpoint=endpoint, **kwargs)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'config'} "

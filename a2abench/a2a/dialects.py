@@ -24,6 +24,7 @@ from a2abench.a2a.models import (
     FilePart,
     Message,
     Part,
+    Role,
     SecurityScheme,
     StatusUpdate,
     StreamEvent,
@@ -56,8 +57,8 @@ _STATE_ALIASES = {
 _STATE_NUMBERS = {0: TaskState.UNKNOWN, 1: TaskState.SUBMITTED, 2: TaskState.WORKING,
                   3: TaskState.COMPLETED, 4: TaskState.FAILED, 5: TaskState.CANCELED,
                   6: TaskState.INPUT_REQUIRED, 7: TaskState.REJECTED, 8: TaskState.AUTH_REQUIRED}
-_ROLES = {"user": "user", "agent": "agent", "ROLE_USER": "user", "ROLE_AGENT": "agent",
-          1: "user", 2: "agent"}
+_ROLES: dict[object, Role] = {"user": "user", "agent": "agent", "ROLE_USER": "user",
+                              "ROLE_AGENT": "agent", 1: "user", 2: "agent"}
 
 
 def dialect_of_version(version: str | None) -> Dialect | None:
@@ -143,7 +144,7 @@ def parse_message(raw: Any) -> Message:
     role = _ROLES.get(raw_role) if isinstance(raw_role, str | int) else None
     if role is None:
         raise ProtocolError(f"message.role {d.get('role')!r} is neither user nor agent")
-    return Message(role=role, parts=_parts(d, "message"),  # type: ignore[arg-type]
+    return Message(role=role, parts=_parts(d, "message"),
                    message_id=str(_pick(d, "messageId", "message_id") or uuid.uuid4()),
                    context_id=_pick(d, "contextId", "context_id"),
                    task_id=_pick(d, "taskId", "task_id"), metadata=d.get("metadata"))

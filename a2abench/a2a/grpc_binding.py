@@ -20,6 +20,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
 from a2abench.a2a._limits import (
     Deadline,
@@ -30,7 +31,7 @@ from a2abench.a2a._limits import (
     deadline_scope,
     too_large,
 )
-from a2abench.a2a.config import RetryPolicy
+from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
 from a2abench.a2a.transport import _Attempt, deadline_error, version_headers
@@ -87,7 +88,7 @@ class GrpcTransport:
         self.target, self.secure = grpc_target(url)
         self.dialect = dialect
         self.timeout = timeout
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or AGENT_RETRY
         self.on_request = on_request
         self.before_request = before_request
         self.tenant = tenant if dialect == "1.0" else None
@@ -286,8 +287,8 @@ class GrpcTransport:
         if not outcome.transient or attempt >= self.retry.max_attempts:
             return None
         delay = self.retry.delay(attempt, None)
-        remaining = self.retry.total_budget - (time.monotonic() - started)
-        return delay if delay <= remaining else None
+        return delay if self.retry.retry_after(attempt, time.monotonic() - started,
+                                               delay) else None
 
     def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
               status: str, latency_ms: float, in_tokens: int, out_tokens: int,

@@ -23,6 +23,7 @@ from urllib.parse import quote
 import httpx
 
 from a2abench._http import parse_retry_after
+from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
 from a2abench.a2a._limits import (
     Deadline,
@@ -35,7 +36,7 @@ from a2abench.a2a._limits import (
     read_body,
     read_prefix,
 )
-from a2abench.a2a.config import RetryPolicy
+from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
 from a2abench.a2a.transport import (
@@ -89,7 +90,7 @@ class RestTransport:
         self.url = url.rstrip("/")
         self.dialect = dialect
         self.timeout = timeout
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or AGENT_RETRY
         self.on_request = on_request
         self.before_request = before_request
         self.headers = {"Content-Type": "application/json", **version_headers(dialect),
@@ -284,8 +285,8 @@ class RestTransport:
         if not outcome.transient or attempt >= self.retry.max_attempts:
             return None
         delay = self.retry.delay(attempt, outcome.retry_after)
-        remaining = self.retry.total_budget - (time.monotonic() - started)
-        return delay if delay <= remaining else None
+        return delay if self.retry.retry_after(attempt, time.monotonic() - started,
+                                               delay) else None
 
     def _emit(self, request_id: str, url: str, path: str, attempt: int, outcome: _Attempt,
               latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from a2abench._http import parse_retry_after
+from a2abench._retry import RetryPolicy
 from a2abench.a2a._limits import (
     Deadline,
     DeadlinePassed,
@@ -33,7 +34,7 @@ from a2abench.a2a._limits import (
     read_body,
     read_prefix,
 )
-from a2abench.a2a.config import RetryPolicy
+from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
 from a2abench.errors import (
@@ -136,7 +137,7 @@ class JsonRpcTransport:
         self.url = url
         self.dialect = dialect
         self.timeout = timeout
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or AGENT_RETRY
         self.limits = limits or ReplyLimits()
         self.on_request = on_request
         self.before_request = before_request
@@ -258,10 +259,12 @@ class JsonRpcTransport:
         return payload["result"]
 
     def _retry_delay(self, outcome: _Attempt, attempt: int, started: float) -> float | None:
-        if not outcome.transient or attempt >= self.retry.max_attempts:
+        if not outcome.transient:
             return None
         delay = self.retry.delay(attempt, outcome.retry_after)
-        remaining = self.retry.total_budget - (time.monotonic() - started)
+        if attempt >= self.retry.max_attempts:
+            return None
+        remaining = self.retry.budget_s - (time.monotonic() - started)
         task = current_task_deadline()
         if task is not None:
             remaining = min(remaining, task.remaining())

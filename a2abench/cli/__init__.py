@@ -1,10 +1,10 @@
 """The `a2abench` command line. Commands parse flags, call one core function, render.
 
 Nothing heavy is imported here: a2a-sdk, httpx and the benchmarks load inside the commands
-so that `a2abench --help` starts fast (tests/test_cli_startup.py checks it).
+so that `a2abench --help` starts fast (tests/test_cli.py checks it). The command modules do
+not postpone annotations (`from __future__ import annotations`): Typer would then compile
+every parameter's annotation string on each start (docs/performance.md, Startup).
 """
-
-from __future__ import annotations
 
 import sys
 from typing import Annotated
@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from a2abench._version import __version__
-from a2abench.cli import _demo, _discover, _report, _run, _serve
+from a2abench.cli import _common, _data, _demo, _discover, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
@@ -32,6 +32,7 @@ app = typer.Typer(
     # Markdown/markup parsing costs ~100 ms of imports on every --help; panels stay Rich.
     rich_markup_mode=None,
     pretty_exceptions_show_locals=False,
+    cls=_common.Group,
 )
 
 
@@ -57,6 +58,7 @@ app.command("discover", epilog=EXIT_CODES_HELP)(_discover.discover)
 app.add_typer(_run.app, name="run")
 app.command("serve-green", epilog=EXIT_CODES_HELP)(_serve.serve_green)
 app.command("report", epilog=EXIT_CODES_HELP)(_report.report)
+app.add_typer(_data.app, name="data")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,9 +1,7 @@
 """Option types shared by several commands. Each flag also reads A2ABENCH_<FLAG>."""
 
-from __future__ import annotations
-
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,9 +11,9 @@ def env(flag: str) -> str:
     return "A2ABENCH_" + flag.split("/")[0].lstrip("-").replace("-", "_").upper()
 
 
-def opt(flag: str, help: str, **kwargs: object) -> typer.models.OptionInfo:
+def opt(flag: str, help: str, **kwargs: Any) -> typer.models.OptionInfo:
     option: typer.models.OptionInfo = typer.Option(
-        flag, envvar=env(flag), help=help, **kwargs)  # type: ignore[arg-type]
+        flag, envvar=env(flag), help=help, **kwargs)
     return option
 
 
@@ -112,3 +110,19 @@ JudgeLLMBaseUrl = Annotated[str | None, opt("--judge-llm-base-url", "Base URL fo
 LLMCache = Annotated[bool, opt("--llm-cache/--no-llm-cache", "Cache LLM responses on disk.")]
 DataDir = Annotated[Path | None, opt("--data-dir", "Local data directory laid out like "
                                                    "upstream's data/.", show_default=False)]
+
+
+class Group(typer.core.TyperGroup):
+    """A command group whose `--help` flag defaults to False instead of None.
+
+    Typer coerces every processed value that is not already a bool through a pydantic
+    TypeAdapter, built on first use; a group's own `--help`, absent from `a2abench run tau2
+    --help`, arrives as None, and building that one adapter imports pydantic (~80 ms, half of
+    a sub-command's help). A bool default skips it; parsing and help text are unchanged.
+    """
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option

@@ -1,7 +1,5 @@
 """`a2abench demo`: an offline run on generated data with the bundled scripted agent."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`a2abench discover URL`: fetch, validate and probe an agent card."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -57,7 +55,7 @@ _MARK = {"error": "✗", "warning": "!", "info": "i"}
 _STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
-def render(result: DiscoverResult, out: Output) -> None:
+def render(result: "DiscoverResult", out: "Output") -> None:
     from rich.table import Table
 
     card, con = result.card, out.out
@@ -97,7 +95,7 @@ def render(result: DiscoverResult, out: Output) -> None:
     _render_probe(result, out)
 
 
-def _render_skills(result: DiscoverResult, out: Output) -> None:
+def _render_skills(result: "DiscoverResult", out: "Output") -> None:
     from rich.table import Table
 
     if not result.card.skills:
@@ -110,7 +108,7 @@ def _render_skills(result: DiscoverResult, out: Output) -> None:
     out.out.print(table)
 
 
-def _render_findings(result: DiscoverResult, out: Output) -> None:
+def _render_findings(result: "DiscoverResult", out: "Output") -> None:
     if not result.findings:
         out.out.print("Findings: none")
         return
@@ -121,7 +119,7 @@ def _render_findings(result: DiscoverResult, out: Output) -> None:
         out.out.print(f.message, markup=False, highlight=False)
 
 
-def _render_probe(result: DiscoverResult, out: Output) -> None:
+def _render_probe(result: "DiscoverResult", out: "Output") -> None:
     probe = result.probe
     if probe is None:
         out.out.print("Probe: skipped")

@@ -5,8 +5,6 @@ gate) to a command and hands them over as one `RunFlags`; `@llm_flags` adds the 
 and judge flags as a dict of benchmark options. The commands then declare only their own flags.
 """
 
-from __future__ import annotations
-
 import functools
 import inspect
 from collections.abc import Callable
@@ -110,7 +108,8 @@ def _graft(fn: Callable[..., Any], donor: Callable[..., Any], target: str,
         group = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
         return fn(**kwargs, **{target: pack(group)})
 
-    command.__signature__ = inspect.Signature(merged)  # type: ignore[attr-defined]
+    grafted: Any = command  # functools.wraps' type declares no __signature__; inspect reads it
+    grafted.__signature__ = inspect.Signature(merged)
     command.__annotations__ = {p.name: p.annotation for p in merged}
     return command
 

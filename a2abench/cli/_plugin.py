@@ -1,7 +1,5 @@
 """`a2abench run <name>` for benchmarks that third-party packages register."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import typer

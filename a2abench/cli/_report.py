@@ -1,7 +1,5 @@
 """`a2abench report`: aggregate metrics.jsonl files into a report."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

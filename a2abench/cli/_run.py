@@ -1,9 +1,7 @@
 """`a2abench run <benchmark>`: flags -> RunConfig -> the run engine -> rendered summary."""
 
-from __future__ import annotations
-
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -12,21 +10,18 @@ from a2abench.cli._flags import RunFlags, llm_flags, run_flags
 from a2abench.cli._launch import launch_run
 from a2abench.cli._plugin import plugin_command
 
-if TYPE_CHECKING:
-    import typer._click as click
-else:
-    from typer import _click as click
 
-
-class _BenchmarkGroup(typer.core.TyperGroup):
+class _BenchmarkGroup(c.Group):
     """`run` lists tau2, crmarena and every benchmark registered by an installed package."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    # `ctx` is Typer's click Context and the result a click Command; Typer vendors click and
+    # names neither publicly, so they stay untyped here (no import of its private module).
+    def list_commands(self, ctx: Any) -> list[str]:
         from a2abench.run.registry import names
 
         return sorted(set(super().list_commands(ctx)) | set(names()))
 
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, name: str) -> Any:
         command = super().get_command(ctx, name)
         if command is not None:
             return command

@@ -1,7 +1,5 @@
 """`a2abench serve-green`: a2abench as an A2A green agent (assessor) server."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

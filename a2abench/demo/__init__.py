@@ -70,7 +70,8 @@ async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
             options={"domain": "mock", "data_dir": str(data_root), "user_llm": "scripted-user",
                      "user_llm_base_url": user_url + "/v1", "llm_cache": False})
         await execute_async(tau2, on_event)
-        result.metrics["tau2"] = tau2.output  # type: ignore[assignment]
+        assert tau2.output is not None  # set above
+        result.metrics["tau2"] = tau2.output
         crm_db, tasks_file = await asyncio.to_thread(_crm_data, output / "data" / "crm")
         crm = RunConfig(
             benchmark="crmarena", white_agent_url=agent_url, concurrency=4,
@@ -78,6 +79,7 @@ async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
             options={"org": "b2b", "crm_db": str(crm_db), "tasks_file": str(tasks_file),
                      "judge_llm": "offline"})
         await execute_async(crm, on_event)
-        result.metrics["crmarena"] = crm.output  # type: ignore[assignment]
+        assert crm.output is not None  # set above
+        result.metrics["crmarena"] = crm.output
     result.duration_s = time.monotonic() - started
     return result

@@ -101,10 +101,11 @@ async def start_grpc(handler: DefaultRequestHandler, host: str, port: int, *,
     if server.add_insecure_port(address) == 0:
         raise ConfigError(f"cannot listen for gRPC on {address}",
                           hint="Choose another --grpc-port, or pass --no-grpc.")
-    a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        GrpcHandler(handler), server)
-    a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        CompatGrpcHandler(handler), server)
+    # a2a-sdk's generated registration functions carry no annotations: typed here, once.
+    add_v1: Callable[[Any, Any], None] = a2a_pb2_grpc.add_A2AServiceServicer_to_server
+    add_v03: Callable[[Any, Any], None] = a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server
+    add_v1(GrpcHandler(handler), server)
+    add_v03(CompatGrpcHandler(handler), server)
     await server.start()
     return server
 

@@ -11,6 +11,8 @@ LLMBadRequest, LLMContextWindowExceeded, LLMRateLimited, LLMResponseInvalid).
 See docs/llm.md for configuration, environment variables and the cache.
 """
 
+from a2abench._retry import RetryPolicy
+from a2abench.llm._build import build_llm
 from a2abench.llm._cache import ResponseCache, cache_key, default_cache_root
 from a2abench.llm._client import ChatLLM, MetricsHook
 from a2abench.llm._config import (
@@ -18,7 +20,6 @@ from a2abench.llm._config import (
     DEFAULT_BASE_URL,
     LLMArgs,
     LLMConfig,
-    RetryPolicy,
     api_key_from_env,
 )
 from a2abench.llm._pricing import PRICES, Price, cost_usd, lookup_price
@@ -40,6 +41,7 @@ __all__ = [
     "ToolCall",
     "Usage",
     "api_key_from_env",
+    "build_llm",
     "cache_key",
     "cost_usd",
     "default_cache_root",

@@ -137,7 +137,6 @@ class ChatLLM:
 
     async def _fetch(self, body: dict[str, Any], started: float) -> ChatResult:
         policy = self.config.retry
-        deadline = started + policy.budget_s
         attempt = 0
         while True:
             attempt += 1
@@ -148,10 +147,9 @@ class ChatLLM:
             error.attempts = attempt
             if not outcome.transient:
                 raise error
-            delay = (outcome.retry_after if outcome.retry_after is not None
-                     else self._backoff(attempt))
+            delay = policy.delay(attempt, outcome.retry_after, self._random)
             task = current_task_deadline()  # no retry that would outlive the task-trial
-            if attempt >= policy.max_attempts or time.perf_counter() + delay > deadline \
+            if not policy.retry_after(attempt, time.perf_counter() - started, delay) \
                     or (task is not None and delay > task.remaining()):
                 error.message += f" (gave up after {attempt} attempt{'s' * (attempt != 1)})"
                 error.args = (error.message,)
@@ -204,12 +202,6 @@ class ChatLLM:
             exc.message = self._redact(exc.message)
             exc.args = (exc.message,)
             return _Failure(exc)
-
-    def _backoff(self, attempt: int) -> float:
-        policy = self.config.retry
-        ceiling = min(policy.max_delay_s, policy.base_delay_s * 2.0 ** (attempt - 1))
-        return ceiling * (0.5 + 0.5 * self._random.random())
-
 
 @dataclass(frozen=True)
 class _Failure:

@@ -1,4 +1,4 @@
-"""LLMConfig and RetryPolicy: value objects that say which endpoint to call and how hard to try."""
+"""LLMConfig: the value object that says which endpoint to call and how hard to try."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, SecretStr
 
+from a2abench._retry import RetryPolicy
 from a2abench.errors import ConfigError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -28,28 +29,6 @@ def api_key_from_env() -> SecretStr | None:
         if value:
             return SecretStr(value)
     return None
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Exponential backoff with jitter for transient failures, bounded twice over.
-
-    Attempt n (1-based) that fails transiently waits `min(max_delay_s, base_delay_s * 2**(n-1))`
-    scaled by a random factor in [0.5, 1], or exactly the server's Retry-After. No retry starts
-    once `max_attempts` calls were made or the wait would end past `budget_s` from the first call.
-    """
-
-    max_attempts: int = 5
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    budget_s: float = 300.0
-
-    def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ConfigError(f"LLM retry max_attempts must be at least 1, not {self.max_attempts}")
-        for name in ("base_delay_s", "max_delay_s", "budget_s"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"LLM retry {name} must not be negative")
 
 
 @dataclass(frozen=True)

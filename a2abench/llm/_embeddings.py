@@ -73,9 +73,9 @@ class EmbeddingClient:
         return self._vectors(raw, len(texts))
 
     def _vectors(self, raw: dict[str, Any], count: int) -> list[list[float]]:
-        data = raw.get("data")
+        data: Any = raw.get("data")  # JSON from the wire: a bad shape raises below
         try:
-            items = sorted(data, key=lambda d: d.get("index", 0))  # type: ignore[arg-type]
+            items = sorted(data, key=lambda d: d.get("index", 0))
             vectors = [_vector(item["embedding"]) for item in items]
         except (TypeError, KeyError, ValueError, AttributeError, binascii.Error) as exc:
             raise LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} answered "

@@ -4,7 +4,7 @@ A benchmark is a `Driver` subclass registered under the `a2abench.benchmarks` en
 group. It loads and filters its tasks, and runs one task-trial against the agent, returning a
 `TaskOutcome`. The engine owns everything else: concurrency, retries, records, resume, shards.
 
-    class MyBench(Driver):
+    class MyBench(Driver[MyOptions]):      # self.options is a MyOptions
         name = "mybench"
         options_model = MyOptions          # pydantic model of benchmark-specific options
 
@@ -19,9 +19,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeVar
 
 from a2abench.errors import A2ABenchError, ProtocolError
 from a2abench.run.events import EventSink
@@ -29,6 +30,16 @@ from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
 if TYPE_CHECKING:
     from a2abench.a2a import A2AClient, Conversation
+
+
+# The options model of a driver. Covariant with a default so that `Driver` alone means "any
+# driver" (the registry, the engine) while `Driver[MyOptions]` types `self.options`.
+OptionsT = TypeVar("OptionsT", bound=BaseModel, default=BaseModel, covariant=True)
+
+# Terminations the engine itself records; a benchmark adds its own (tau2's TerminationReason,
+# CRMArena's Termination), so `TaskOutcome.termination` stays a string.
+EngineTermination = Literal["task_timeout", "agent_error", "infrastructure_error",
+                            "harness_error"]
 
 
 @dataclass(frozen=True)
@@ -135,15 +146,19 @@ def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
 
 
-class Driver(ABC):
-    """Base class of benchmark drivers. Subclasses set `name` and `options_model`."""
+class Driver(ABC, Generic[OptionsT]):
+    """Base class of benchmark drivers, generic over their options model.
+
+    Subclasses set `name` and `options_model` (the same class as the type argument: the engine
+    validates the run's options with it before constructing the driver).
+    """
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel]] = BaseModel
     scoring: ClassVar[Scoring] = Scoring()
 
-    def __init__(self, options: BaseModel) -> None:
-        self.options = options
+    def __init__(self, options: OptionsT) -> None:
+        self.options: OptionsT = options
         # The engine's event sink, set before `setup()` so a driver can report a data
         # download (`DataProgress`); call it on the event loop's thread only.
         self.emit: EventSink | None = None
@@ -153,7 +168,7 @@ class Driver(ABC):
         """Domain (tau2) or org (CRMArena) shown in reports and the default output path."""
         return None
 
-    async def setup(self) -> None:  # noqa: B027
+    async def setup(self) -> None:
         """Load data (may download). Called once before `tasks()`."""
 
     @abstractmethod
@@ -172,7 +187,7 @@ class Driver(ABC):
         """Options that must match for --resume and shard merging (default: all options)."""
         return self.options.model_dump(mode="json")
 
-    async def aclose(self) -> None:  # noqa: B027
+    async def aclose(self) -> None:
         """Release resources (LLM clients, databases)."""
 
     # -- optional hooks used by `report` ----------------------------------------------------

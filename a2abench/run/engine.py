@@ -46,6 +46,7 @@ from a2abench.run.records import (
     RunEndRecord,
     RunRecord,
     TaskRecord,
+    TaskStatus,
     is_success,
 )
 from a2abench.run.writer import RecordWriter
@@ -118,6 +119,16 @@ class RunSummary(BaseModel):
 
 
 class Engine:
+    """Runs one benchmark's task-trials against one agent and records every result.
+
+    The engine is benchmark-neutral: the `Driver` supplies tasks and runs one task-trial; the
+    engine plans (filters, trials with derived seeds, shards, resume), runs up to
+    `config.concurrency` task-trials at once on one event loop with one A2A client, turns
+    escaped `A2ABenchError`s into outcomes of their kind, writes the `run`, `request`, `task`
+    and `run_end` records (fsynced), emits events for the display, and stops early on Ctrl-C
+    (`stop`) or when the agent stays unreachable (`--max-consecutive-failures`).
+    """
+
     def __init__(self, config: RunConfig, driver: Driver, on_event: EventSink,
                  stop: asyncio.Event | None = None) -> None:
         self.config = config
@@ -133,6 +144,14 @@ class Engine:
         self.writer: RecordWriter | None = None
 
     async def run(self) -> RunSummary:
+        """Plan, run and record the whole run; returns the summary the CLI renders.
+
+        Order: resolve the output path, `driver.setup()`, plan the pending task-trials (a
+        ConfigError if the output holds another run and `--resume` is off), fetch the card (an
+        unreachable agent fails here, before anything is written), write the `run` record,
+        execute, write `run_end`. Raises `CircuitOpen` when the run was aborted; completed
+        records stay on disk in every case.
+        """
         config, driver = self.config, self.driver
         started = time.monotonic()
         # LLM replies follow the run's byte cap; downloads and logins its --allow-host.
@@ -214,9 +233,9 @@ class Engine:
             config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
             transport=config.transport,
             auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
-            retry=RetryPolicy(max_attempts=config.retries + 1, base_delay=config.retry_delay,
-                              max_delay=max(8.0, config.retry_delay),
-                              total_budget=max(60.0, config.timeout)),
+            retry=RetryPolicy(max_attempts=config.retries + 1, base_delay_s=config.retry_delay,
+                              max_delay_s=max(8.0, config.retry_delay),
+                              budget_s=max(60.0, config.timeout)),
             limits=ReplyLimits(max_bytes=config.max_reply_bytes))
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
@@ -405,14 +424,15 @@ def run_host_policy(config: RunConfig) -> HostPolicy | None:
 
 def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:
     """An error that escaped a driver becomes an outcome of its kind (never dropped)."""
-    status = {"agent": "agent_error", "infrastructure": "infrastructure_error",
-              "data": "harness_error", "usage": "harness_error",
-              "harness": "harness_error"}[exc.kind]
+    statuses: dict[str, TaskStatus] = {
+        "agent": "agent_error", "infrastructure": "infrastructure_error",
+        "data": "harness_error", "usage": "harness_error", "harness": "harness_error"}
+    status = statuses[exc.kind]
     cause = exc.__cause__
     # An agent reply the harness could not process keeps the original traceback for us.
     trace = ("".join(traceback.format_exception(cause))
              if isinstance(cause, Exception) and not isinstance(cause, A2ABenchError) else None)
-    return TaskOutcome(status=status,  # type: ignore[arg-type]
+    return TaskOutcome(status=status,
                        reward=0.0 if status == "agent_error" else None,
                        termination=status,
                        error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,

@@ -13,14 +13,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from a2abench._retry import RetryPolicy
 from a2abench.a2a import A2AClient, A2AConfig
-from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.a2a.models import TaskState
 from tests.servers import free_port, serve
 
 grpc = pytest.importorskip("grpc")
-RETRY = RetryPolicy(max_attempts=3, base_delay=0.01)
+RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01)
 WORKING = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}
 DONE = {**WORKING, "status": {"state": "TASK_STATE_COMPLETED"},
         "artifacts": [{"artifactId": "a1", "parts": [{"text": "done"}]}]}

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from a2abench._retry import RetryPolicy
 from a2abench.a2a import A2AClient, A2AConfig
 from a2abench.a2a.bindings import InterfaceChoice
-from a2abench.a2a.config import RetryPolicy
 from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.a2a.models import TaskState
@@ -125,7 +125,7 @@ async def test_grpc_agent_gone_is_unreachable() -> None:
         async with A2AClient(A2AConfig.create(base)) as client:
             await client.card()
     # The card is cached, the servers are gone: the call fails as infrastructure.
-    config = A2AConfig.create(base, retry=RetryPolicy(max_attempts=2, base_delay=0.01))
+    config = A2AConfig.create(base, retry=RetryPolicy(max_attempts=2, base_delay_s=0.01))
     async with A2AClient(config, card=client._fetched) as gone:
         with pytest.raises(AgentUnreachable):
             await gone.conversation().send("anyone?")

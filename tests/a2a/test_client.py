@@ -124,7 +124,7 @@ async def test_unreachable_agent_is_retried_then_named() -> None:
     fetched = CardFetch(card=parse_card(raw), raw=raw, card_url=raw["url"], latency_ms=0,
                         size_bytes=0, legacy_path=False)
     config = A2AConfig.create(f"http://127.0.0.1:{port}",
-                              retry=RetryPolicy(max_attempts=3, base_delay=0.01))
+                              retry=RetryPolicy(max_attempts=3, base_delay_s=0.01))
     async with A2AClient(config, card=fetched, on_request=seen.append) as client:
         with pytest.raises(AgentUnreachable, match="cannot connect"):
             await client.conversation().send("hi")

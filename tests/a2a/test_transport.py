@@ -21,7 +21,7 @@ from a2abench.errors import (
 
 OK = {"jsonrpc": "2.0", "id": "1", "result": {"kind": "message", "role": "agent",
                                               "messageId": "m", "parts": []}}
-FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01, total_budget=5)
+FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, budget_s=5)
 
 
 def transport(handler: Callable[[httpx.Request], httpx.Response], *,
@@ -67,7 +67,7 @@ async def test_retry_after_is_honoured_within_the_budget(monkeypatch: pytest.Mon
 
 async def test_retry_after_beyond_budget_gives_up() -> None:
     t = transport(sequence(httpx.Response(429, headers={"Retry-After": "60"})),
-                  retry=RetryPolicy(max_attempts=5, total_budget=1))
+                  retry=RetryPolicy(max_attempts=5, base_delay_s=0.5, max_delay_s=8.0, budget_s=1))
     with pytest.raises(AgentUnreachable, match="HTTP 429"):
         await t.call("SendMessage", {})
 

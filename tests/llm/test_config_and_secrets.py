@@ -49,7 +49,7 @@ def test_bad_config_is_a_config_error(kwargs: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize("kwargs", [{"max_attempts": 0}, {"base_delay_s": -1},
-                                    {"budget_s": -0.1}])
+                                    {"budget_s": -0.1}, {"jitter": 1.5}])
 def test_bad_retry_policy_is_a_config_error(kwargs: dict[str, float]) -> None:
     with pytest.raises(ConfigError):
         RetryPolicy(**kwargs)  # type: ignore[arg-type]
@@ -113,3 +113,42 @@ async def test_key_echoed_by_the_server_is_redacted_from_errors(
         assert TEST_API_KEY not in json.dumps(error.to_dict())
     assert "Incorrect API key provided: ***" in auth.value.message
     assert all(m.error is not None and TEST_API_KEY not in str(m.error) for m in seen)
+
+
+async def test_build_llm_needs_a_key_only_for_the_default_endpoint(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2abench.llm import DEFAULT_BASE_URL, build_llm
+
+    with pytest.raises(ConfigError, match=r"--judge-llm gpt-x needs an API key") as err:
+        build_llm("gpt-x", base_url=None, args={}, cache=False, flag="--judge-llm",
+                  alternative="pass --judge-llm offline")
+    assert err.value.hint == ("Or point --judge-llm-base-url at another OpenAI-compatible "
+                              "server, or pass --judge-llm offline.")
+    local = build_llm("m", base_url="http://127.0.0.1:9/v1", args={"temperature": 0},
+                      cache=False, flag="--user-llm")
+    assert local.config.base_url == "http://127.0.0.1:9/v1" and local.config.args == {
+        "temperature": 0}
+    await local.aclose()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    remote = build_llm("m", base_url=None, args={}, cache=True, flag="--user-llm")
+    assert remote.config.base_url == DEFAULT_BASE_URL and remote.config.cache
+    await remote.aclose()
+
+
+def test_tau2_without_a_key_fails_before_the_first_task() -> None:
+    from a2abench.benchmarks.tau2.driver import Tau2Driver, Tau2Options
+
+    driver = Tau2Driver(Tau2Options(domain="mock", user_llm="gpt-4.1"))
+    with pytest.raises(ConfigError, match="--user-llm gpt-4.1 needs an API key"):
+        driver._user_llm()
+
+
+def test_retry_policy_stops_on_attempts_or_budget() -> None:
+    policy = RetryPolicy(max_attempts=3, base_delay_s=1.0, max_delay_s=2.0, budget_s=10.0,
+                         jitter=0.0)
+    assert [policy.delay(n) for n in (1, 2, 3)] == [1.0, 2.0, 2.0]
+    assert policy.delay(1, retry_after=-3) == 0.0 and policy.delay(1, retry_after=7) == 7
+    assert policy.retry_after(2, elapsed_s=1.0, delay_s=2.0)
+    assert not policy.retry_after(3, elapsed_s=0.0, delay_s=0.0)  # attempts used up
+    assert not policy.retry_after(1, elapsed_s=9.0, delay_s=2.0)  # would end past the budget
+    assert RetryPolicy.none().max_attempts == 1

@@ -9,7 +9,8 @@ EXPECTED = [
     "API_KEY_ENV_VARS", "DEFAULT_BASE_URL", "PRICES", "ChatLLM", "ChatResult", "LLMArgs",
     "LLMCallMetrics",
     "LLMConfig", "MetricsHook", "Price", "ResponseCache", "RetryPolicy", "ToolCall", "Usage",
-    "api_key_from_env", "cache_key", "cost_usd", "default_cache_root", "lookup_price",
+    "api_key_from_env", "build_llm", "cache_key", "cost_usd", "default_cache_root",
+    "lookup_price",
 ]
 
 
@@ -38,3 +39,13 @@ def test_llm_args_accept_json_text_or_a_dict() -> None:
     for bad, words in (("{nope", "not JSON"), ("[1]", "JSON object")):
         with pytest.raises(ValidationError, match=words):
             adapter.validate_python(bad)
+
+
+def test_one_retry_policy_for_agents_and_llms() -> None:
+    import a2abench.a2a
+    from a2abench.a2a.config import AGENT_RETRY, A2AConfig
+
+    assert a2abench.a2a.RetryPolicy is a2abench.llm.RetryPolicy
+    assert A2AConfig(endpoint="http://127.0.0.1:1").retry == AGENT_RETRY
+    assert AGENT_RETRY.max_attempts == 4 and AGENT_RETRY.budget_s == 60.0
+    assert LLMConfig(model="m", api_key=None).retry == a2abench.llm.RetryPolicy()

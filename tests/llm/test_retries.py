@@ -75,8 +75,9 @@ async def test_budget_stops_retries_before_attempts_run_out(
     async with ChatLLM(dataclasses.replace(llm_config, retry=policy)) as llm:
         with pytest.raises(LLMError, match="gave up after"):
             await llm.chat(HI)
-    assert time.perf_counter() - started < 1.0
-    assert 2 <= len(llm_server.requests) < 50
+    # The budget, not the attempts, ended it: 0.3 s of 0.05 s delays is a handful of tries.
+    assert 2 <= len(llm_server.requests) <= 10
+    assert time.perf_counter() - started < 30  # generous: 50 attempts would still be quick
 
 
 async def test_retry_after_beyond_the_budget_fails_at_once(
@@ -85,8 +86,10 @@ async def test_retry_after_beyond_the_budget_fails_at_once(
     started = time.perf_counter()
     with pytest.raises(LLMRateLimited, match="come back in an hour") as caught:
         await llm.chat(HI)
-    assert time.perf_counter() - started < 1.0
-    assert caught.value.attempts == 1 and "--concurrency" in (caught.value.hint or "")
+    # Failed without waiting: one attempt, and nowhere near the hour it was asked to wait.
+    assert caught.value.attempts == 1 and len(llm_server.requests) == 1
+    assert time.perf_counter() - started < 60
+    assert "--concurrency" in (caught.value.hint or "")
 
 
 async def test_rate_limit_that_persists_raises_rate_limited(
@@ -208,6 +211,6 @@ async def test_backoff_grows_exponentially_with_jitter_and_a_ceiling(
     policy = RetryPolicy(max_attempts=10, base_delay_s=1.0, max_delay_s=5.0)
     async with ChatLLM(dataclasses.replace(llm_config, retry=policy)) as llm:
         for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (9, 5.0)]:
-            delays = [llm._backoff(attempt) for _ in range(200)]
+            delays = [policy.delay(attempt, rng=llm._random) for _ in range(200)]
             assert all(ceiling / 2 <= d <= ceiling for d in delays)
             assert max(delays) - min(delays) > ceiling / 10  # jittered, not constant

@@ -187,6 +187,11 @@ def test_qwen_defaults_and_non_qwen_openrouter_models(monkeypatch: pytest.Monkey
                                           embedding_llm_base_url="http://127.0.0.1:1/v1"))
     assert openai is not None and openai.model == "text-embedding-3-large" and not openai.args
     assert reranker_config(Tau2Options(domain="banking_knowledge")) is None
+    assert reranker_config(Tau2Options(domain="banking_knowledge",
+                                       reranker_llm="gpt-5.2")) is not None  # key set above
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(ConfigError, match="--reranker-llm gpt-5.2 needs an API key"):
+        reranker_config(Tau2Options(domain="banking_knowledge", reranker_llm="gpt-5.2"))
     rr = reranker_config(Tau2Options(domain="banking_knowledge",
                                      reranker_llm_base_url="http://127.0.0.1:1/v1"))
     assert rr is not None and rr.model == "gpt-5.2"

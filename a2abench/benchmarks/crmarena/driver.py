@@ -28,8 +28,7 @@ from a2abench.benchmarks.crmarena.tasks import (
     select,
 )
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
-from a2abench.errors import ConfigError
-from a2abench.llm import DEFAULT_BASE_URL, ChatLLM, LLMArgs, LLMConfig, api_key_from_env
+from a2abench.llm import ChatLLM, LLMArgs, build_llm
 from a2abench.run.driver import (
     Driver,
     Exporter,
@@ -92,19 +91,7 @@ class CRMArenaOptions(BaseModel):
         return self.judge_llm == OFFLINE
 
 
-def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool,
-         flag: str) -> ChatLLM:
-    url = base_url or DEFAULT_BASE_URL
-    if url == DEFAULT_BASE_URL and api_key_from_env() is None:
-        raise ConfigError(
-            f"{flag} {model} needs an API key: set OPENAI_API_KEY (or A2ABENCH_LLM_API_KEY)",
-            hint=f"Or point {flag}-base-url at another OpenAI-compatible server"
-                 + (", or pass --judge-llm offline for deterministic scoring (labelled "
-                    "offline)." if flag == "--judge-llm" else "."))
-    return ChatLLM(LLMConfig(model=model, base_url=url, args=args, cache=cache))
-
-
-class CRMArenaDriver(Driver):
+class CRMArenaDriver(Driver[CRMArenaOptions]):
     name = "crmarena"
     options_model = CRMArenaOptions
     scoring = Scoring(
@@ -113,9 +100,9 @@ class CRMArenaDriver(Driver):
                     "averaged over categories; confidentiality categories scored apart",
         separate={"confidentiality": list(PRIVACY_CATEGORIES)})
 
-    def __init__(self, options: BaseModel) -> None:
+    def __init__(self, options: CRMArenaOptions) -> None:
         super().__init__(options)
-        self.opts: CRMArenaOptions = options  # type: ignore[assignment]
+        self.opts = options
         self.texts = upstream.TextSource(None, "not loaded")
         self.judge_llm: ChatLLM | None = None
         self.user_llm: ChatLLM | None = None
@@ -136,12 +123,17 @@ class CRMArenaDriver(Driver):
         if self.texts.texts is None:
             log.warning("CRMArena: %s", self.texts.note)
         if not opts.offline and self.texts.texts is not None:
-            self.judge_llm = _llm(opts.judge_llm or UPSTREAM_MODEL,
-                                  opts.judge_llm_base_url or opts.user_llm_base_url, {},
-                                  opts.llm_cache, "--judge-llm")  # upstream sets no temperature
+            self.judge_llm = build_llm(  # upstream sets no temperature
+                opts.judge_llm or UPSTREAM_MODEL,
+                base_url=opts.judge_llm_base_url or opts.user_llm_base_url, args={},
+                cache=opts.llm_cache, flag="--judge-llm",
+                alternative="pass --judge-llm offline for deterministic scoring (labelled "
+                            "offline)")
         if opts.interactive:
-            self.user_llm = _llm(opts.user_llm or UPSTREAM_MODEL, opts.user_llm_base_url,
-                                 dict(opts.user_llm_args), opts.llm_cache, "--user-llm")
+            self.user_llm = build_llm(opts.user_llm or UPSTREAM_MODEL,
+                                      base_url=opts.user_llm_base_url,
+                                      args=dict(opts.user_llm_args), cache=opts.llm_cache,
+                                      flag="--user-llm")
         self.evaluator = Evaluator(self._judge() if self.judge_llm else None, self.texts.texts)
 
     def _judge(self, usage: LLMUsage | None = None) -> Judge:

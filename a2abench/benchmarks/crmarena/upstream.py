@@ -27,7 +27,6 @@ from typing import Any
 from a2abench import _download
 from a2abench.errors import DataError
 
-RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/"
 URL_ENV = "A2ABENCH_CRMARENA_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
 ENV_PY = "crm_sandbox/env/env.py"
 PROMPTS_PY = "crm_sandbox/agents/prompts.py"
@@ -61,26 +60,37 @@ def manifest() -> Manifest:
 
 def _base(base_url: str | None) -> str:
     m = manifest()
-    base = base_url or os.environ.get(URL_ENV) or RAW_URL.format(repository=m.repository,
-                                                                 commit=m.commit)
+    base = base_url or os.environ.get(URL_ENV) or _download.raw_base(m.repository, m.commit)
     return base if base.endswith("/") else base + "/"
+
+
+def folder() -> str:
+    """Cache folder (under the user cache) of the files at the pinned commit."""
+    return f"crmarena/{manifest().commit}"
+
+
+def text_files(base_url: str | None = None) -> list[_download.RemoteFile]:
+    return [_download.RemoteFile(p, _base(base_url) + p, sha)
+            for p, sha in manifest().texts.items()]
+
+
+def org_file(org: str, base_url: str | None = None) -> _download.RemoteFile:
+    path, blob = manifest().orgs[org]
+    return _download.RemoteFile(path, _base(base_url) + path, git_blob_sha1=blob)
+
+
+ORG_HINT = "Check the network connection and retry, or pass --crm-db PATH (a local copy)"
 
 
 def fetch_texts(base_url: str | None = None) -> dict[str, Path]:
     """Local, verified copies of the three prose files (downloaded once into the cache)."""
-    m = manifest()
-    files = [_download.RemoteFile(p, _base(base_url) + p, sha) for p, sha in m.texts.items()]
-    return _download.ensure(files, folder=f"crmarena/{m.commit}")
+    return _download.ensure(text_files(base_url), folder=folder())
 
 
 def org_database(org: str, base_url: str | None = None) -> Path:
     """The published SQLite dump of `org`, downloaded once and checked by its git blob id."""
-    m = manifest()
-    path, blob = m.orgs[org]
-    item = _download.RemoteFile(path, _base(base_url) + path, git_blob_sha1=blob)
-    hint = "Check the network connection and retry, or pass --crm-db PATH (a local copy)"
-    return _download.ensure([item], folder=f"crmarena/{m.commit}", hint=hint,
-                            timeout=300.0)[path]
+    item = org_file(org, base_url)
+    return _download.ensure([item], folder=folder(), hint=ORG_HINT, timeout=300.0)[item.path]
 
 
 # --------------------------------------------------------------------------- templates

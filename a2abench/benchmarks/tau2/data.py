@@ -25,7 +25,6 @@ from a2abench import _download
 from a2abench._paths import cache_dir
 from a2abench.errors import ConfigError, DataCorrupt, DataError, DataMissing
 
-RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/"
 URL_ENV = "A2ABENCH_TAU2_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
 
 DATA_FILES: dict[str, tuple[str, ...]] = {
@@ -112,10 +111,19 @@ def _key(path: str) -> str:
 
 def _remote(paths: list[str], base_url: str | None) -> list[_download.RemoteFile]:
     m = manifest()
-    base = base_url or os.environ.get(URL_ENV) or RAW_URL.format(repository=m.repository,
-                                                                 commit=m.commit)
+    base = base_url or os.environ.get(URL_ENV) or _download.raw_base(m.repository, m.commit)
     base = base if base.endswith("/") else base + "/"
     return [_download.RemoteFile(p, base + p, m.files[p]) for p in paths]
+
+
+def pinned_files(base_url: str | None = None
+                 ) -> tuple[list[_download.RemoteFile], list[_download.RemoteFile]]:
+    """Every pinned file (data of all domains with the solo policies, upstream sources), for
+    `a2abench data pull`."""
+    domains = [*DATA_FILES, *MANIFEST_DOMAINS]
+    data = dict.fromkeys(p for d in domains for p in data_paths(d, solo=True))
+    sources = dict.fromkeys(p for d in domains for p in source_paths(d))
+    return _remote(list(data), base_url), _remote(list(sources), base_url)
 
 
 def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None = None,
@@ -199,8 +207,8 @@ def optional_source(rel: str | PinnedFile, data_dir: Path | None = None, *,
     never fail."""
     if isinstance(rel, PinnedFile):
         path, digest, folder = rel.path, rel.sha256, rel.folder
-        base = base_url or os.environ.get(rel.url_env) or RAW_URL.format(
-            repository=rel.repository, commit=rel.commit)
+        base = (base_url or os.environ.get(rel.url_env)
+                or _download.raw_base(rel.repository, rel.commit))
         remote = _download.RemoteFile(path, base.rstrip("/") + "/" + path, digest)
     else:
         m = manifest()

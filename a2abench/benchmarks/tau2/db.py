@@ -20,9 +20,12 @@ import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Generic, cast
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
+
+M = TypeVar("M", bound=BaseModel, default=BaseModel)  # the pydantic DB model of a ModelDB
 
 _MISSING = object()
 
@@ -106,32 +109,43 @@ def _dict_fields(model: type[BaseModel]) -> set[str]:
     return out
 
 
+Record = dict[str, Any]  # one row of a record table (upstream: a model's `model_dump()`)
+
+
+def nested(record: Record, *keys: str) -> Record:
+    """`record[k1][k2]...`: a nested object of a record (a dict too, as upstream dumps it)."""
+    value: Any = record
+    for key in keys:
+        value = value[key]
+    return cast(Record, value)
+
+
 class Table:
     """One record table of a `DBView`: dict-like reads, explicit copy-on-write writes."""
 
     __slots__ = ("_base", "_new", "_over")
 
-    def __init__(self, base: dict[str, Any]) -> None:
+    def __init__(self, base: dict[str, Record]) -> None:
         self._base = base
-        self._over: dict[str, Any] = {}
+        self._over: dict[str, Record] = {}
         self._new: list[str] = []
 
     def __contains__(self, key: object) -> bool:
         return key in self._over or key in self._base
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str) -> Record:
         """The record (read-only by convention); KeyError when absent."""
         if key in self._over:
             return self._over[key]
         return self._base[key]
 
-    def mut(self, key: str) -> Any:
+    def mut(self, key: str) -> Record:
         """The record, copied into this view on first write access; KeyError when absent."""
         if key not in self._over:
             self._over[key] = clone(self._base[key])
         return self._over[key]
 
-    def put(self, key: str, record: Any) -> None:
+    def put(self, key: str, record: Record) -> None:
         if key not in self._over and key not in self._base:
             self._new.append(key)
         self._over[key] = record
@@ -141,11 +155,11 @@ class Table:
         yield from self._base
         yield from self._new
 
-    def values(self) -> Iterator[Any]:
+    def values(self) -> Iterator[Record]:
         for key in self.keys():
             yield self.get(key)
 
-    def items(self) -> Iterator[tuple[str, Any]]:
+    def items(self) -> Iterator[tuple[str, Record]]:
         for key in self.keys():
             yield key, self.get(key)
 
@@ -155,7 +169,7 @@ class Table:
     def touched(self) -> set[str]:
         return set(self._over)
 
-    def merged(self) -> dict[str, Any]:
+    def merged(self) -> dict[str, Record]:
         return {key: self.get(key) for key in self.keys()}
 
 
@@ -250,29 +264,29 @@ class DBView(StateDB):
         return {name: t.touched() for name, t in self._tables.items() if t.touched()}
 
 
-class ModelBase:
+class ModelBase(Generic[M]):
     """A small domain DB kept as a validated pydantic model (telecom), shared, never mutated."""
 
-    def __init__(self, model: type[BaseModel], raw: dict[str, Any]) -> None:
+    def __init__(self, model: type[M], raw: dict[str, Any]) -> None:
         self.model = model
         self.name = model.__name__
-        self.instance = model.model_validate(raw)
+        self.instance: M = model.model_validate(raw)
 
 
-class ModelDB(StateDB):
+class ModelDB(StateDB, Generic[M]):
     """A task-trial's private deep copy of a `ModelBase` instance (cheap: the DB is small).
 
     Used where upstream's tools work on model objects in place (telecom's phone and carrier
     DBs), so the tools can mirror upstream line by line.
     """
 
-    def __init__(self, base: ModelBase) -> None:
+    def __init__(self, base: ModelBase[M]) -> None:
         self.base = base
         self.name = base.name
-        self.model: Any = base.instance.model_copy(deep=True)
+        self.model: M = base.instance.model_copy(deep=True)
 
     def dump(self) -> dict[str, Any]:
-        return self.model.model_dump()  # type: ignore[no-any-return]
+        return self.model.model_dump()
 
     def db_hash(self) -> str:
         return dict_hash(self.dump())

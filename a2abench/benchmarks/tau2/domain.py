@@ -38,11 +38,11 @@ from a2abench.errors import ConfigError, DataCorrupt
 @dataclass(frozen=True)
 class DomainSpec:
     name: str
-    tools: type[Toolkit]
+    tools: type[Toolkit[StateDB]]
     db_model: type[BaseModel]
     db_file: str
     summaries: dict[str, str]
-    user_tools: type[Toolkit] | None = None
+    user_tools: type[Toolkit[StateDB]] | None = None
     user_db_model: type[BaseModel] | None = None
     user_db_file: str | None = None
     sync: Callable[[Tau2Environment], None] | None = None

@@ -26,7 +26,7 @@ from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile,
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import A2ABenchError, ConfigError
-from a2abench.llm import ChatLLM, LLMArgs, LLMConfig
+from a2abench.llm import ChatLLM, LLMArgs, LLMConfig, api_key_from_env, build_llm
 from a2abench.run.driver import (
     Driver,
     Exporter,
@@ -111,18 +111,16 @@ def reranker_config(opts: Tau2Options) -> LLMConfig | None:
         return None
     from a2abench.benchmarks.tau2.domains.banking.llm_search import DEFAULT_RERANKER_MODEL
 
-    kwargs: dict[str, Any] = {"model": opts.reranker_llm or DEFAULT_RERANKER_MODEL,
-                              "cache": opts.llm_cache}
+    model = opts.reranker_llm or DEFAULT_RERANKER_MODEL
+    kwargs: dict[str, Any] = {"model": model, "cache": opts.llm_cache}
     if opts.reranker_llm_base_url:
         kwargs["base_url"] = opts.reranker_llm_base_url
+    elif api_key_from_env() is None:  # as build_llm: fail now, not as dropped documents
+        raise ConfigError(f"--reranker-llm {model} needs an API key: set OPENAI_API_KEY (or "
+                          "A2ABENCH_LLM_API_KEY)",
+                          hint="Or point --reranker-llm-base-url at another OpenAI-compatible "
+                               "server.")
     return LLMConfig(**kwargs)
-
-
-def _llm(model: str, base_url: str | None, args: dict[str, Any], cache: bool) -> ChatLLM:
-    kwargs: dict[str, Any] = {"model": model, "args": args, "cache": cache}
-    if base_url:
-        kwargs["base_url"] = base_url
-    return ChatLLM(LLMConfig(**kwargs))
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -139,15 +137,15 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
     return result
 
 
-class Tau2Driver(Driver):
+class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
     options_model = Tau2Options
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
 
-    def __init__(self, options: BaseModel) -> None:
+    def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
-        self.opts: Tau2Options = options  # type: ignore[assignment]
+        self.opts = options
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
         self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
@@ -166,8 +164,9 @@ class Tau2Driver(Driver):
             embedding=embedding_config(opts), reranker=reranker_config(opts),
             progress=self._download_progress())
         if opts.judge_llm:
-            self.judge_llm = _llm(opts.judge_llm, opts.judge_llm_base_url or
-                                  opts.user_llm_base_url, {"temperature": 0.0}, opts.llm_cache)
+            self.judge_llm = build_llm(
+                opts.judge_llm, base_url=opts.judge_llm_base_url or opts.user_llm_base_url,
+                args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
 
@@ -192,8 +191,8 @@ class Tau2Driver(Driver):
                                        "--user-llm-base-url for other OpenAI-compatible "
                                        "endpoints; the key comes from OPENAI_API_KEY.")
             args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
-            self.user_llm = _llm(self.opts.user_llm, self.opts.user_llm_base_url, args,
-                                 self.opts.llm_cache)
+            self.user_llm = build_llm(self.opts.user_llm, base_url=self.opts.user_llm_base_url,
+                                      args=args, cache=self.opts.llm_cache, flag="--user-llm")
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
@@ -273,7 +272,7 @@ class Tau2Driver(Driver):
     def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
         if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
             return TaskOutcome(
-                status=outcome.status,  # type: ignore[arg-type]
+                status=outcome.status,
                 reward=0.0 if outcome.status == "agent_error" else None,
                 termination=outcome.termination.value, turns=outcome.agent_turns,
                 transcript=[m.model_dump(mode="json") for m in outcome.messages],
@@ -326,7 +325,7 @@ class Tau2Driver(Driver):
             ["classic"] if info.reward_basis_mode == "classic" else [])
         status = outcome.status
         return TaskOutcome(
-            status=status,  # type: ignore[arg-type]
+            status=status,
             reward=info.reward if status != "infrastructure_error" else None,
             reward_components={k.value: v for k, v in (info.reward_breakdown or {}).items()},
             labels=labels, termination=outcome.termination.value, turns=outcome.agent_turns,

@@ -37,7 +37,8 @@ class ReplayMismatch(A2ABenchError):
 class Tau2Environment:
     """Tools and state of one task-trial. Create with `Tau2Domain.new_environment(task)`."""
 
-    def __init__(self, domain: Tau2Domain, tools: Toolkit, user_tools: Toolkit | None,
+    def __init__(self, domain: Tau2Domain, tools: Toolkit[StateDB],
+                 user_tools: Toolkit[StateDB] | None,
                  sync: Callable[[Tau2Environment], None] | None = None) -> None:
         self.domain = domain
         self.tools = tools
@@ -175,7 +176,7 @@ class Tau2Environment:
                     hint="The trajectory was not produced by this environment and task")
         self.sync_tools()
 
-    def _owner(self, name: str) -> Toolkit | None:
+    def _owner(self, name: str) -> Toolkit[StateDB] | None:
         for kit in (self.tools, self.user_tools):
             if kit is not None and kit.has_tool(name):
                 return kit

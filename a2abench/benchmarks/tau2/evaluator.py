@@ -70,7 +70,8 @@ async def add_nl_judgement(info: RewardInfo, task: Task, messages: Sequence[Any]
     available (callers may run `evaluate_offline` in a worker thread first)."""
     if not info.nl_skipped or judge is None or domain.judge_prompt is None:
         return info
-    checks = await judge_nl_assertions(task.evaluation_criteria.nl_assertions or [],  # type: ignore[union-attr]
+    criteria = task.evaluation_criteria  # present: nl_skipped means it had NL assertions
+    checks = await judge_nl_assertions((criteria.nl_assertions if criteria else None) or [],
                                        messages, domain=domain, judge=judge)
     nl_reward = 1.0 if all(c.met for c in checks) else 0.0
     breakdown = dict(info.reward_breakdown or {})

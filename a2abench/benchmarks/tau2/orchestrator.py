@@ -29,7 +29,7 @@ from a2abench.benchmarks.tau2.translator import GREETING, EmptyReply, ToolCallFo
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
 from a2abench.run.driver import agent_input
-from a2abench.run.records import ErrorInfo
+from a2abench.run.records import ErrorInfo, TaskStatus
 
 _FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
                   TaskState.AUTH_REQUIRED}
@@ -86,11 +86,20 @@ class Outcome:
     errors: int
     agent_turns: int
     error: ErrorInfo | None = None
-    status: str = "ok"  # ok | agent_error | infrastructure_error
+    status: TaskStatus = "ok"  # ok | agent_error | infrastructure_error
     notes: dict[str, Any] = field(default_factory=dict)
 
 
 class Orchestrator:
+    """One tau2 conversation: routes messages between the user simulator, the agent (over
+    A2A, through `AgentLink`) and the environment's tools, as upstream's `Orchestrator` does.
+
+    After the fixed greeting the user speaks; a tool call goes to the environment and its
+    results back to the caller; the run ends on the user's stop token, `max_steps` steps or
+    `max_errors` tool errors (checked after every step, as upstream). `run()` returns an
+    `Outcome`; agent errors and infrastructure failures become outcomes, never exceptions.
+    """
+
     def __init__(self, env: Tau2Environment, user: UserSimulator, agent: AgentLink, *,
                  history: Sequence[Any] = (), max_steps: int = 200,
                  max_errors: int = 10) -> None:
@@ -128,6 +137,7 @@ class Orchestrator:
                             and m.requestor == last.requestor][-1:]
 
     async def run(self) -> Outcome:
+        """Step until the conversation ends; the trajectory and why it ended."""
         try:
             while not self.done:
                 await self.step()
@@ -143,7 +153,7 @@ class Orchestrator:
         return Outcome(self.trajectory, self.termination, self.steps, self.errors,
                        self.agent.turns)
 
-    def _fail(self, status: str, reason: TerminationReason, exc: A2ABenchError) -> Outcome:
+    def _fail(self, status: TaskStatus, reason: TerminationReason, exc: A2ABenchError) -> Outcome:
         return Outcome(self.trajectory, reason, self.steps, self.errors, self.agent.turns,
                        error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,
                                        message=exc.message, hint=exc.hint), status=status)

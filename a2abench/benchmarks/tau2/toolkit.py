@@ -19,13 +19,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Literal, TypeVar, cast
+from typing import Any, ClassVar, Generic, Literal, cast
 
 from pydantic import BaseModel, Field, create_model
+from typing_extensions import TypeVar
 
 from a2abench.benchmarks.tau2.db import DBView, StateDB
 
 F = TypeVar("F", bound=Callable[..., Any])
+# A toolkit's DB view: record tables (most domains) or a pydantic model (telecom's ModelDB).
+DB = TypeVar("DB", bound=StateDB, default=DBView, covariant=True)
 
 _TOOL_ATTR = "__a2abench_tool__"
 CLASS_DOC = "__doc__"  # key of a model's own description in `ToolTexts.models`
@@ -120,14 +123,13 @@ class ToolDef:
     discoverable: bool = False
 
 
-class Toolkit:
+class Toolkit(Generic[DB]):
     """Base of the domain toolkits. Subclasses define tools; `db` is the task-trial's view."""
 
     _defs: ClassVar[dict[str, ToolDef]]
-    db: DBView  # record-table domains; telecom's toolkits hold a ModelDB
 
-    def __init__(self, db: StateDB) -> None:
-        self.db = db  # type: ignore[assignment]
+    def __init__(self, db: DB) -> None:
+        self.db: DB = db
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from docstring_parser import parse as parse_docstring
 
+from a2abench.benchmarks.tau2.db import StateDB
 from a2abench.benchmarks.tau2.toolkit import CLASS_DOC, Toolkit, ToolText, ToolTexts
 
 
@@ -110,7 +111,7 @@ def load_tool_texts(tools_files: list[Path], model_files: list[Path]) -> ToolTex
     return ToolTexts("upstream", tools, models)
 
 
-def fallback_texts(*toolkits: type[Toolkit], summaries: dict[str, str]) -> ToolTexts:
+def fallback_texts(*toolkits: type[Toolkit[StateDB]], summaries: dict[str, str]) -> ToolTexts:
     """Neutral descriptions of our own: a one-line summary per tool, generated parameter text."""
     tools: dict[str, ToolText] = {}
     for kit in toolkits:

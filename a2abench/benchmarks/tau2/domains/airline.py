@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from a2abench.benchmarks.tau2.db import clone
+from a2abench.benchmarks.tau2.db import clone, nested
 from a2abench.benchmarks.tau2.toolkit import ModelView, Toolkit, ToolType, tool
 
 FlightType = Literal["round_trip", "one_way"]
@@ -190,33 +190,33 @@ class AirlineTools(Toolkit):
         users = self.db.table("users")
         if user_id not in users:
             raise ValueError(f"User {user_id} not found")
-        return users.get(user_id)  # type: ignore[no-any-return]
+        return users.get(user_id)
 
     def _mut_user(self, user_id: str) -> dict[str, Any]:
         self._get_user(user_id)
-        return self.db.table("users").mut(user_id)  # type: ignore[no-any-return]
+        return self.db.table("users").mut(user_id)
 
     def _get_reservation(self, reservation_id: str) -> dict[str, Any]:
         table = self.db.table("reservations")
         if reservation_id not in table:
             raise ValueError(f"Reservation {reservation_id} not found")
-        return table.get(reservation_id)  # type: ignore[no-any-return]
+        return table.get(reservation_id)
 
     def _mut_reservation(self, reservation_id: str) -> dict[str, Any]:
         self._get_reservation(reservation_id)
-        return self.db.table("reservations").mut(reservation_id)  # type: ignore[no-any-return]
+        return self.db.table("reservations").mut(reservation_id)
 
     def _get_flight(self, flight_number: str) -> dict[str, Any]:
         flights = self.db.table("flights")
         if flight_number not in flights:
             raise ValueError(f"Flight {flight_number} not found")
-        return flights.get(flight_number)  # type: ignore[no-any-return]
+        return flights.get(flight_number)
 
     def _get_flight_instance(self, flight_number: str, date: str) -> dict[str, Any]:
         flight = self._get_flight(flight_number)
         if date not in flight["dates"]:
             raise ValueError(f"Flight {flight_number} not found on date {date}")
-        return flight["dates"][date]  # type: ignore[no-any-return]
+        return nested(flight, "dates", date)
 
     def _new_reservation_id(self) -> str:
         for reservation_id in RESERVATION_IDS:
@@ -266,9 +266,9 @@ class AirlineTools(Toolkit):
     @tool(ToolType.WRITE)
     def book_reservation(self, user_id: str, origin: str, destination: str,
                          flight_type: FlightType, cabin: CabinClass,
-                         flights: list[FlightInfo | dict],  # type: ignore[type-arg]
-                         passengers: list[Passenger | dict],  # type: ignore[type-arg]
-                         payment_methods: list[Payment | dict],  # type: ignore[type-arg]
+                         flights: list[FlightInfo | dict[str, Any]],
+                         passengers: list[Passenger | dict[str, Any]],
+                         payment_methods: list[Payment | dict[str, Any]],
                          total_baggages: int, nonfree_baggages: int,
                          insurance: Insurance) -> Any:
         # Upstream converts each list only when all its items are dicts; mixed lists stay raw.
@@ -421,7 +421,7 @@ class AirlineTools(Toolkit):
 
     @tool(ToolType.WRITE)
     def update_reservation_flights(self, reservation_id: str, cabin: CabinClass,
-                                   flights: list[FlightInfo | dict],  # type: ignore[type-arg]
+                                   flights: list[FlightInfo | dict[str, Any]],
                                    payment_id: str) -> Any:
         fl: Any = flights
         if all(isinstance(f, dict) for f in fl):
@@ -463,7 +463,7 @@ class AirlineTools(Toolkit):
 
     @tool(ToolType.WRITE)
     def update_reservation_passengers(self, reservation_id: str,
-                                      passengers: list[Passenger | dict],  # type: ignore
+                                      passengers: list[Passenger | dict[str, Any]],
                                       ) -> Any:
         px: Any = passengers
         if all(isinstance(p, dict) for p in px):
@@ -480,5 +480,5 @@ class AirlineTools(Toolkit):
 
     @tool(ToolType.READ)
     def get_flight_status(self, flight_number: str, date: str) -> str:
-        return self._get_flight_instance(flight_number, date)["status"]  # type: ignore
+        return str(self._get_flight_instance(flight_number, date)["status"])
 

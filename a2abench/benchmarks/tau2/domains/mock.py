@@ -93,7 +93,7 @@ class MockTools(Toolkit):
         tasks = self.db.table("tasks")
         if task_id not in tasks:
             raise ValueError(f"Task {task_id} not found")
-        return tasks.get(task_id)["status"] == expected_status  # type: ignore[no-any-return]
+        return bool(tasks.get(task_id)["status"] == expected_status)
 
     @tool(ToolType.GENERIC)
     def transfer_to_human_agents(self, summary: str) -> str:
@@ -127,4 +127,4 @@ class MockUserTools(Toolkit):
         notifications = self.db.table("notifications")
         if notification_id not in notifications:
             raise ValueError(f"Notification {notification_id} not found")
-        return notifications.get(notification_id)["status"] == expected_status  # type: ignore
+        return bool(notifications.get(notification_id)["status"] == expected_status)

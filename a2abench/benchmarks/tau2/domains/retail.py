@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from a2abench.benchmarks.tau2.db import clone
+from a2abench.benchmarks.tau2.db import clone, nested
 from a2abench.benchmarks.tau2.toolkit import ModelView, Toolkit, ToolType, tool
 
 
@@ -132,46 +132,46 @@ class RetailTools(Toolkit):
         orders = self.db.table("orders")
         if order_id not in orders:
             raise ValueError("Order not found")
-        return orders.get(order_id)  # type: ignore[no-any-return]
+        return orders.get(order_id)
 
     def _mut_order(self, order_id: str) -> dict[str, Any]:
         self._get_order(order_id)
-        return self.db.table("orders").mut(order_id)  # type: ignore[no-any-return]
+        return self.db.table("orders").mut(order_id)
 
     def _get_user(self, user_id: str) -> dict[str, Any]:
         users = self.db.table("users")
         if user_id not in users:
             raise ValueError("User not found")
-        return users.get(user_id)  # type: ignore[no-any-return]
+        return users.get(user_id)
 
     def _get_product(self, product_id: str) -> dict[str, Any]:
         products = self.db.table("products")
         if product_id not in products:
             raise ValueError("Product not found")
-        return products.get(product_id)  # type: ignore[no-any-return]
+        return products.get(product_id)
 
     def _get_item(self, item_id: str) -> dict[str, Any]:
         for product in self.db.table("products").values():
             if item_id in product["variants"]:
-                return product["variants"][item_id]  # type: ignore[no-any-return]
+                return nested(product, "variants", item_id)
         raise ValueError("Item not found")
 
     def _get_variant(self, product_id: str, variant_id: str) -> dict[str, Any]:
         product = self._get_product(product_id)
         if variant_id not in product["variants"]:
             raise ValueError("Variant not found")
-        return product["variants"][variant_id]  # type: ignore[no-any-return]
+        return nested(product, "variants", variant_id)
 
     def _get_payment_method(self, user_id: str, payment_method_id: str) -> dict[str, Any]:
         user = self._get_user(user_id)
         if payment_method_id not in user["payment_methods"]:
             raise ValueError("Payment method not found")
-        return user["payment_methods"][payment_method_id]  # type: ignore[no-any-return]
+        return nested(user, "payment_methods", payment_method_id)
 
     def _mut_payment_method(self, user_id: str, payment_method_id: str) -> dict[str, Any]:
         self._get_payment_method(user_id, payment_method_id)
         user = self.db.table("users").mut(user_id)
-        return user["payment_methods"][payment_method_id]  # type: ignore[no-any-return]
+        return nested(user, "payment_methods", payment_method_id)
 
     @tool(ToolType.GENERIC)
     def calculate(self, expression: str) -> str:
@@ -325,9 +325,10 @@ class RetailTools(Toolkit):
             if item is None:
                 raise ValueError(f"Item {item_id} not found")
             item["item_id"] = new_item_id
+            assert variant is not None  # the loop above ran over the same (non-empty) pairs
             # Upstream quirk: every item takes the price/options of the loop's last variant.
-            item["price"] = variant["price"]  # type: ignore[index]
-            item["options"] = clone(variant["options"])  # type: ignore[index]
+            item["price"] = variant["price"]
+            item["options"] = clone(variant["options"])
         order["status"] = "pending (item modified)"
         return ModelView(order)
 

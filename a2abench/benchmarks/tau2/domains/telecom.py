@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from a2abench.benchmarks.tau2.db import ModelDB
+from a2abench.benchmarks.tau2.domains.telecom_user import TelecomUserTools
 from a2abench.benchmarks.tau2.domains.telecom_user_models import PaymentRequest
 from a2abench.benchmarks.tau2.toolkit import Toolkit, ToolType, tool
 
@@ -161,14 +162,12 @@ class TelecomDB(_NoExtra):
     devices: list[Device] = Field(default_factory=list)
 
 
-class TelecomTools(Toolkit):
+class TelecomTools(Toolkit[ModelDB[TelecomDB]]):
     """Upstream's `TelecomTools`; method order is upstream's (it is the schema order)."""
-
-    db: ModelDB  # type: ignore[assignment]
 
     @property
     def data(self) -> TelecomDB:
-        return self.db.model  # type: ignore[no-any-return]
+        return self.db.model
 
     @tool(ToolType.READ)
     def get_customer_by_phone(self, phone_number: str) -> Customer:
@@ -433,8 +432,9 @@ class TelecomTools(Toolkit):
 def sync_tools(env: Tau2Environment) -> None:
     """Upstream `TelecomEnvironment.sync_tools`: carrier state to the phone, bills to payment
     requests and paid requests back to bills. Runs after every tool call and step."""
-    tools: TelecomTools = env.tools  # type: ignore[assignment]
-    user = env.user_tools.db.model  # type: ignore[union-attr]
+    tools, user_tools = env.tools, env.user_tools
+    assert isinstance(tools, TelecomTools) and isinstance(user_tools, TelecomUserTools)
+    user = user_tools.db.model
     surroundings = user.surroundings
     phone_number = surroundings.phone_number
     if phone_number is None:

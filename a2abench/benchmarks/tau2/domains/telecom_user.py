@@ -21,6 +21,7 @@ from a2abench.benchmarks.tau2.domains.telecom_user_models import (
     PerformanceLevel,
     SignalStrength,
     SimStatus,
+    TelecomUserDB,
     UserSurroundings,
     VpnDetails,
 )
@@ -48,12 +49,10 @@ def _on_off(flag: Any) -> str:
     return "ON" if flag else "OFF"
 
 
-class TelecomUserTools(Toolkit):
+class TelecomUserTools(Toolkit[ModelDB[TelecomUserDB]]):
     """Upstream's `TelecomUserTools`; method order is upstream's (it is the schema order)."""
 
-    db: ModelDB  # type: ignore[assignment]
-
-    def __init__(self, db: ModelDB) -> None:
+    def __init__(self, db: ModelDB[TelecomUserDB]) -> None:
         super().__init__(db)
         # Upstream shares one VpnDetails object (a class attribute) that `break_vpn` degrades;
         # here each task-trial gets its own, so one task cannot leak into the next.
@@ -62,11 +61,11 @@ class TelecomUserTools(Toolkit):
 
     @property
     def device(self) -> MockPhoneAttributes:
-        return self.db.model.device  # type: ignore[no-any-return]
+        return self.db.model.device
 
     @property
     def surroundings(self) -> UserSurroundings:
-        return self.db.model.surroundings  # type: ignore[no-any-return]
+        return self.db.model.surroundings
 
     def set_user_info(self, name: str, phone_number: str) -> None:
         self.surroundings.name = name
@@ -139,7 +138,7 @@ class TelecomUserTools(Toolkit):
                 mode = NetworkModePreference(mode)
             self.device.network_mode_preference = mode
             self.simulate_network_search()
-            return mode  # type: ignore[no-any-return]
+            return self.device.network_mode_preference  # the `mode` just set
         except ValueError:
             return None
 
@@ -318,7 +317,7 @@ class TelecomUserTools(Toolkit):
                 "(These are technical settings, usually best left unchanged.)")
 
     @tool(ToolType.WRITE)
-    def set_apn_settings(self, apn_settings: APNSettings | dict) -> str:  # type: ignore[type-arg]
+    def set_apn_settings(self, apn_settings: APNSettings | dict[str, Any]) -> str:
         settings: Any = apn_settings
         if isinstance(settings, dict):
             settings = APNSettings(**settings)

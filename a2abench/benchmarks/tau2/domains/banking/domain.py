@@ -114,7 +114,8 @@ class BankingDomain(Tau2Domain):
                 for name, d in kit.tool_defs().items()}
 
     def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
-        db = BankingDB(self.base_db)  # type: ignore[arg-type]
+        assert isinstance(self.base_db, BankingBase)  # set in __init__
+        db = BankingDB(self.base_db)
         tools = self.kit(db, self.banking_texts, read_log_allowlist(task), self.kb, self.dense,
                          self.reranker)
         user_tools = KnowledgeUserTools(db, self.banking_texts)

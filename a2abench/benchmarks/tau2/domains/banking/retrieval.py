@@ -160,7 +160,7 @@ class KnowledgeBase:
     def bm25(self) -> Any:
         with self._lock:
             if self._bm25 is None:
-                from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
+                from rank_bm25 import BM25Okapi
 
                 self._bm25 = BM25Okapi([d.content.lower().split() for d in self.documents])
             return self._bm25

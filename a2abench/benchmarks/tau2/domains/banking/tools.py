@@ -47,14 +47,13 @@ class BankingTexts:
     atm_images: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-class BankingToolkit(Toolkit):
+class BankingToolkit(Toolkit[BankingDB]):
     """Base of the banking toolkits: upstream tool order, shared DB, discoverable docs.
 
     Upstream's toolkit metaclass lists a class's own tools first, then each base's along the
     MRO (retrieval mixins come before the banking tools); the schemas follow that order.
     """
 
-    db: BankingDB  # type: ignore[assignment]
     owner = "KnowledgeTools"  # the upstream class whose name Python's TypeErrors show
     owner_module = "tau2.domains.banking_knowledge.tools"  # ... and its module (`f(**x)`)
 

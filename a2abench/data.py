@@ -1,0 +1,163 @@
+"""Benchmark data in the user cache: what `a2abench data pull` fetches, `data status` reports.
+
+Every file is pinned (sha256 and/or git blob id) and fetched through `a2abench._download`, the
+same verified downloader a run uses, so a pulled cache is exactly what a run would download.
+
+    tau2      data            data/tau2/... of every domain at the pinned tau2-bench commit
+              sources         src/tau2/... read for upstream prose (tool text, judge prompt)
+    crmarena  texts           upstream prose files (evaluator, prompts, user simulator)
+              reference       task and schema dumps (usable as --tasks-file / --schema-file)
+              org <name>      the published SQLite org dumps (the offline sandbox)
+
+Base URLs: `A2ABENCH_DATA_MIRROR` replaces the raw-file host for everything;
+`A2ABENCH_TAU2_DATA_URL` / `A2ABENCH_CRMARENA_DATA_URL` replace the base of one benchmark's
+files at its pinned commit. CRMArena's hub tasks are cached by `datasets` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import httpx
+
+from a2abench import _download
+from a2abench._paths import cache_dir
+from a2abench.errors import ConfigError
+
+Benchmark = Literal["tau2", "crmarena"]
+BENCHMARKS: tuple[Benchmark, ...] = ("tau2", "crmarena")
+FileState = Literal["verified", "missing", "corrupt"]
+PULL_COMMAND = "a2abench data pull all"
+
+
+@dataclass(frozen=True)
+class FileSet:
+    """A group of pinned files cached together under `cache_dir()/folder`."""
+
+    benchmark: Benchmark
+    name: str
+    folder: str
+    files: tuple[_download.RemoteFile, ...]
+    purpose: str
+
+
+@dataclass(frozen=True)
+class SetStatus:
+    """What the cache holds of one `FileSet`."""
+
+    fileset: FileSet
+    location: Path
+    states: dict[str, FileState]  # file path -> state
+
+    @property
+    def complete(self) -> bool:
+        return all(s == "verified" for s in self.states.values())
+
+    def count(self, state: FileState) -> int:
+        return sum(s == state for s in self.states.values())
+
+    def to_dict(self) -> dict[str, object]:
+        return {"benchmark": self.fileset.benchmark, "set": self.fileset.name,
+                "purpose": self.fileset.purpose, "location": str(self.location),
+                "files": len(self.states), "verified": self.count("verified"),
+                "missing": sorted(p for p, s in self.states.items() if s == "missing"),
+                "corrupt": sorted(p for p, s in self.states.items() if s == "corrupt"),
+                "complete": self.complete}
+
+
+def selected(which: str) -> tuple[Benchmark, ...]:
+    """`tau2`, `crmarena` or `all` as benchmark names; ConfigError otherwise."""
+    if which == "all":
+        return BENCHMARKS
+    for name in BENCHMARKS:
+        if which == name:
+            return (name,)
+    raise ConfigError(f"unknown data set {which!r}", hint="Choose tau2, crmarena or all.")
+
+
+def file_sets(benchmarks: Sequence[Benchmark], *, org_dbs: bool = True) -> list[FileSet]:
+    """The pinned file groups of `benchmarks` (CRMArena's org dumps only with `org_dbs`)."""
+    sets: list[FileSet] = []
+    if "tau2" in benchmarks:
+        sets += _tau2_sets()
+    if "crmarena" in benchmarks:
+        sets += _crmarena_sets(org_dbs)
+    return sets
+
+
+def _tau2_sets() -> list[FileSet]:
+    from a2abench.benchmarks.tau2 import data as tau2
+
+    folder = f"tau2/{tau2.manifest().commit}"
+    data, sources = tau2.pinned_files()
+    return [FileSet("tau2", "data", folder, tuple(data),
+                    f"every domain's data; --data-dir {cache_dir() / folder / 'data'}"),
+            FileSet("tau2", "sources", folder, tuple(sources),
+                    "upstream tool text and judge prompt")]
+
+
+def _crmarena_sets(org_dbs: bool) -> list[FileSet]:
+    from a2abench.benchmarks.crmarena import reference, upstream
+
+    sets = [FileSet("crmarena", "texts", upstream.folder(), tuple(upstream.text_files()),
+                    "upstream prompts and evaluator text"),
+            FileSet("crmarena", "reference", reference.FOLDER,
+                    tuple(reference.reference_files()),
+                    "task and schema dumps for --tasks-file / --schema-file")]
+    if org_dbs:
+        sets += [FileSet("crmarena", f"org {org}", upstream.folder(),
+                         (upstream.org_file(org),), "SQLite org for --backend sandbox")
+                 for org in sorted(upstream.manifest().orgs)]
+    return sets
+
+
+def _state(item: _download.RemoteFile, path: Path) -> FileState:
+    if not path.is_file():
+        return "missing"
+    sha = _download.sha256_file(path) if item.sha256 else None
+    blob = _download.git_blob_sha1_file(path) if item.git_blob_sha1 else None
+    return "verified" if item.mismatch(sha, blob) is None else "corrupt"
+
+
+def status(sets: Sequence[FileSet]) -> list[SetStatus]:
+    """Each set's files in the cache: verified, missing, or present with the wrong checksum."""
+    out = []
+    for fs in sets:
+        root = cache_dir() / fs.folder
+        out.append(SetStatus(fs, root, {f.path: _state(f, root / f.path) for f in fs.files}))
+    return out
+
+
+def pull(sets: Sequence[FileSet], *, client: httpx.Client | None = None,
+         on_set: Callable[[FileSet], None] | None = None) -> list[SetStatus]:
+    """Download and verify whatever `sets` lack; files already verified are not fetched.
+
+    Stops at the first file that cannot be had (`DataMissing` / `DataCorrupt`); everything
+    fetched before stays in the cache, so running it again continues.
+    """
+    http = client or httpx.Client(timeout=300.0, follow_redirects=True)
+    try:
+        for fs in sets:
+            if on_set is not None:
+                on_set(fs)
+            _download.ensure(fs.files, folder=fs.folder, client=http, hint=(
+                f"Check the network connection (or set {_download.MIRROR_ENV} to a mirror) "
+                f"and run `a2abench data pull` again; files fetched so far are kept"))
+    finally:
+        if client is None:
+            http.close()
+    return status(sets)
+
+
+def reference_layout(cache: Path | None = None) -> dict[Benchmark, Path]:
+    """Where the cache holds each benchmark's files in the layout of a reference copy:
+    tau2 as upstream's `data/tau2`, CRMArena as `tasks/` + `schema/`."""
+    from a2abench.benchmarks.crmarena import reference
+    from a2abench.benchmarks.tau2 import data as tau2
+
+    root = cache or cache_dir()
+    return {"tau2": root / f"tau2/{tau2.manifest().commit}" / "data" / "tau2",
+            "crmarena": root / reference.FOLDER}

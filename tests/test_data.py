@@ -1,0 +1,205 @@
+"""`a2abench data pull|status` against a loopback mirror laid out like the raw-file host, and
+the test suite's own data lookup on a simulated fresh clone (no ../shared beside it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from a2abench import _download, data
+from a2abench._paths import cache_dir
+from a2abench.benchmarks.crmarena import reference, upstream
+from a2abench.benchmarks.tau2 import data as tau2_data
+from tests.clihelp import run_cli
+from tests.conftest import shared_data
+from tests.tau2.test_download import FileServer
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXTS = {"crm_sandbox/env/env.py": b"# env\n", "crm_sandbox/agents/prompts.py": b"# prompts\n",
+         "crm_sandbox/env/users.py": b"# users\n"}
+
+
+def _serve_reference(server: FileServer) -> None:
+    """The pinned tau2 data files and CRMArena reference dumps at their upstream raw paths."""
+    m = tau2_data.manifest()
+    tau2_root = shared_data("tau2")
+    for rel in m.files:
+        if rel.startswith("data/tau2/"):
+            server.files[f"/{m.repository}/{m.commit}/{rel}"] = (
+                tau2_root / rel.removeprefix("data/tau2/")).read_bytes()
+    crm_root = shared_data("crmarena")
+    entries = json.loads((ROOT / "a2abench/benchmarks/crmarena/reference.json").read_text())
+    for name, e in entries["files"].items():
+        server.files[f"/{e['repository']}/{e['commit']}/{e['path']}"] = (
+            crm_root / name).read_bytes()
+
+
+@pytest.fixture
+def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
+    server = FileServer()
+    _serve_reference(server)
+    server.thread.start()
+    monkeypatch.setenv(_download.MIRROR_ENV, server.url)
+    yield server
+    server.httpd.shutdown()
+    server.httpd.server_close()
+
+
+def _counts() -> tuple[int, int, int]:
+    """How many pinned tau2 data files, tau2 sources and CRMArena reference files there are."""
+    tau2_files, sources = tau2_data.pinned_files()
+    return len(tau2_files), len(sources), len(reference.reference_files())
+
+
+def _needed() -> list[data.FileSet]:
+    return [fs for fs in data.file_sets(data.BENCHMARKS, org_dbs=False)
+            if fs.name in ("data", "reference")]
+
+
+def test_pull_verifies_caches_and_is_idempotent(mirror: FileServer) -> None:
+    result = data.pull(_needed())
+    assert [(s.fileset.benchmark, s.fileset.name, s.complete) for s in result] == [
+        ("tau2", "data", True), ("crmarena", "reference", True)]
+    layout = data.reference_layout()
+    assert (layout["tau2"] / "domains/airline/db.json").read_bytes() == (
+        shared_data("tau2", "domains/airline/db.json").read_bytes())
+    assert (layout["crmarena"] / "schema/b2b_schema.json").is_file()
+    fetched = len(mirror.requests)
+    n_data, _, n_reference = _counts()
+    assert fetched == n_data + n_reference
+    data.pull(_needed())
+    assert len(mirror.requests) == fetched  # everything was verified in the cache, not fetched
+
+
+def test_pull_stops_at_a_missing_file_keeps_the_rest_and_status_says_so(
+        mirror: FileServer) -> None:
+    # The mirror has tau2's data but not its upstream sources: exit 1 naming the file.
+    res = run_cli("data", "pull", "tau2")
+    assert res.code == 1
+    assert "Error: could not download src/tau2/" in res.err and "HTTP 404" in res.err
+    assert "A2ABENCH_DATA_MIRROR" in res.err and "kept" in res.err
+    status = run_cli("data", "status", "tau2", "--json")
+    assert status.code == 0
+    by_set = {s["set"]: s for s in status.json()}
+    n_data, n_sources, _ = _counts()
+    assert by_set["data"]["complete"] and by_set["data"]["verified"] == n_data
+    assert not by_set["sources"]["complete"] and len(by_set["sources"]["missing"]) == n_sources
+
+
+def test_status_reports_a_damaged_file_and_pull_repairs_it(mirror: FileServer) -> None:
+    reference_set = [fs for fs in _needed() if fs.name == "reference"]
+    data.pull(reference_set)
+    damaged = data.reference_layout()["crmarena"] / "tasks/crmarenapro_b2b_tasks.json"
+    damaged.write_text("[]")
+    states = {s.fileset.name: s for s in data.status(reference_set)}
+    assert states["reference"].states["tasks/crmarenapro_b2b_tasks.json"] == "corrupt"
+    text = run_cli("data", "status", "crmarena")
+    assert "crmarena reference: 7 files, 1 corrupt" in text.out
+    assert "a2abench data pull all" in text.out
+    assert all(s.complete for s in data.pull(reference_set))
+    assert damaged.stat().st_size > 1000  # the pinned copy is back
+
+
+def test_cli_pull_success_in_plain_and_json(mirror: FileServer,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The prose files are not part of the reference copy: pin stand-ins of our own.
+    real = upstream.manifest()
+    monkeypatch.setattr(upstream, "manifest", lambda: upstream.Manifest(
+        real.repository, real.commit, {p: _sha256(b) for p, b in TEXTS.items()}, real.orgs))
+    for rel, body in TEXTS.items():
+        mirror.files[f"/{real.repository}/{real.commit}/{rel}"] = body
+    res = run_cli("data", "pull", "crmarena", "--no-org-dbs")
+    assert res.code == 0, res.err
+    assert "pulling crmarena texts (3 files)" in res.err
+    assert "crmarena texts: 3 files, verified" in res.out
+    assert "crmarena reference: 7 files, verified" in res.out
+    assert "org" not in res.out
+    listed = run_cli("data", "status", "crmarena", "--json").json()
+    assert [(s["set"], s["complete"]) for s in listed] == [
+        ("texts", True), ("reference", True), ("org b2b", False), ("org b2c", False),
+        ("org original", False)]
+    assert (cache_dir() / upstream.folder() / "crm_sandbox/env/env.py").read_bytes() == b"# env\n"
+
+
+def _sha256(body: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(body).hexdigest()
+
+
+def test_a_benchmarks_own_base_url_wins_over_the_mirror(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_download.MIRROR_ENV, "http://mirror.invalid/raw")
+    m = tau2_data.manifest()
+    data_files, _ = tau2_data.pinned_files()
+    assert data_files[0].url.startswith(f"http://mirror.invalid/raw/{m.repository}/{m.commit}/")
+    monkeypatch.setenv(tau2_data.URL_ENV, "http://tau2.invalid/base")
+    assert tau2_data.pinned_files()[0][0].url.startswith("http://tau2.invalid/base/data/tau2/")
+    assert reference.reference_files()[0].url.startswith("http://mirror.invalid/raw/")
+    monkeypatch.delenv(_download.MIRROR_ENV)
+    assert upstream.org_file("b2b").url.startswith(_download.RAW_HOST)
+
+
+def test_unknown_data_set_is_a_usage_error() -> None:
+    res = run_cli("data", "pull", "nope")
+    assert res.code == 2
+    assert "Error: unknown data set 'nope'. Choose tau2, crmarena or all." in res.err
+
+
+# -- a fresh clone: the suite's own lookup (tests/refdata.py) in a subprocess ----------------
+
+FRESH_TESTS = ["tests/tau2/test_domain.py::test_splits_and_selection",
+               "tests/crmarena/test_schema.py"]
+
+
+def _dead_url() -> str:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/"
+
+
+def _fresh_clone(tmp_path: Path) -> Path:
+    clone = tmp_path / "clone"  # no shared/ beside it
+    shutil.copytree(ROOT / "tests", clone / "tests",
+                    ignore=shutil.ignore_patterns("__pycache__", "golden"))
+    shutil.copy(ROOT / "pyproject.toml", clone)
+    return clone
+
+
+def _pytest(clone: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("A2ABENCH_")}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *FRESH_TESTS], cwd=clone, env={**base, **env}, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
+        mirror: FileServer, tmp_path: Path) -> None:
+    clone, cache, dead = _fresh_clone(tmp_path), tmp_path / "user-cache", _dead_url()
+    first = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=mirror.url)
+    assert first.returncode == 0, first.stdout + first.stderr
+    n_data, _, n_reference = _counts()
+    assert "skipped" not in first.stdout and len(mirror.requests) == n_data + n_reference
+    assert "26 passed" in first.stdout, first.stdout
+    # Offline from now on: the cache alone serves the next run.
+    cached = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=dead)
+    assert cached.returncode == 0 and "skipped" not in cached.stdout, cached.stdout
+    # A2ABENCH_TEST_DATA with an empty cache and no network.
+    given = _pytest(clone, A2ABENCH_CACHE_DIR=str(tmp_path / "empty"),
+                    A2ABENCH_DATA_MIRROR=dead,
+                    A2ABENCH_TEST_DATA=str(shared_data("tau2").parent))
+    assert given.returncode == 0 and "skipped" not in given.stdout, given.stdout
+    # Nothing anywhere: the tests skip and one line names the fix.
+    none = _pytest(clone, A2ABENCH_CACHE_DIR=str(tmp_path / "empty2"), A2ABENCH_DATA_MIRROR=dead)
+    assert none.returncode == 0, none.stdout + none.stderr
+    assert "14 skipped" in none.stdout, none.stdout
+    lines = [line for line in none.stdout.splitlines() if "a2abench data pull all" in line]
+    assert len(lines) == 1 and "tests skipped: no crmarena, tau2 reference data" in lines[0]
+    assert "pull failed" in lines[0]

@@ -1,0 +1,56 @@
+"""Pin the plugin surface (`a2abench.plugin`) and check that `Driver` is generic over its
+options model, so changing either is a deliberate act."""
+
+from __future__ import annotations
+
+import typing
+
+from pydantic import BaseModel
+
+import a2abench.plugin
+from a2abench.plugin import Driver, TaskContext, TaskOutcome, TaskSpec
+
+EXPECTED = [
+    "A2ABenchError", "AgentError", "AgentReply", "ChatLLM", "ChatResult", "ConfigError",
+    "Conversation", "DataCorrupt", "DataMissing", "DataPart", "Driver", "ENTRY_POINT_GROUP",
+    "EngineTermination", "ErrorInfo", "Exporter", "FilePart", "InfrastructureError", "LLMArgs",
+    "LLMUsage", "Message", "OptionsT", "ProtocolError", "RemoteFile", "Scoring", "TaskContext",
+    "TaskOutcome", "TaskRecord", "TaskSpec", "TaskStatus", "TextPart", "build_llm",
+    "ensure_files", "register", "unregister",
+]
+
+
+def test_public_names() -> None:
+    assert sorted(a2abench.plugin.__all__) == sorted(EXPECTED)
+    for name in EXPECTED:
+        assert getattr(a2abench.plugin, name) is not None
+    assert a2abench.plugin.ENTRY_POINT_GROUP == "a2abench.benchmarks"
+
+
+def test_status_and_termination_values_are_literal_types() -> None:
+    statuses = set(typing.get_args(a2abench.plugin.TaskStatus))
+    assert {"ok", "agent_error", "infrastructure_error", "harness_error"} <= statuses
+    assert set(typing.get_args(a2abench.plugin.EngineTermination)) == {
+        "task_timeout", "agent_error", "infrastructure_error", "harness_error"}
+
+
+class Opts(BaseModel):
+    n: int = 2
+
+
+class Bench(Driver[Opts]):
+    name = "generic-check"
+    options_model = Opts
+
+    def tasks(self) -> list[TaskSpec]:
+        return [TaskSpec(task_id=str(i)) for i in range(self.options.n)]  # typed: Opts.n
+
+    async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+        return TaskOutcome(reward=1.0)
+
+
+def test_driver_is_generic_over_its_options() -> None:
+    assert Driver[Opts].__origin__ is Driver  # type: ignore[attr-defined]
+    assert typing.get_args(Bench.__orig_bases__[0]) == (Opts,)  # type: ignore[attr-defined]
+    bench = Bench(Opts(n=3))
+    assert isinstance(bench.options, Opts) and len(bench.tasks()) == 3
