@@ -59,6 +59,11 @@ def serve_green(
                                                           "a free port, advertised in the "
                                                           "card].", min=0, max=65535,
                                            show_default=False)] = None,
+    a2a_03: Annotated[bool, c.opt("--a2a-03/--no-a2a-03", "Serve A2A 0.3 beside 1.0 on every "
+                                                          "binding (0.3 clients such as "
+                                                          "AgentBeats' need it); "
+                                                          "--no-a2a-03 serves strict 1.0.")]
+    = True,
     metrics: Annotated[bool, c.opt("--metrics", "Serve Prometheus metrics at /metrics.")]
     = False,
     metrics_port: Annotated[int | None, c.opt("--metrics-port", "Serve /metrics on this port "
@@ -98,7 +103,7 @@ def serve_green(
         max_request_bytes=max_request_bytes, output_dir=output_dir,
         presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
         allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
-        grpc=grpc, grpc_port=grpc_port,
+        grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03,
         metrics=metrics, metrics_port=metrics_port, log_format=log_format)
     out = Output.for_command()
 

@@ -89,7 +89,8 @@ def build_app(settings: GreenSettings, url: str | None = None,
     url = normalized_card_url(url or settings.advertised_url())
     card = build_card(url, list_benchmarks(), auth=settings.auth_token is not None,
                       tck=settings.tck, rest_url=bindings.rest_url(url),
-                      grpc_url=bindings.grpc_url(url, grpc_port) if grpc_port else None)
+                      grpc_url=bindings.grpc_url(url, grpc_port) if grpc_port else None,
+                      a2a_03=settings.a2a_03)
     monitoring, metrics = _monitoring(settings)
     executor = AssessmentExecutor(settings, list_benchmarks, monitoring)
     if metrics is not None:
@@ -107,9 +108,10 @@ def build_app(settings: GreenSettings, url: str | None = None,
     routes += status_routes(monitoring, readiness,
                             metrics if settings.metrics_port is None else None)
     for path in serving_paths(url, settings.rpc_path):
-        routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
+        routes += create_jsonrpc_routes(handler, rpc_url=path,
+                                        enable_v0_3_compat=settings.a2a_03)
     for prefix in bindings.rest_prefixes(rpc_path(url), settings.rpc_path):
-        routes += bindings.rest_routes(handler, prefix)
+        routes += bindings.rest_routes(handler, prefix, a2a_03=settings.a2a_03)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -118,7 +120,7 @@ def build_app(settings: GreenSettings, url: str | None = None,
             token = settings.auth_token.get_secret_value() if settings.auth_token else None
             grpc_server = await bindings.start_grpc(
                 handler, settings.host, grpc_port, token=token,
-                max_request_bytes=settings.max_request_bytes)
+                max_request_bytes=settings.max_request_bytes, a2a_03=settings.a2a_03)
         readiness.started = True
         try:
             yield

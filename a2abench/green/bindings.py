@@ -43,15 +43,16 @@ def rest_prefixes(card_path: str, explicit: str | None = None) -> list[str]:
     return list(dict.fromkeys(rest_path(base) for base in bases))
 
 
-def rest_routes(handler: DefaultRequestHandler, prefix: str) -> list[BaseRoute]:
-    """a2a-sdk's REST routes, 1.0 and 0.3, under `prefix`; 1.0 tenants at
+def rest_routes(handler: DefaultRequestHandler, prefix: str, *,
+                a2a_03: bool = True) -> list[BaseRoute]:
+    """a2a-sdk's REST routes, 1.0 (and 0.3 unless `a2a_03` is False) under `prefix`; 1.0 tenants at
     `<prefix>/{tenant}/message:send`, where a2a-sdk's own client sends them.
 
     a2a-sdk mounts its tenant routes at the root, before the prefix (`/{tenant}/rest/...`);
     such a mount also catches every unknown path, and Starlette then redirects `/x` to `/x/`
     (307) instead of answering 404. So the tenant mount is rebuilt under the prefix.
     """
-    routes = [r for r in create_rest_routes(handler, enable_v0_3_compat=True,
+    routes = [r for r in create_rest_routes(handler, enable_v0_3_compat=a2a_03,
                                             path_prefix=prefix) if not isinstance(r, Mount)]
     bare = [r for r in create_rest_routes(handler) if isinstance(r, Mount)]
     routes += [Mount(prefix + "/{tenant}", routes=list(m.routes)) for m in bare]
@@ -87,8 +88,9 @@ def pick_grpc_port(host: str, port: int | None) -> int:
 
 
 async def start_grpc(handler: DefaultRequestHandler, host: str, port: int, *,
-                     token: str | None, max_request_bytes: int) -> Any:
-    """Serve A2A 1.0 (`lf.a2a.v1`) and 0.3 (`a2a.v1`) gRPC on host:port; returns the server."""
+                     token: str | None, max_request_bytes: int, a2a_03: bool = True) -> Any:
+    """Serve A2A 1.0 (`lf.a2a.v1`) and, unless `a2a_03` is False, 0.3 (`a2a.v1`) gRPC on
+    host:port; returns the server."""
     import grpc
     from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
     from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
@@ -105,7 +107,8 @@ async def start_grpc(handler: DefaultRequestHandler, host: str, port: int, *,
     add_v1: Callable[[Any, Any], None] = a2a_pb2_grpc.add_A2AServiceServicer_to_server
     add_v03: Callable[[Any, Any], None] = a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server
     add_v1(GrpcHandler(handler), server)
-    add_v03(CompatGrpcHandler(handler), server)
+    if a2a_03:
+        add_v03(CompatGrpcHandler(handler), server)
     await server.start()
     return server
 

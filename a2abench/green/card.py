@@ -59,10 +59,13 @@ def _skill(name: str) -> AgentSkill:
 
 
 def build_card(url: str, benchmarks: list[str], *, auth: bool, tck: bool = False,
-               rest_url: str | None = None, grpc_url: str | None = None) -> AgentCard:
+               rest_url: str | None = None, grpc_url: str | None = None,
+               a2a_03: bool = True) -> AgentCard:
     """The card for a server whose JSON-RPC endpoint is `url`. It declares each binding twice,
     A2A 1.0 and 0.3, JSON-RPC first (a2a-sdk then also writes the 0.3 top-level `url` and
-    `preferredTransport: JSONRPC` that 0.3 clients need)."""
+    `preferredTransport: JSONRPC` that 0.3 clients need); with `a2a_03=False` only 1.0, and
+    the card has no legacy fields."""
+    versions = ("1.0", "0.3") if a2a_03 else ("1.0",)
     card = AgentCard(
         name="a2abench green agent", description=DESCRIPTION, version=__version__,
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),
@@ -70,14 +73,13 @@ def build_card(url: str, benchmarks: list[str], *, auth: bool, tck: bool = False
         default_output_modes=["text/plain", "application/json"],
         skills=[_skill(name) for name in benchmarks],
         supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3"),
-        ])
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=version)
+            for version in versions])
     for binding, extra in (("HTTP+JSON", rest_url), ("GRPC", grpc_url)):
         if extra is not None:
             card.supported_interfaces.extend([
-                AgentInterface(url=extra, protocol_binding=binding, protocol_version="1.0"),
-                AgentInterface(url=extra, protocol_binding=binding, protocol_version="0.3")])
+                AgentInterface(url=extra, protocol_binding=binding, protocol_version=version)
+                for version in versions])
     if tck:
         card.skills.append(AgentSkill(
             id="tck", name="A2A TCK scenarios (test mode)",

@@ -45,6 +45,8 @@ class GreenSettings:
     allow_models: tuple[str, ...] = ()  # models requests may pick (default: operator's only)
     allow_llm_args: tuple[str, ...] = ()  # keys of *_llm_args requests may set
     grpc: bool = True  # serve the gRPC binding too (when grpcio is installed)
+    # A2A 0.3 beside 1.0 on every binding; False serves a strict 1.0 card (no legacy fields).
+    a2a_03: bool = True
     grpc_port: int | None = None  # None: a free port, advertised in the card
     metrics: bool = False  # serve /metrics (Prometheus) on the main port
     metrics_port: int | None = None  # or on a port of its own (implies metrics)

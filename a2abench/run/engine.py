@@ -7,6 +7,7 @@ import asyncio
 import time
 import traceback
 import uuid
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -167,14 +168,15 @@ class Engine:
             raise ConfigError(f"no {config.benchmark} tasks to run: the data and filters "
                               "select none", hint="Check --task-ids, the split, the category "
                               "filter and --data-dir.")
-        items = plan.shard_items(plan.expand(selected, config.num_trials, config.seed),
-                                 config.shard)
-        if not items:  # a CI matrix wider than the run: an empty share, said out loud
+        items = plan.Plan(tuple(selected), config.num_trials, config.seed, config.shard)
+        if not len(items):  # a CI matrix wider than the run: an empty share, said out loud
             self.emit(Notice("warning", f"shard {config.shard} has no task-trials: "
                                         f"{len(selected)} task(s) × {config.num_trials} "
                                         f"trial(s) fill only the first shards"))
         key = redact(plan.compat_key(config, driver.compat(), driver.domain))
         previous = self._previous(output, key)
+        planned = len(items)
+        skipped = plan.skipped(items, previous, config.retry_errors)
         todo = plan.pending(items, previous, config.retry_errors)
         async with self._client() as client:
             card = await client.card()  # fail fast, before writing anything, if unreachable
@@ -192,17 +194,15 @@ class Engine:
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
-                self._write_run_record(key, len(items), len(items) - len(todo), previous,
-                                       interface)
-                self.progress.total = len(todo)
+                self._write_run_record(key, planned, skipped, previous, interface)
+                self.progress.total = planned - skipped
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
                     card.card.name or redact_url(config.white_agent_url), transport.dialect,
-                    len(items),
-                    len(items) - len(todo), len(todo), config.concurrency,
+                    planned, skipped, planned - skipped, config.concurrency,
                     str(config.shard) if config.shard else None, transport.binding,
                     config.streaming))
-                status = await self._execute(todo, client)
+                status = await self._execute(todo, planned - skipped, client)
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
                     run_id=self.run_id, status=status, finished_at=now_iso(),
@@ -215,7 +215,7 @@ class Engine:
             raise CircuitOpen(self._abort or "run aborted",
                               hint=f"Completed results are kept in {output}; fix the agent "
                                    "and re-run with --resume.")
-        return self._summary(output, status, len(items), len(items) - len(todo), duration)
+        return self._summary(output, status, planned, skipped, duration)
 
     def _previous(self, output: Path, key: dict[str, object]) -> plan.Previous | None:
         exists = output.exists() and output.stat().st_size > 0
@@ -269,13 +269,11 @@ class Engine:
                 run_id=self.run_id, task_id=tally.task_id if tally else None,
                 trial=tally.trial if tally else None, **m.model_dump()))
 
-    async def _execute(self, todo: list[plan.Item],
+    async def _execute(self, todo: Iterator[plan.Item], count: int,
                        client: A2AClient) -> Literal["completed", "interrupted", "aborted"]:
-        queue: asyncio.Queue[plan.Item] = asyncio.Queue()
-        for item in todo:
-            queue.put_nowait(item)
-        workers = [asyncio.create_task(self._worker(queue, client))
-                   for _ in range(min(self.config.concurrency, max(1, len(todo))))]
+        # Workers pull from one lazy iterator (one event loop: no lock needed).
+        workers = [asyncio.create_task(self._worker(todo, client))
+                   for _ in range(min(self.config.concurrency, max(1, count)))]
         stopper: asyncio.Future[Any] = asyncio.create_task(self.stop.wait())
         all_done: asyncio.Future[Any] = asyncio.ensure_future(asyncio.wait(workers))
         await asyncio.wait([all_done, stopper], return_when=asyncio.FIRST_COMPLETED)
@@ -290,11 +288,10 @@ class Engine:
             return "aborted"
         return "interrupted" if interrupted else "completed"
 
-    async def _worker(self, queue: asyncio.Queue[plan.Item], client: A2AClient) -> None:
+    async def _worker(self, todo: Iterator[plan.Item], client: A2AClient) -> None:
         while not self.stop.is_set():
-            try:
-                item = queue.get_nowait()
-            except asyncio.QueueEmpty:
+            item = next(todo, None)
+            if item is None:
                 return
             self.progress.running += 1
             self.emit(TaskStarted(item.task.task_id, item.trial, self.progress))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,14 +42,41 @@ def select(tasks: list[TaskSpec], task_ids: list[str] | None,
     return tasks
 
 
+@dataclass(frozen=True)
+class Plan:
+    """This run's share of task-trials in canonical (task order, trial) order, generated on
+    demand: never held as a list, since tasks × trials can be millions (50 tasks × 100,000
+    trials took 840 MB as a list). Shards take every `count`-th task-trial, round-robin:
+    stable on every machine and balanced to within one."""
+
+    tasks: tuple[TaskSpec, ...]
+    num_trials: int
+    seed: int
+    shard: Shard | None = None
+
+    def __iter__(self) -> Iterator[Item]:
+        step, first = (self.shard.count, self.shard.index - 1) if self.shard else (1, 0)
+        position = 0
+        for task in self.tasks:
+            for trial in range(self.num_trials):
+                if position % step == first:
+                    yield Item(task, trial, trial_seed(self.seed, task.task_id, trial))
+                position += 1
+
+    def __len__(self) -> int:
+        total = len(self.tasks) * self.num_trials
+        if self.shard is None:
+            return total
+        return len(range(self.shard.index - 1, total, self.shard.count))
+
+
 def expand(tasks: list[TaskSpec], num_trials: int, seed: int) -> list[Item]:
-    return [Item(t, trial, trial_seed(seed, t.task_id, trial))
-            for t in tasks for trial in range(num_trials)]
+    """Every task-trial as a list (small selections and tests; runs iterate a `Plan`)."""
+    return list(Plan(tuple(tasks), num_trials, seed))
 
 
 def shard_items(items: list[Item], shard: Shard | None) -> list[Item]:
-    """Round-robin over the canonical (task order, trial) list: stable on every machine and
-    balanced to within one task-trial."""
+    """The shard's share of a list from `expand`, as `Plan` takes it."""
     if shard is None:
         return items
     return items[shard.index - 1::shard.count]
@@ -125,8 +152,20 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
     return Previous(run_ids, set(outcome) - infra, infra, stats)
 
 
-def pending(items: Iterable[Item], previous: Previous | None, retry_errors: bool) -> list[Item]:
+def _skip(previous: Previous | None, retry_errors: bool) -> set[tuple[str, int]]:
     if previous is None:
-        return list(items)
-    skip = previous.done if retry_errors else previous.done | previous.infra_failed
-    return [i for i in items if i.key not in skip]
+        return set()
+    return previous.done if retry_errors else previous.done | previous.infra_failed
+
+
+def pending(items: Iterable[Item], previous: Previous | None,
+            retry_errors: bool) -> Iterator[Item]:
+    """The task-trials still to run, lazily (resume skips what is recorded)."""
+    skip = _skip(previous, retry_errors)
+    return (i for i in items if i.key not in skip)
+
+
+def skipped(items: Iterable[Item], previous: Previous | None, retry_errors: bool) -> int:
+    """How many of `items` resume skips (counted without holding them)."""
+    skip = _skip(previous, retry_errors)
+    return sum(1 for i in items if i.key in skip) if skip else 0

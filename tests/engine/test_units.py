@@ -15,7 +15,7 @@ from a2abench.run import engine
 from a2abench.run.config import RunConfig, Shard, redact, resolve_output, trial_seed
 from a2abench.run.driver import TaskSpec
 from a2abench.run.events import Progress, RunFinished, RunStarted, TaskFinished
-from a2abench.run.plan import expand, select, shard_items
+from a2abench.run.plan import Plan, expand, select, shard_items
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent
 
@@ -27,6 +27,32 @@ def test_shards_partition_the_plan_stably_and_evenly() -> None:
     keys = [i.key for p in parts for i in p]
     assert sorted(keys) == sorted(i.key for i in items) and len(set(keys)) == 30
     assert shard_items(items, Shard(index=2, count=4)) == parts[1]
+
+
+@pytest.mark.parametrize("shard", [None, Shard(index=1, count=1), Shard(index=3, count=4),
+                                   Shard(index=7, count=7)])
+def test_the_lazy_plan_equals_the_listed_one(shard: Shard | None) -> None:
+    tasks = [TaskSpec(task_id=str(i)) for i in range(5)]
+    listed = shard_items(expand(tasks, num_trials=3, seed=9), shard)
+    lazy = Plan(tuple(tasks), 3, 9, shard)
+    assert list(lazy) == listed and len(lazy) == len(listed)
+
+
+def test_a_huge_plan_is_never_held_in_memory() -> None:
+    """Issue 17: 100,000 trials used to be planned as one list up front (hundreds of MB)."""
+    import itertools
+    import tracemalloc
+
+    tasks = tuple(TaskSpec(task_id=str(i)) for i in range(50))
+    tracemalloc.start()
+    try:
+        plan = Plan(tasks, 100_000, 1, Shard(index=2, count=3))
+        first = list(itertools.islice(plan, 5))
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(plan) == len(range(1, 5_000_000, 3)) and len(first) == 5
+    assert peak < 1_000_000, peak
 
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "a/b", "3", "1/0"])

@@ -67,6 +67,32 @@ def test_card_advertises_each_binding_in_1_0_and_0_3(tmp_path: Any) -> None:
     assert raw["preferredTransport"] == "JSONRPC" and raw["url"] == base + "/"
 
 
+def test_strict_1_0_card_has_no_legacy_fields_and_no_0_3_endpoints(tmp_path: Any) -> None:
+    """--no-a2a-03: the card validates as pure A2A 1.0 (the TCK's CARD-STRUCT-001), and no
+    binding answers the 0.3 wire any more."""
+    with green_all(GreenSettings(output_dir=tmp_path, a2a_03=False)) as (base, _):
+        raw = httpx.get(base + "/.well-known/agent-card.json").json()
+        old = httpx.post(base + "/", json={"jsonrpc": "2.0", "id": 1, "method": "message/send",
+                                           "params": {}})
+        rest_03 = httpx.post(base + "/rest/v1/message:send", json={})
+    pairs = [(i["protocolBinding"], i["protocolVersion"]) for i in raw["supportedInterfaces"]]
+    assert pairs == [c for c in CASES if c[1] == "1.0"]
+    assert not {"url", "preferredTransport", "protocolVersion", "additionalInterfaces"} & set(raw)
+    assert old.json()["error"]["code"] == -32601  # method not found: 0.3 is not served
+    # a 0.3 REST call (no A2A-Version header means 0.3) is refused as a version not served
+    assert rest_03.status_code == 400 and "0.3" in rest_03.text
+
+
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON", "GRPC"])
+async def test_strict_1_0_serves_1_0_clients_on_every_binding(tmp_path: Any, white: str,
+                                                              binding: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0, a2a_03=False)
+    with green_all(settings) as (base, _):
+        async with sdk_client_on(base, binding, "1.0") as client:
+            out = await send(client, agentbeats(white, benchmark="scripted", max_tasks=1))
+    assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+
+
 @pytest.mark.parametrize(("binding", "version"), CASES)
 async def test_sdk_client_runs_an_assessment(tmp_path: Any, white: str, binding: str,
                                              version: str) -> None:
