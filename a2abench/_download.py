@@ -106,7 +106,9 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
     Returns `{file.path: local path}`. A cached file with the wrong checksum is downloaded again;
     a download with the wrong checksum is rejected (never cached) with `DataCorrupt`. `hint`
     replaces the default next step in a `DataMissing` error. With `workers > 1` files are
-    fetched concurrently (one shared client); `progress(done, total)` is called after each.
+    fetched concurrently (one shared client). `progress(done, total)` reports a download: it is
+    called after each file once the first one had to be fetched (earlier verified copies count
+    in `done`), and never when every file was already cached.
     """
     root = cache_dir() / folder
     items = list(files)
@@ -115,13 +117,15 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
                                   limits=httpx.Limits(max_connections=max(workers, 1)),
                                   event_hooks={"request": [_check_egress]})
     done = [0]
+    fetching = [False]
     lock = threading.Lock()
 
     def one(item: RemoteFile) -> Path:
-        path = _ensure_one(item, root, http, hint)
+        path, fetched = _ensure_one(item, root, http, hint)
         with lock:
             done[0] += 1
-            if progress is not None:
+            fetching[0] = fetching[0] or fetched
+            if progress is not None and fetching[0]:
                 progress(done[0], len(items))
         return path
 
@@ -159,10 +163,12 @@ def _cached(item: RemoteFile, target: Path) -> bool:
                          git_blob_sha1_file(target) if item.git_blob_sha1 else None) is None
 
 
-def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | None) -> Path:
+def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | None
+                ) -> tuple[Path, bool]:
+    """The verified local copy, and whether it had to be downloaded."""
     target = root / item.path
     if _cached(item, target):
-        return target
+        return target, False
     missing = hint or (f"Check the network connection and retry, or pass --data-dir pointing "
                        f"at a local copy that holds {item.path}")
     if http is not None:  # a client of the caller's own: check the first URL at least
@@ -184,7 +190,7 @@ def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | No
             hint="The file was rejected and not cached. " + (
                 hint or "Retry later, or pass --data-dir pointing at a verified local copy"))
     _atomic_write(target, body)
-    return target
+    return target, True
 
 
 def _atomic_write(target: Path, body: bytes) -> None:

@@ -37,6 +37,9 @@ COMMON = [
     "src/tau2/agent/llm_agent.py",
     # the agentify prompt profile's text (a2abench/benchmarks/tau2/profiles.py)
     "src/experiments/agentify_tau_bench/src/agentify_tau_bench/green_agent/agent.py",
+    # banking's LLM reranker prompt and Qwen query instruction (domains/banking/llm_search.py)
+    "src/tau2/knowledge/postprocessors/pointwise_llm_reranker.py",
+    "src/tau2/knowledge/embedders/openrouter_embedder.py",
 ]
 
 

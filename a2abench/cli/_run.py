@@ -75,14 +75,24 @@ def run_tau2(
                                           "calls `done` when finished.")] = False,
     retrieval_variant: Annotated[str | None, c.opt(
         "--retrieval-variant", "banking_knowledge retrieval: bm25_grep (default) | bm25 | "
-                               "grep_only | full_kb | golden_retrieval | no_knowledge | "
-                               "openai_embeddings | openai_embeddings_grep.")] = None,
+                               "grep_only | full_kb | golden_retrieval | no_knowledge; with "
+                               "--embedding-llm: openai_embeddings[_grep] | "
+                               "qwen_embeddings[_grep]; add _reranker (bm25_reranker[_grep] "
+                               "too) with --reranker-llm.")] = None,
     embedding_llm: Annotated[str | None, c.opt(
-        "--embedding-llm", "Embedding model for the *_embeddings variants "
-                           "[default: text-embedding-3-large].", show_default=False)] = None,
+        "--embedding-llm", "Embedding model for the *_embeddings variants [default: "
+                           "text-embedding-3-large; qwen_*: qwen/qwen3-embedding-8b].",
+        show_default=False)] = None,
     embedding_llm_base_url: Annotated[str | None, c.opt(
         "--embedding-llm-base-url", "OpenAI-compatible endpoint serving /embeddings (key from "
-                                    "OPENAI_API_KEY).", show_default=False)] = None,
+                                    "OPENAI_API_KEY; qwen_*: OpenRouter, OPENROUTER_API_KEY).",
+        show_default=False)] = None,
+    reranker_llm: Annotated[str | None, c.opt(
+        "--reranker-llm", "Chat model rating documents for the *_reranker variants "
+                          "[default: gpt-5.2].", show_default=False)] = None,
+    reranker_llm_base_url: Annotated[str | None, c.opt(
+        "--reranker-llm-base-url", "OpenAI-compatible chat endpoint of --reranker-llm (key "
+                                   "from OPENAI_API_KEY).", show_default=False)] = None,
     prompt_style: Annotated[str, c.opt("--prompt-style", "Message format: a2abench | "
                                                          "agentbeats (the stock AgentBeats "
                                                          "tau2 green) | agentify (tau2's "
@@ -97,7 +107,9 @@ def run_tau2(
                         "tool_call_format": tool_call_format, "solo": solo,
                         "prompt_style": prompt_style,
                         "retrieval_variant": retrieval_variant, "embedding_llm": embedding_llm,
-                        "embedding_llm_base_url": embedding_llm_base_url, **llm}, flags)
+                        "embedding_llm_base_url": embedding_llm_base_url,
+                        "reranker_llm": reranker_llm,
+                        "reranker_llm_base_url": reranker_llm_base_url, **llm}, flags)
 
 
 @app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "

@@ -8,11 +8,15 @@ Blocking on purpose (thread-safe: each call has its own connection): embeddings 
 while a domain loads (in a worker thread) and for a knowledge-base search inside a tool call
 (which the tau2 orchestrator runs in a worker thread for such tools). Texts are sent in
 batches; each batch is one cache entry, keyed like a chat request (endpoint + exact body), so
-repeated runs cost no calls.
+repeated runs cost no calls. A base64 `embedding` (asked for with
+`args={"encoding_format": "base64"}`) is decoded as float32, like the OpenAI SDK.
 """
 
 from __future__ import annotations
 
+import array
+import base64
+import binascii
 import time
 from typing import Any
 
@@ -72,8 +76,8 @@ class EmbeddingClient:
         data: Any = raw.get("data")  # JSON from the wire: a bad shape raises below
         try:
             items = sorted(data, key=lambda d: d.get("index", 0))
-            vectors = [[float(x) for x in item["embedding"]] for item in items]
-        except (TypeError, KeyError, ValueError, AttributeError) as exc:
+            vectors = [_vector(item["embedding"]) for item in items]
+        except (TypeError, KeyError, ValueError, AttributeError, binascii.Error) as exc:
             raise LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} answered "
                                      f"without a usable `data` list: {exc}",
                                      hint="Check that the endpoint serves OpenAI-compatible "
@@ -123,3 +127,11 @@ class EmbeddingClient:
                                       "with a body that is not a JSON object",
                                       hint="Check the base URL"), False, None
         return raw
+
+
+def _vector(value: Any) -> list[float]:
+    """A vector as floats, or (`encoding_format: base64`) little float32s in base64, decoded as
+    the OpenAI SDK does: the float32 values, widened."""
+    if isinstance(value, str):
+        return array.array("f", base64.b64decode(value, validate=True)).tolist()
+    return [float(x) for x in value]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from a2abench.render.output import Output, OutputMode
 from a2abench.report.wording import count
 from a2abench.run.events import (
+    DataProgress,
     Event,
     Notice,
     Progress,
@@ -36,10 +37,17 @@ class PlainDisplay:
 
     def __init__(self, out: Output) -> None:
         self.out = out
+        self._data_quarter = -1  # a download prints its start and each quarter, not 814 lines
 
     def __call__(self, event: Event) -> None:
         con = self.out.out
-        if isinstance(event, RunStarted):
+        if isinstance(event, DataProgress):
+            quarter = 4 * event.done // max(event.total, 1)
+            if quarter > self._data_quarter:
+                self._data_quarter = quarter
+                con.print(f"downloading {event.what}: {event.done}/{event.total} files",
+                          markup=False, highlight=False)
+        elif isinstance(event, RunStarted):
             skipped = f", {event.skipped} already done" if event.skipped else ""
             con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
                       f"{event.agent} (A2A {event.dialect} {event.binding}"
@@ -71,9 +79,12 @@ class PlainDisplay:
 
 
 class JsonDisplay:
-    """One JSON object per event on stdout (the --json contract)."""
+    """One JSON object per event on stdout (the --json contract); a data download is not
+    shown (stdout is the run's events only)."""
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, DataProgress):
+            return
         sys.stdout.write(json.dumps(event_dict(event), default=str) + "\n")
         sys.stdout.flush()
 
@@ -85,9 +96,14 @@ class RichDisplay:
         self.out = out
         self._progress: RichProgress | None = None
         self._task: TaskID | None = None
+        self._data: RichProgress | None = None  # the download bar, before the run's bar
+        self._data_task: TaskID | None = None
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RunStarted):
+        if isinstance(event, DataProgress):
+            self._download(event)
+        elif isinstance(event, RunStarted):
+            self._stop_download()
             self._start(event)
         elif isinstance(event, TaskFinished | Notice) and self._progress is not None:
             if isinstance(event, Notice):
@@ -124,12 +140,39 @@ class RichDisplay:
                                              rate="-", errors=0)
         self._progress.start()
 
+    def _download(self, event: DataProgress) -> None:
+        if self._data is None:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
+            self._data = RichProgress(
+                TextColumn("downloading {task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("files"), TimeRemainingColumn(), console=self.out.out,
+                transient=False)
+            self._data_task = self._data.add_task(event.what, total=event.total)
+            self._data.start()
+        assert self._data_task is not None
+        self._data.update(self._data_task, completed=event.done, total=event.total)
+        if event.done >= event.total:
+            self._stop_download()
+
+    def _stop_download(self) -> None:
+        if self._data is not None:
+            self._data.stop()
+            self._data = None
+
     def _update(self, p: Progress) -> None:
         assert self._progress is not None and self._task is not None
         self._progress.update(self._task, completed=p.done, running=p.running, rate=_rate(p),
                               errors=p.errors)
 
     def stop(self) -> None:
+        self._stop_download()
         if self._progress is not None:
             self._progress.stop()
             self._progress = None

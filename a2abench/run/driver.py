@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
 from a2abench.errors import A2ABenchError, ProtocolError
+from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
 if TYPE_CHECKING:
@@ -158,6 +159,9 @@ class Driver(ABC, Generic[OptionsT]):
 
     def __init__(self, options: OptionsT) -> None:
         self.options: OptionsT = options
+        # The engine's event sink, set before `setup()` so a driver can report a data
+        # download (`DataProgress`); call it on the event loop's thread only.
+        self.emit: EventSink | None = None
 
     @property
     def domain(self) -> str | None:

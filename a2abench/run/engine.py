@@ -162,6 +162,7 @@ class Engine:
 
     async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:
         output = resolve_output(config.output, config.benchmark, driver.domain)
+        driver.emit = self.emit
         await driver.setup()
         selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
         if not selected:

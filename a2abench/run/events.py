@@ -67,6 +67,16 @@ class Notice:
 
 
 @dataclass
+class DataProgress:
+    """Benchmark data being downloaded before the run starts (`done` of `total` files)."""
+
+    what: str  # e.g. "tau2 banking_knowledge data"
+    done: int
+    total: int
+    kind: str = "data_progress"
+
+
+@dataclass
 class RunFinished:
     status: str  # completed | interrupted | aborted
     output: str
@@ -77,7 +87,7 @@ class RunFinished:
     kind: str = "run_finished"
 
 
-Event = RunStarted | TaskStarted | TaskFinished | Notice | RunFinished
+Event = RunStarted | TaskStarted | TaskFinished | Notice | DataProgress | RunFinished
 EventSink = Callable[[Event], None]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -126,15 +127,18 @@ def pinned_files(base_url: str | None = None
 
 
 def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None = None,
-            solo: bool = False) -> DomainFiles:
+            solo: bool = False, progress: Callable[[int, int], None] | None = None
+            ) -> DomainFiles:
     """Local paths of a domain's data and upstream sources (downloading when needed);
-    `solo` adds the solo-mode policy files."""
+    `solo` adds the solo-mode policy files; `progress(done, total)` reports a download of the
+    data files (see `_download.ensure`)."""
     m = manifest()
     paths = data_paths(domain, solo)
     if data_dir is not None:
         return _resolve_local(domain, Path(data_dir), paths)
     folder = f"tau2/{m.commit}"
-    got = _download.ensure(_remote(paths, base_url), folder=folder, workers=16)
+    got = _download.ensure(_remote(paths, base_url), folder=folder, workers=16,
+                           progress=progress)
     files = DomainFiles({_key(p): got[p] for p in paths}, None, "download", m.commit)
     try:
         srcs = _download.ensure(_remote(source_paths(domain), base_url), folder=folder)

@@ -268,7 +268,9 @@ _BASES: dict[tuple[str, str], BaseDB | ModelBase] = {}
 
 def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base",
                 policy: str = "manual", solo: bool = False,
-                retrieval_variant: str | None = None, embedding: Any = None) -> Tau2Domain:
+                retrieval_variant: str | None = None, embedding: Any = None,
+                reranker: Any = None,
+                progress: Callable[[int, int], None] | None = None) -> Tau2Domain:
     """Load (once per process) a domain: `airline`, `retail`, `mock`, `telecom` or
     `banking_knowledge`.
 
@@ -276,7 +278,9 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     `solo` also loads the solo-mode policy (mock and telecom only, as upstream).
     `retrieval_variant` (banking_knowledge only) names a retrieval variant; None takes our
     default (see `domains/banking/retrieval.py`); `embedding` (an `LLMConfig` of an
-    OpenAI-compatible embeddings endpoint) enables its dense variants.
+    OpenAI-compatible embeddings endpoint) enables its dense variants, `reranker` (an
+    `LLMConfig` of a chat model) its reranker variants.
+    `progress(done, total)` reports a download of the data files (never called when cached).
     `data_dir` is a folder laid out like upstream's `data/`; without it the pinned files are
     downloaded into the cache. Raises `ConfigError` (unknown domain/split/policy/ids),
     `DataMissing` / `DataCorrupt` (naming the file and the fix).
@@ -285,7 +289,7 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
         if solo:  # upstream get_environment: "banking_knowledge domain does not support solo"
             raise ConfigError("tau2 banking_knowledge has no solo mode (upstream refuses it too)",
                               hint="Use --solo with --domain mock or --domain telecom.")
-        return _load_banking(data_dir, split, retrieval_variant, embedding)
+        return _load_banking(data_dir, split, retrieval_variant, embedding, reranker, progress)
     if domain not in SPECS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
                           hint=f"Choose one of: {', '.join(SPECS)}, banking_knowledge")
@@ -298,33 +302,47 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
     key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy, solo)
     with _LOCK:
         if key not in _DOMAINS:
-            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo)
+            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo, progress)
         return _DOMAINS[key]
 
 
 def _load_banking(data_dir: Path | None, split: str, variant_name: str | None,
-                  embedding: Any) -> Tau2Domain:
+                  embedding: Any, reranker: Any = None,
+                  progress: Callable[[int, int], None] | None = None) -> Tau2Domain:
+    from a2abench.benchmarks.tau2.domains.banking import llm_search
     from a2abench.benchmarks.tau2.domains.banking.domain import BankingDomain
     from a2abench.benchmarks.tau2.domains.banking.retrieval import resolve_variant
 
-    variant = resolve_variant(variant_name, embeddings=embedding is not None)
+    variant = resolve_variant(variant_name, embeddings=embedding is not None,
+                              reranker=reranker is not None)
     if split != "base":  # upstream has no split file for banking: every task is "base"
         raise ConfigError(f"unknown split {split!r} for banking_knowledge",
                           hint="banking_knowledge has one split: base (all 97 tasks)")
+    embedding = embedding if variant.dense else None
+    reranker = reranker if variant.reranker else None
     key = ("banking_knowledge", str(Path(data_dir).absolute()) if data_dir else "", split,
-           variant.name + (f"|{embedding.model}|{embedding.base_url}" if variant.dense else ""),
-           False)
+           "|".join([variant.name, *(f"{c.model}@{c.base_url}" for c in (embedding, reranker)
+                                     if c is not None)]), False)
     with _LOCK:
         if key not in _DOMAINS:
-            files = data.resolve("banking_knowledge", data_dir)
-            _DOMAINS[key] = BankingDomain(files, split, variant,
-                                          embedding if variant.dense else None)
+            instruction = prompt = None
+            if embedding is not None and variant.embedder == "openrouter":
+                _, needs_instruction = llm_search.openrouter_model(embedding.model)
+                if needs_instruction:
+                    instruction = llm_search.load_qwen_instruction(data_dir)
+            if reranker is not None:
+                prompt = llm_search.load_reranker_prompt(data_dir)
+            files = data.resolve("banking_knowledge", data_dir, progress=progress)
+            _DOMAINS[key] = BankingDomain(files, split, variant, embedding, reranker,
+                                          query_instruction=instruction,
+                                          reranker_prompt=prompt)
         return _DOMAINS[key]
 
 
 def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
-           solo: bool = False) -> Tau2Domain:
-    files = data.resolve(spec.name, data_dir, solo=solo)
+           solo: bool = False, progress: Callable[[int, int], None] | None = None
+           ) -> Tau2Domain:
+    files = data.resolve(spec.name, data_dir, solo=solo, progress=progress)
     ids = set(data.split_ids(files.data["split_tasks.json"], split))
     raw_tasks = data.read_json(files.data["tasks.json"])
     # Validate only the split's tasks: telecom's file holds 2,285 of them.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, model_validator
+from pydantic import BaseModel, SecretStr, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
@@ -24,7 +26,7 @@ from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile,
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import A2ABenchError, ConfigError
-from a2abench.llm import ChatLLM, LLMArgs, LLMConfig, build_llm
+from a2abench.llm import ChatLLM, LLMArgs, LLMConfig, api_key_from_env, build_llm
 from a2abench.run.driver import (
     Driver,
     Exporter,
@@ -34,6 +36,7 @@ from a2abench.run.driver import (
     TaskSpec,
     evaluator_failure,
 )
+from a2abench.run.events import DataProgress
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
 from a2abench.run.status import failed_reward
 
@@ -61,6 +64,8 @@ class Tau2Options(BaseModel):
     retrieval_variant: str | None = None
     embedding_llm: str | None = None
     embedding_llm_base_url: str | None = None
+    reranker_llm: str | None = None
+    reranker_llm_base_url: str | None = None
     prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
 
     @model_validator(mode="after")
@@ -72,15 +77,50 @@ class Tau2Options(BaseModel):
 
 
 def embedding_config(opts: Tau2Options) -> LLMConfig | None:
-    """The embeddings endpoint of banking's dense variants (None unless a flag names it)."""
+    """The embeddings endpoint of banking's dense variants (None unless a flag names it).
+    Qwen variants default to upstream's OpenRouter model and URL (key from
+    OPENROUTER_API_KEY only; with --embedding-llm-base-url the usual key), send short model
+    names as upstream's API strings and ask for float vectors, as upstream's embedder does."""
     if not (opts.embedding_llm or opts.embedding_llm_base_url):
         return None
-    from a2abench.benchmarks.tau2.domains.banking.retrieval import DEFAULT_EMBEDDING_MODEL
+    from a2abench.benchmarks.tau2.domains.banking import llm_search
+    from a2abench.benchmarks.tau2.domains.banking.retrieval import (
+        DEFAULT_EMBEDDING_MODEL,
+        VARIANTS,
+    )
 
+    variant = VARIANTS.get(opts.retrieval_variant or "")
     kwargs: dict[str, Any] = {"model": opts.embedding_llm or DEFAULT_EMBEDDING_MODEL,
                               "cache": opts.llm_cache}
+    if variant is not None and variant.embedder == "openrouter":
+        model, _ = llm_search.openrouter_model(opts.embedding_llm
+                                               or llm_search.DEFAULT_QWEN_MODEL)
+        kwargs.update(model=model, args={"encoding_format": "float"})
+        if not opts.embedding_llm_base_url:
+            # Upstream's OpenRouter URL gets OPENROUTER_API_KEY only, never the OpenAI key.
+            key = os.environ.get("OPENROUTER_API_KEY", "").strip()
+            kwargs.update(base_url=llm_search.OPENROUTER_BASE_URL,
+                          api_key=SecretStr(key) if key else None)
     if opts.embedding_llm_base_url:
         kwargs["base_url"] = opts.embedding_llm_base_url
+    return LLMConfig(**kwargs)
+
+
+def reranker_config(opts: Tau2Options) -> LLMConfig | None:
+    """The chat model of banking's reranker variants (None unless a flag names it)."""
+    if not (opts.reranker_llm or opts.reranker_llm_base_url):
+        return None
+    from a2abench.benchmarks.tau2.domains.banking.llm_search import DEFAULT_RERANKER_MODEL
+
+    model = opts.reranker_llm or DEFAULT_RERANKER_MODEL
+    kwargs: dict[str, Any] = {"model": model, "cache": opts.llm_cache}
+    if opts.reranker_llm_base_url:
+        kwargs["base_url"] = opts.reranker_llm_base_url
+    elif api_key_from_env() is None:  # as build_llm: fail now, not as dropped documents
+        raise ConfigError(f"--reranker-llm {model} needs an API key: set OPENAI_API_KEY (or "
+                          "A2ABENCH_LLM_API_KEY)",
+                          hint="Or point --reranker-llm-base-url at another OpenAI-compatible "
+                               "server.")
     return LLMConfig(**kwargs)
 
 
@@ -122,13 +162,27 @@ class Tau2Driver(Driver[Tau2Options]):
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
-            embedding=embedding_config(opts))
+            embedding=embedding_config(opts), reranker=reranker_config(opts),
+            progress=self._download_progress())
         if opts.judge_llm:
             self.judge_llm = build_llm(
                 opts.judge_llm, base_url=opts.judge_llm_base_url or opts.user_llm_base_url,
                 args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
+
+    def _download_progress(self) -> Callable[[int, int], None] | None:
+        """A progress callback for the download threads that hands `DataProgress` events to
+        the engine's sink on the event loop (displays are not thread-safe)."""
+        emit = self.emit
+        if emit is None:
+            return None
+        loop = asyncio.get_running_loop()
+        what = f"tau2 {self.opts.domain} data"
+
+        def progress(done: int, total: int) -> None:
+            loop.call_soon_threadsafe(emit, DataProgress(what, done, total))
+        return progress
 
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
@@ -178,7 +232,9 @@ class Tau2Driver(Driver[Tau2Options]):
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
                 "prompt_style": o.prompt_style,
-                **({"retrieval_variant": self._domain().policy_kind}
+                **({"retrieval_variant": self._domain().policy_kind, **{
+                    k: v for k, v in self._domain().describe().items()
+                    if k in ("embedding_model", "reranker_model")}}
                    if o.domain == "banking_knowledge" else {})}
 
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:

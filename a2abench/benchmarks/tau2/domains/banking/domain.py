@@ -9,6 +9,7 @@ for the discoverable tools the task's gold actions call.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel
 
 from a2abench.benchmarks.tau2 import data, upstream
 from a2abench.benchmarks.tau2.domain import DomainSpec, Tau2Domain, _task
+from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker
 from a2abench.benchmarks.tau2.domains.banking.retrieval import (
     DEFAULT_UPSTREAM,
     DenseIndex,
@@ -51,7 +53,9 @@ class BankingDomain(Tau2Domain):
     """A loaded banking_knowledge domain; `variant` is the retrieval variant that runs."""
 
     def __init__(self, files: data.DomainFiles, split: str, variant: Variant,
-                 embedding: Any = None) -> None:
+                 embedding: Any = None, reranker: Any = None, *,
+                 query_instruction: str | None = None, reranker_prompt: str | None = None
+                 ) -> None:
         folder = files.data["db.json"].parent
         self.spec = SPEC
         self.name = NAME
@@ -63,11 +67,22 @@ class BankingDomain(Tau2Domain):
         self.prompts = folder / "prompts"
         self.kb = KnowledgeBase.load(folder / "documents")
         self.embedding = embedding  # LLMConfig of the embeddings endpoint (dense variants)
+        self.reranker_llm = reranker  # LLMConfig of the reranker's chat model
+        self.query_instruction = query_instruction
         self.dense = None
         if variant.dense:
             from a2abench.llm._embeddings import EmbeddingClient
 
-            self.dense = DenseIndex(self.kb, EmbeddingClient(embedding))
+            # Upstream's OpenAI embedder lets the SDK ask for base64 (float32 vectors); its
+            # OpenRouter embedder asks for floats. Same request, same numbers.
+            fmt = "float" if variant.embedder == "openrouter" else "base64"
+            embedding = replace(embedding, args={"encoding_format": fmt, **embedding.args})
+            self.embedding = embedding
+            self.dense = DenseIndex(self.kb, EmbeddingClient(embedding), query_instruction)
+        self.reranker = None
+        if variant.reranker:
+            assert reranker is not None and reranker_prompt is not None
+            self.reranker = LLMReranker(reranker, reranker_prompt)
         task_keys = sorted(k for k in files.data if k.startswith("tasks/task_"))
         self._tasks = [_task(data.read_json(files.data[k]), files.data[k]) for k in task_keys]
         self.base_db = BankingBase(data.read_json(files.data["db.json"]),
@@ -101,18 +116,25 @@ class BankingDomain(Tau2Domain):
     def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
         assert isinstance(self.base_db, BankingBase)  # set in __init__
         db = BankingDB(self.base_db)
-        tools = self.kit(db, self.banking_texts, read_log_allowlist(task), self.kb, self.dense)
+        tools = self.kit(db, self.banking_texts, read_log_allowlist(task), self.kb, self.dense,
+                         self.reranker)
         user_tools = KnowledgeUserTools(db, self.banking_texts)
         env = Tau2Environment(self, tools, user_tools, None)
         env.task = task
-        env.blocking = self.dense is not None  # KB_search calls the embeddings endpoint
+        # KB_search calls the embeddings and/or reranker endpoint: run it off the event loop.
+        env.blocking = self.dense is not None or self.reranker is not None
         return env
 
     def describe(self) -> dict[str, Any]:
         return {"retrieval_variant": self.variant.name,
                 "upstream_default_variant": DEFAULT_UPSTREAM,
                 **({"embedding_model": self.embedding.model,
-                    "embedding_base_url": self.embedding.base_url} if self.dense else {}),
+                    "embedding_base_url": self.embedding.base_url,
+                    "embedding_query_instruction": self.query_instruction is not None}
+                   if self.dense else {}),
+                **({"reranker_model": self.reranker_llm.model,
+                    "reranker_base_url": self.reranker_llm.base_url,
+                    "reranker_min_score": self.reranker.min_score} if self.reranker else {}),
                 "documents": len(self.kb.documents),
                 "tool_output_text": self.banking_texts.source}
 

@@ -2,7 +2,9 @@
 `banking_knowledge/retrieval.py` and `tau2/knowledge/*`).
 
 Offline variants run natively: `no_knowledge`, `full_kb`, `golden_retrieval` (policy only),
-`bm25`, `bm25_grep`, `grep_only`. BM25 uses the same package upstream uses (`rank_bm25`'s
+`bm25`, `bm25_grep`, `grep_only`. The embedding and reranker variants run through
+OpenAI-compatible endpoints (`DenseIndex`, `llm_search.LLMReranker`); the shell ones are
+refused (docs/tau2.md says why). BM25 uses the same package upstream uses (`rank_bm25`'s
 `BM25Okapi` over lower-cased whitespace tokens), so scores and tie order are identical.
 
 Document order is upstream's: `Path.glob("*.json")` over `documents/`, i.e. the directory's
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker, qwen_query
 from a2abench.errors import ConfigError, DataCorrupt
 
 DEFAULT_UPSTREAM = "alltools"  # upstream's default: BM25 + dense embeddings + shell
@@ -45,12 +48,12 @@ class Variant:
 
     @property
     def dense(self) -> bool:
-        """Runs here with an OpenAI-compatible embeddings endpoint (`--embedding-llm`)."""
-        return (self.kb_search == "embedding" and self.embedder == "openai"
-                and not self.reranker and not self.shell)
+        """KB_search by embeddings from an OpenAI-compatible endpoint (`--embedding-llm`)."""
+        return self.kb_search == "embedding" and not self.shell
 
 
-# Upstream RETRIEVAL_VARIANTS (names, templates and tools); only `offline` ones run here.
+# Upstream RETRIEVAL_VARIANTS (names, templates, tools; every reranker is upstream's
+# pointwise LLM reranker). All but the shell ones run here.
 VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("no_knowledge", "no_knowledge.md"),
     Variant("full_kb", "full_kb.md", "full_kb"),
@@ -60,9 +63,9 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("openai_embeddings_grep", "classic_rag_openai.md", kb_search="embedding", grep=True,
             embedder="openai"),
     Variant("qwen_embeddings_reranker_grep", "classic_rag_qwen.md", kb_search="embedding",
-            grep=True, reranker=True),
+            grep=True, reranker=True, embedder="openrouter"),
     Variant("openai_embeddings_reranker_grep", "classic_rag_openai.md",
-            kb_search="embedding", grep=True, reranker=True),
+            kb_search="embedding", grep=True, reranker=True, embedder="openai"),
     Variant("bm25_grep", "classic_rag_bm25.md", kb_search="bm25", grep=True),
     Variant("bm25_reranker_grep", "classic_rag_bm25.md", kb_search="bm25", grep=True,
             reranker=True),
@@ -71,45 +74,56 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("openai_embeddings", "classic_rag_openai_no_grep.md", kb_search="embedding",
             embedder="openai"),
     Variant("qwen_embeddings_reranker", "classic_rag_qwen_no_grep.md", kb_search="embedding",
-            reranker=True),
+            reranker=True, embedder="openrouter"),
     Variant("openai_embeddings_reranker", "classic_rag_openai_no_grep.md",
-            kb_search="embedding", reranker=True),
+            kb_search="embedding", reranker=True, embedder="openai"),
     Variant("bm25", "classic_rag_bm25_no_grep.md", kb_search="bm25"),
     Variant("bm25_reranker", "classic_rag_bm25_no_grep.md", kb_search="bm25", reranker=True),
     Variant("grep_only", "grep_only.md", grep=True),
     Variant("terminal_use", "agentic_search.md", shell=True),
     Variant("terminal_use_write", "agentic_search_write.md", shell=True),
-    Variant("alltools", "all_tools.md", kb_search="embedding", shell=True),
-    Variant("alltools-qwen", "all_tools.md", kb_search="embedding", shell=True),
+    Variant("alltools", "all_tools.md", kb_search="embedding", shell=True, embedder="openai"),
+    Variant("alltools-qwen", "all_tools.md", kb_search="embedding", shell=True,
+            embedder="openrouter"),
 ]}
 OFFLINE = [name for name, v in VARIANTS.items() if v.offline]
-DENSE = [name for name, v in VARIANTS.items() if v.dense]
+NEEDS_MODEL = [name for name, v in VARIANTS.items() if not v.offline and not v.shell]
+SHELL = [name for name, v in VARIANTS.items() if v.shell]
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-large"  # upstream's OpenAI embedding model
 
 
-def resolve_variant(name: str | None, *, embeddings: bool = False) -> Variant:
-    """The variant to run; ConfigError naming what runs when it needs what we lack
-    (`embeddings`: an embeddings endpoint was configured)."""
+def resolve_variant(name: str | None, *, embeddings: bool = False,
+                    reranker: bool = False) -> Variant:
+    """The variant to run; ConfigError naming what it needs when that was not configured
+    (`embeddings`: an embeddings endpoint; `reranker`: a reranker chat model)."""
     name = {"AllTools": "alltools"}.get(name or DEFAULT_VARIANT, name or DEFAULT_VARIANT)
     if name not in VARIANTS:
         raise ConfigError(f"unknown retrieval variant {name!r}",
-                          hint=f"Offline variants: {', '.join(OFFLINE)}")
+                          hint=f"Offline variants: {', '.join(OFFLINE)}; with "
+                               f"--embedding-llm and/or --reranker-llm: {', '.join(NEEDS_MODEL)}")
     variant = VARIANTS[name]
+    if variant.shell:
+        raise ConfigError(
+            f"retrieval variant {name!r} needs upstream's shell sandbox (Anthropic's "
+            "sandbox-runtime `srt` with bubblewrap, ripgrep and socat, running the agent's "
+            "commands on the host), which a2abench does not run (docs/tau2.md, Shell variants)",
+            hint=f"Use an offline variant ({', '.join(OFFLINE)}) or one of "
+                 f"{', '.join(NEEDS_MODEL)}")
     if variant.dense and not embeddings:
+        model = ("qwen/qwen3-embedding-8b, through OpenRouter by default; key from "
+                 "OPENROUTER_API_KEY" if variant.embedder == "openrouter" else
+                 f"{DEFAULT_EMBEDDING_MODEL}; key from OPENAI_API_KEY")
         raise ConfigError(f"retrieval variant {name!r} needs an OpenAI-compatible embeddings "
                           "endpoint",
-                          hint=f"Pass --embedding-llm {DEFAULT_EMBEDDING_MODEL} (upstream's "
-                               "model) and/or --embedding-llm-base-url URL (key from "
-                               f"OPENAI_API_KEY), or use an offline variant: {', '.join(OFFLINE)}")
-    if not variant.offline and not variant.dense:
-        needs = ("an embeddings endpoint" if variant.kb_search == "embedding" else "") + (
-            " and " if variant.kb_search == "embedding" and (variant.reranker or variant.shell)
-            else "") + ("an LLM reranker" if variant.reranker else "") + (
-            "a shell sandbox" if variant.shell else "")
-        raise ConfigError(f"retrieval variant {name!r} needs {needs}, which a2abench does not "
-                          "run yet",
-                          hint=f"Use an offline variant ({', '.join(OFFLINE)}) or, with "
-                               f"--embedding-llm, {', '.join(DENSE)}")
+                          hint=f"Pass --embedding-llm MODEL (upstream's: {model}) and/or "
+                               f"--embedding-llm-base-url URL, or use an offline variant: "
+                               f"{', '.join(OFFLINE)}")
+    if variant.reranker and not reranker:
+        raise ConfigError(f"retrieval variant {name!r} needs an LLM reranker (a chat model "
+                          "rating each retrieved document)",
+                          hint="Pass --reranker-llm MODEL (upstream's: gpt-5.2) and/or "
+                               "--reranker-llm-base-url URL (key from OPENAI_API_KEY), or drop "
+                               "'_reranker' from the variant name")
     return variant
 
 
@@ -197,28 +211,38 @@ def format_hits(kb: KnowledgeBase, hits: list[tuple[str, float]]) -> str:
 
 
 def kb_search_text(kb: KnowledgeBase, query: str, top_k: int,
-                   dense: DenseIndex | None = None) -> str:
+                   dense: DenseIndex | None = None, reranker: LLMReranker | None = None) -> str:
     """Upstream `_run_kb_search` output. The trailing timing line reports this process's own
     measured time, as upstream's does (so it is the one part not reproducible byte for byte)."""
     start = time.perf_counter()
     vector = dense.embed_query(query) if dense is not None else None
     encoded = time.perf_counter()
     hits = dense.search(vector, top_k) if dense is not None else kb.search_bm25(query, top_k)
-    retrieval_ms = (time.perf_counter() - encoded) * 1000
-    total_ms = (time.perf_counter() - start) * 1000
+    retrieved = time.perf_counter()
+    if reranker is not None:
+        hits = reranker.rerank(query, hits, kb)
+    done = time.perf_counter()
+    retrieval_ms, reranking_ms = (retrieved - encoded) * 1000, (done - retrieved) * 1000
     body = format_hits(kb, hits) if hits else "No relevant documents found."
-    return f"{body}\n\n[Timing: retrieval={retrieval_ms:.0f}ms, total={total_ms:.0f}ms]"
+    # Upstream names the reranking time only when its postprocessors took any.
+    reranking = f", reranking={reranking_ms:.0f}ms" if reranker is not None else ""
+    return (f"{body}\n\n[Timing: retrieval={retrieval_ms:.0f}ms{reranking}, "
+            f"total={(done - start) * 1000:.0f}ms]")
 
 
 class DenseIndex:
     """Upstream's embedding pipeline (embedding_indexer + embedding_encoder + cosine) over an
-    OpenAI-compatible embeddings endpoint; vectors cached on disk by the client."""
+    OpenAI-compatible embeddings endpoint; vectors cached on disk by the client.
+    `query_instruction` (Qwen models): queries are sent as upstream's OpenRouter embedder
+    formats them; documents are sent as they are."""
 
-    def __init__(self, kb: KnowledgeBase, client: Any) -> None:
+    def __init__(self, kb: KnowledgeBase, client: Any,
+                 query_instruction: str | None = None) -> None:
         import numpy as np
 
         self.kb = kb
         self.client = client
+        self.query_instruction = query_instruction
         docs = np.array(client.embed([d.content for d in kb.documents]), dtype=float)
         norms = np.linalg.norm(docs, axis=1, keepdims=True)
         self.docs = docs / np.where(norms == 0, 1, norms)
@@ -229,6 +253,8 @@ class DenseIndex:
         if not query or not query.strip():  # upstream's encoder raises; the agent sees it
             raise ValueError("Empty or missing input for key 'query': cannot generate "
                              "embedding from blank text.")
+        if self.query_instruction:
+            query = qwen_query(self.query_instruction, query)
         return np.array(self.client.embed([query])[0], dtype=float)
 
     def search(self, vector: Any, top_k: int) -> list[tuple[str, float]]:

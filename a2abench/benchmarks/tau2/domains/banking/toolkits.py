@@ -7,6 +7,7 @@ from a2abench.benchmarks.tau2.domains.banking.agent_accounts import _AccountTool
 from a2abench.benchmarks.tau2.domains.banking.agent_credit import _CreditTools
 from a2abench.benchmarks.tau2.domains.banking.agent_debit import _DebitTools
 from a2abench.benchmarks.tau2.domains.banking.agent_limits import _LimitTools
+from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker
 from a2abench.benchmarks.tau2.domains.banking.retrieval import (
     DenseIndex,
     KnowledgeBase,
@@ -28,12 +29,15 @@ class KnowledgeTools(KnowledgeToolsCore, _CreditTools, _LimitTools, _AccountTool
 
     kb: KnowledgeBase | None = None
     dense: DenseIndex | None = None
+    reranker: LLMReranker | None = None
 
     def __init__(self, db: BankingDB, texts: BankingTexts, read_log_allowlist: set[str] | None,
-                 kb: KnowledgeBase | None = None, dense: DenseIndex | None = None) -> None:
+                 kb: KnowledgeBase | None = None, dense: DenseIndex | None = None,
+                 reranker: LLMReranker | None = None) -> None:
         super().__init__(db, texts, read_log_allowlist)
         self.kb = kb
         self.dense = dense  # KB_search by embeddings instead of BM25
+        self.reranker = reranker  # KB_search results rated by a chat model
 
 
 class KBSearchMixin(BankingToolkit):
@@ -41,11 +45,12 @@ class KBSearchMixin(BankingToolkit):
     owner_module = "tau2.domains.banking_knowledge.retrieval_mixins"
     kb: KnowledgeBase | None
     dense: DenseIndex | None
+    reranker: LLMReranker | None
 
     @tool(ToolType.READ)
     def KB_search(self, query: str) -> str:
         assert self.kb is not None
-        return kb_search_text(self.kb, query, 10, self.dense)
+        return kb_search_text(self.kb, query, 10, self.dense, self.reranker)
 
 
 class GrepMixin(BankingToolkit):
