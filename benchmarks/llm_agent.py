@@ -24,7 +24,7 @@ from pydantic import SecretStr
 
 from a2abench.a2a import A2AClient, A2AConfig
 from a2abench.a2a.models import Part, TextPart
-from a2abench.benchmarks.tau2 import translator
+from a2abench.benchmarks.tau2 import actions, prompt
 from a2abench.benchmarks.tau2.domains.mock import MockTools
 from a2abench.benchmarks.tau2.models import ToolMessage
 from a2abench.benchmarks.tau2.toolkit import ToolTexts
@@ -49,18 +49,18 @@ async def conversation(client: A2AClient, turns: int, schemas: list[dict[str, An
     chat = client.conversation()
     times: list[float] = []
     sent: list[list[Part]] = []
-    parts: list[Part] = [*translator.first_message(POLICY, schemas),
+    parts: list[Part] = [*prompt.first_message(POLICY, schemas),
                          TextPart(text="Hi, I need help with my tasks.")]
     for _ in range(turns):
         started = time.perf_counter()
         reply = await chat.send(*parts)
         times.append(time.perf_counter() - started)
         sent.append(parts)
-        message = translator.parse_reply(reply)
+        message = actions.parse_reply(reply)
         if message.tool_calls:
             results = [ToolMessage(id=c.id, content='[{"user_id": "u1", "name": "Ann"}]')
                        for c in message.tool_calls]
-            parts = translator.tool_result_parts(results, message.tool_calls)
+            parts = prompt.tool_result_parts(results, message.tool_calls)
         else:
             parts = [TextPart(text="Yes, please also check my other task.")]
     return times, sent

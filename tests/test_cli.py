@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import a2abench
-from a2abench._output import Output, OutputMode, choose_mode
+from a2abench.render.output import Output, OutputMode, choose_mode
 from tests import agents
 from tests.clihelp import run_cli
 from tests.servers import serve

@@ -38,6 +38,18 @@ def check_http_url(value: str) -> str:
     return value
 
 
+TRANSPORTS = ("jsonrpc", "http-json", "grpc")
+
+
+def transport_choice(value: str | None) -> str | None:
+    """`--transport` as the client wants it: None for auto (the card decides), else lower case."""
+    if value in (None, "", "auto"):
+        return None
+    if value.strip().lower() not in TRANSPORTS:
+        raise ValueError(f"transport must be jsonrpc, http-json or grpc, got {value!r}")
+    return value.strip().lower()
+
+
 class A2AConfig(BaseModel):
     """How to reach one agent: endpoint, credentials, limits."""
 
@@ -64,11 +76,7 @@ class A2AConfig(BaseModel):
     @field_validator("transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
-        if value in (None, "", "auto"):
-            return None
-        if value.strip().lower() not in ("jsonrpc", "http-json", "grpc"):
-            raise ValueError(f"must be jsonrpc, http-json or grpc, got {value!r}")
-        return value.strip().lower()
+        return transport_choice(value)
 
     @field_validator("auth_token")
     @classmethod

@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="a2abench")
     except A2ABenchError as exc:
-        from a2abench._output import Output
+        from a2abench.render.output import Output
         from a2abench.run.config import redact_url_credentials
 
         Output.for_command().error(redact_url_credentials(exc.render()))

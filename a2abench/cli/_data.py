@@ -7,8 +7,8 @@ import typer
 from a2abench.cli import _common as c
 
 if TYPE_CHECKING:
-    from a2abench._output import Output
     from a2abench.data import SetStatus
+    from a2abench.render.output import Output
 
 app = typer.Typer(
     help="Download pinned benchmark data into the cache, or show what is cached.\n\n"
@@ -33,7 +33,7 @@ def pull(
     Example: a2abench data pull tau2
     """
     from a2abench import data
-    from a2abench._output import Output
+    from a2abench.render.output import Output
 
     out = Output.for_command(json_)
     sets = data.file_sets(data.selected(which), org_dbs=org_dbs)
@@ -53,7 +53,7 @@ def status(
     Example: a2abench data status --json
     """
     from a2abench import data
-    from a2abench._output import Output
+    from a2abench.render.output import Output
 
     out = Output.for_command(json_)
     _show(data.status(data.file_sets(data.selected(which))), out, json_)

@@ -19,9 +19,9 @@ def demo(
     import asyncio
     from datetime import UTC, datetime
 
-    from a2abench._output import Output
     from a2abench.demo import run_demo
-    from a2abench.display import make_display, render_report
+    from a2abench.render.display import make_display, render_report
+    from a2abench.render.output import Output
     from a2abench.report import build_report
 
     out = Output.for_command(json_)

@@ -7,8 +7,8 @@ import typer
 from a2abench.cli import _common as c
 
 if TYPE_CHECKING:
-    from a2abench._output import Output
     from a2abench.discover import DiscoverResult
+    from a2abench.render.output import Output
 
 
 def discover(
@@ -29,9 +29,9 @@ def discover(
     """
     import asyncio
 
-    from a2abench._output import Output
     from a2abench.discover import discover as run_discover
     from a2abench.errors import A2ABenchError
+    from a2abench.render.output import Output
 
     out = Output.for_command(json_)
     try:

@@ -54,9 +54,9 @@ def launch_run(benchmark: str, options: dict[str, Any], flags: Any) -> None:
 def launch(config: Any, json_: bool, *, allow_incomplete: bool = False) -> None:
     """Run, render, exit: 0 ok, 1 failed run (or no task-trial reached the agent), 3 below
     --fail-under, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
-    from a2abench._output import Output
-    from a2abench.display import make_display, render_report
     from a2abench.errors import A2ABenchError
+    from a2abench.render.display import make_display, render_report
+    from a2abench.render.output import Output
     from a2abench.report import build_report, gate
     from a2abench.run import execute
 

@@ -59,9 +59,9 @@ def report(
     """
     import asyncio
 
-    from a2abench._output import Output
-    from a2abench.display import render_report
     from a2abench.errors import write_output
+    from a2abench.render.display import render_report
+    from a2abench.render.output import Output
     from a2abench.report import build_report, gate, render, step_summary
 
     _refuse_overwrite(paths, output)
@@ -134,8 +134,8 @@ def _pairs(items: list[str]) -> dict[str, object]:
 
 
 def _compare(paths: list[Path], format: str, output: Path | None) -> None:
-    from a2abench._output import Output
     from a2abench.errors import ConfigError, write_output
+    from a2abench.render.output import Output
     from a2abench.report import step_summary
     from a2abench.report.compare import compare, group_runs, to_markdown
 

@@ -88,9 +88,9 @@ def serve_green(
 
     from pydantic import SecretStr
 
-    from a2abench._output import Output
     from a2abench.green import GreenApp, GreenSettings, parse_presets, serve
     from a2abench.green.app import serving_paths
+    from a2abench.render.output import Output
 
     if auth_token is None and "A2ABENCH_AUTH_TOKEN" in os.environ:
         auth_token = os.environ["A2ABENCH_AUTH_TOKEN"]  # click reads an empty one as unset

@@ -9,9 +9,9 @@ def write_submission(paths: list[Path], output: Path | None, model_name: str | N
                      model_organization: str | None, submitting_organization: str | None,
                      contact_email: str | None, contact_name: str | None,
                      notes: str | None) -> None:
-    from a2abench._output import Output
     from a2abench.benchmarks.tau2.submission import SubmissionMeta, build_submission
     from a2abench.errors import ConfigError
+    from a2abench.render.output import Output
 
     missing = [flag for flag, value in (("--output DIR", output), ("--model-name", model_name),
                                         ("--model-organization", model_organization),

@@ -18,13 +18,13 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from a2abench.run.config import REDACTED, redact
-from a2abench.run.events import Event, RunStarted, TaskFinished, TaskStarted
+from a2abench.run.events import Event, Progress, RunStarted, TaskFinished, TaskStarted
 
 logger = logging.getLogger("a2abench.green")
 LogFormat = Literal["text", "json"]
@@ -112,19 +112,12 @@ class LiveAssessment:
     state: str = "queued"  # queued | running | completed | failed | canceled | ...
     started: float = field(default_factory=time.time)
     finished: float | None = None
-    total: int = 0
-    done: int = 0
-    running: int = 0
-    passed: int = 0
-    scored: int = 0
-    reward_sum: float = 0.0
-    agent_errors: int = 0
-    infra_errors: int = 0
+    progress: Progress = field(default_factory=Progress)  # the engine's counters, copied
 
     def view(self) -> dict[str, Any]:
         data = asdict(self)
-        data["mean_reward"] = self.reward_sum / self.scored if self.scored else None
-        data["pass_rate"] = self.passed / self.scored if self.scored else None
+        p = data.pop("progress")
+        data.update(p, mean_reward=self.progress.mean_reward, pass_rate=self.progress.pass_rate)
         data["elapsed_s"] = round((self.finished or time.time()) - self.started, 1)
         return data
 
@@ -210,9 +203,9 @@ class Monitoring:
             if live is None:
                 return
             if isinstance(event, RunStarted):
-                live.total = event.total
+                live.progress.total = event.total
             elif isinstance(event, TaskStarted):
-                live.running = event.progress.running
+                live.progress.running = event.progress.running
                 log_event("task_start", f"assessment {assessment_id}: task {event.task_id} "
                           f"trial {event.trial} started", assessment_id=assessment_id,
                           benchmark=live.benchmark, task_id=event.task_id, trial=event.trial)
@@ -225,9 +218,7 @@ class Monitoring:
 
     def _task_finished(self, live: LiveAssessment, event: TaskFinished) -> None:
         p = event.progress
-        live.done, live.running, live.passed, live.scored = p.done, p.running, p.passed, p.scored
-        live.reward_sum, live.agent_errors = p.reward_sum, p.agent_errors
-        live.infra_errors = p.infra_errors
+        live.progress = replace(p)
         outcome = "passed" if event.success else event.status if event.status != "ok" \
             else "failed"
         log_event("task_end", f"assessment {live.id}: task {event.task_id} trial {event.trial} "
@@ -265,12 +256,12 @@ class Monitoring:
         if self.metrics is not None and live.benchmark is not None:
             self.metrics.finished.labels(benchmark=live.benchmark, status=status).inc()
             self.metrics.duration.labels(benchmark=live.benchmark).observe(duration)
-        view = live.view()
+        view, p = live.view(), live.progress
         log_event("assessment_end", f"assessment {assessment_id}: {error or status}, "
-                  f"{live.passed}/{live.done} task-trials passed, {duration:.1f} s",
+                  f"{p.passed}/{p.done} task-trials passed, {duration:.1f} s",
                   assessment_id=assessment_id, benchmark=live.benchmark,
                   white_agent_host=live.white_agent_host, status=status,
-                  task_trials=live.done, passed=live.passed, mean_reward=view["mean_reward"],
+                  task_trials=p.done, passed=p.passed, mean_reward=view["mean_reward"],
                   duration_s=round(duration, 3), error=error)
         if live.benchmark is not None:
             self.finished.append(live)

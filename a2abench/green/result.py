@@ -26,20 +26,14 @@ def progress_text(p: Progress) -> str:
     """`3/10 done, pass rate 66.7%` (the running score over the task-trials scored so far)."""
     rate = "n/a" if p.pass_rate is None else f"{100 * p.pass_rate:.1f}%"
     text = f"{p.done}/{p.total} done, pass rate {rate}"
-    unscored = p.infra_errors + p.harness_errors
-    return text + (f", {unscored} not scored (errors)" if unscored else "")
+    return text + (f", {p.unscored} not scored (errors)" if p.unscored else "")
 
 
 def progress_data(p: Progress) -> dict[str, Any]:
     """Agent and evaluator errors score 0 and count; infrastructure and harness errors are not
     scored."""
-    return {"done": p.done, "total": p.total, "passed": p.passed, "scored": p.scored,
-            "pass_rate": p.pass_rate,
-            "mean_reward": p.reward_sum / p.scored if p.scored else None,
-            "agent_errors": p.agent_errors, "evaluator_errors": p.evaluator_errors,
-            "infra_errors": p.infra_errors,
-            "harness_errors": p.harness_errors,
-            "unscored": p.infra_errors + p.harness_errors}
+    return {**p.as_dict(), "total": p.total, "scored": p.scored, "pass_rate": p.pass_rate,
+            "mean_reward": p.mean_reward, "unscored": p.unscored}
 
 
 def public_config(config: RunConfig, operator_only: set[str]) -> dict[str, Any]:

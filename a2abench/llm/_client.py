@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 
-from a2abench._version import __version__
 from a2abench.a2a._limits import (
     Deadline,
     DeadlinePassed,
@@ -25,9 +24,9 @@ from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import KeyLocks, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig, check_args
 from a2abench.llm._http import (
-    Redactor,
     buffered,
     deadline_error,
+    endpoint_auth,
     error_for_status,
     error_for_transport,
     parse_json,
@@ -53,11 +52,7 @@ class ChatLLM:
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.config = config
         self._on_call = on_call
-        secret = config.api_key.get_secret_value() if config.api_key is not None else None
-        self._redact = Redactor(secret)
-        headers = {"User-Agent": f"a2abench/{__version__}"}
-        if secret is not None:
-            headers["Authorization"] = f"Bearer {secret}"
+        self._redact, headers = endpoint_auth(config.api_key)
         self._http = httpx.AsyncClient(headers=headers, transport=transport,
                                        timeout=httpx.Timeout(config.timeout_s))
         self._cache = (ResponseCache(config.cache_dir or default_cache_root())

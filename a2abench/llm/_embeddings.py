@@ -22,11 +22,15 @@ from typing import Any
 
 import httpx
 
-from a2abench._version import __version__
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import FORMAT_VERSION, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig
-from a2abench.llm._http import Redactor, error_for_status, error_for_transport, retry_after_s
+from a2abench.llm._http import (
+    endpoint_auth,
+    error_for_status,
+    error_for_transport,
+    retry_after_s,
+)
 
 BATCH = 128
 
@@ -35,11 +39,7 @@ class EmbeddingClient:
     def __init__(self, config: LLMConfig, *, transport: httpx.BaseTransport | None = None
                  ) -> None:
         self.config = config
-        secret = config.api_key.get_secret_value() if config.api_key is not None else None
-        self._redact = Redactor(secret)
-        headers = {"User-Agent": f"a2abench/{__version__}"}
-        if secret is not None:
-            headers["Authorization"] = f"Bearer {secret}"
+        self._redact, headers = endpoint_auth(config.api_key)
         # One short-lived httpx client per embed() call: the domain that owns this client is
         # cached for the process and has no close hook, so no connection outlives a call.
         self._client_kwargs: dict[str, Any] = {

@@ -11,8 +11,10 @@ import json
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from a2abench._http import parse_retry_after
+from a2abench._version import __version__
 from a2abench.a2a._limits import (
     DEFAULT_MAX_DEPTH,
     DeadlinePassed,
@@ -56,6 +58,15 @@ async def read_reply(response: httpx.Response, max_bytes: int, *, url: str) -> b
     except ReplyTooLarge as exc:
         raise LLMResponseInvalid(exc.message,
                                  hint="Lower max_tokens, or raise --max-reply-bytes.") from None
+
+
+def endpoint_auth(api_key: SecretStr | None) -> tuple[Redactor, dict[str, str]]:
+    """One LLM endpoint's key as a redactor for error text, and its request headers."""
+    secret = api_key.get_secret_value() if api_key is not None else None
+    headers = {"User-Agent": f"a2abench/{__version__}"}
+    if secret is not None:
+        headers["Authorization"] = f"Bearer {secret}"
+    return Redactor(secret), headers
 
 
 def buffered(response: httpx.Response, body: bytes) -> httpx.Response:

@@ -21,7 +21,7 @@ from a2abench.errors import RecordsError
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
-from a2abench.run.records import SCORED_STATUSES
+from a2abench.run.status import SCORED_STATUSES, Counts
 from a2abench.run.writer import ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
@@ -271,16 +271,19 @@ def _groups(lines: Iterable[TaskLine], attr: str) -> list[GroupStats]:
     return [_group(name, items) for name, items in sorted(buckets.items())]
 
 
+def _tally(items: Iterable[TaskLine]) -> Counts:
+    counts = Counts()
+    for i in items:
+        counts.add(i.status, i.success, i.reward)
+    return counts
+
+
 def _group(name: str, items: list[TaskLine]) -> GroupStats:
-    scored = [i for i in items if i.status in SCORED]
-    rewards = [i.reward or 0.0 for i in scored]
+    c = _tally(items)
     return GroupStats(
-        name=name, task_trials=len(items), scored=len(scored),
-        mean_reward=sum(rewards) / len(rewards) if rewards else None,
-        pass_rate=sum(i.success for i in scored) / len(scored) if scored else None,
-        passed=sum(i.success for i in scored),
-        agent_errors=sum(i.status == "agent_error" for i in items),
-        infra_errors=sum(i.status == "infrastructure_error" for i in items))
+        name=name, task_trials=len(items), scored=c.scored, mean_reward=c.mean_reward,
+        pass_rate=c.pass_rate, passed=c.passed, agent_errors=c.agent_errors,
+        infra_errors=c.infra_errors)
 
 
 def _pass_k(scored: list[TaskLine]) -> tuple[list[PassK], str]:
@@ -375,10 +378,9 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
     score, method, group_scores = _score(lines, acc.runs)
-    errors = {"agent": sum(i.status == "agent_error" for i in lines),
-              "evaluator": sum(i.status == "evaluator_error" for i in lines),
-              "infrastructure": sum(i.status == "infrastructure_error" for i in lines),
-              "harness": sum(i.status == "harness_error" for i in lines),
+    c = _tally(lines)
+    errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
+              "infrastructure": c.infra_errors, "harness": c.harness_errors,
               "invalid": sum(i.status == INVALID for i in lines)}
     warnings += _error_warnings(errors, len(lines))
     per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)

@@ -1,5 +1,5 @@
 """Report renderers: json, markdown, junit (text) — html lives in `html.py`, the Rich table in
-the CLI layer (`a2abench.display`), since the core never imports Rich."""
+the CLI layer (`a2abench.render.display`), since the core never imports Rich."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
+from a2abench.a2a.config import transport_choice
 from a2abench.errors import ConfigError
 
 # Secret-looking keys: `api_key`, `x-api-key`, `access_token`, `client_secret`, `password`,
@@ -150,11 +151,7 @@ class RunConfig(BaseModel):
     @field_validator("transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
-        if value in (None, "", "auto"):
-            return None
-        if value.strip().lower() not in ("jsonrpc", "http-json", "grpc"):
-            raise ValueError(f"transport must be jsonrpc, http-json or grpc, got {value!r}")
-        return value.strip().lower()
+        return transport_choice(value)
 
     @field_validator("num_trials", "concurrency", "max_consecutive_failures")
     @classmethod

@@ -50,6 +50,7 @@ from a2abench.run.records import (
     TaskStatus,
     is_success,
 )
+from a2abench.run.status import failed_reward
 from a2abench.run.writer import RecordWriter
 
 
@@ -206,7 +207,8 @@ class Engine:
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
                     run_id=self.run_id, status=status, finished_at=now_iso(),
-                    duration_s=round(duration, 3), counts=self._counts(), reason=self._abort))
+                    duration_s=round(duration, 3), counts=self.progress.as_dict(),
+                    reason=self._abort))
                 await self.writer.durable()
             finally:
                 self.writer.close()
@@ -368,20 +370,10 @@ class Engine:
 
     def _count(self, record: TaskRecord) -> None:
         p = self.progress
-        p.done += 1
-        if record.status == "infrastructure_error":
-            p.infra_errors += 1
-            if self._first_infra is None and record.error is not None:
-                self._first_infra = f"{record.error.error}: {record.error.message}"
-        elif record.status == "harness_error":  # not the agent's fault: not scored either
-            p.harness_errors += 1
-        else:
-            p.scored += 1
-            p.reward_sum += record.reward or 0.0
-            p.passed += int(record.success)
-            p.failed += int(not record.success)
-            p.agent_errors += int(record.status == "agent_error")
-            p.evaluator_errors += int(record.status == "evaluator_error")
+        p.add(record.status, record.success, record.reward)
+        if (record.status == "infrastructure_error" and self._first_infra is None
+                and record.error is not None):
+            self._first_infra = f"{record.error.error}: {record.error.message}"
         self.emit(TaskFinished(
             record.task_id, record.trial, record.category, record.status, record.reward,
             record.success, record.termination, record.turns, record.latency_ms,
@@ -397,22 +389,15 @@ class Engine:
             self.emit(Notice("error", self._abort))
             self.stop.set()
 
-    def _counts(self) -> dict[str, int]:
-        p = self.progress
-        return {"done": p.done, "passed": p.passed, "failed": p.failed,
-                "agent_errors": p.agent_errors, "evaluator_errors": p.evaluator_errors,
-                "infra_errors": p.infra_errors,
-                "harness_errors": p.harness_errors}
-
     def _summary(self, output: Path, status: str, planned: int, skipped: int,
                  duration: float) -> RunSummary:
         p = self.progress
-        return RunSummary(run_id=self.run_id, output=output, status=status, planned=planned,
-                          skipped=skipped, ran=p.done, passed=p.passed, failed=p.failed,
-                          agent_errors=p.agent_errors, evaluator_errors=p.evaluator_errors,
-                          infra_errors=p.infra_errors,
-                          harness_errors=p.harness_errors, duration_s=round(duration, 3),
-                          reason=self._abort, first_infra_error=self._first_infra)
+        counts: dict[str, Any] = p.as_dict()
+        counts["ran"] = counts.pop("done")
+        return RunSummary.model_validate({
+            **counts, "run_id": self.run_id, "output": output, "status": status,
+            "planned": planned, "skipped": skipped, "duration_s": round(duration, 3),
+            "reason": self._abort, "first_infra_error": self._first_infra})
 
 
 def run_host_policy(config: RunConfig) -> HostPolicy | None:
@@ -430,7 +415,7 @@ def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:
     trace = ("".join(traceback.format_exception(cause))
              if isinstance(cause, Exception) and not isinstance(cause, A2ABenchError) else None)
     return TaskOutcome(status=status,
-                       reward=0.0 if status == "agent_error" else None,
+                       reward=failed_reward(status),
                        termination=status,
                        error=ErrorInfo(error=type(exc).__name__, kind=exc.kind,
                                        message=exc.message, hint=exc.hint, traceback=trace))

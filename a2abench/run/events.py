@@ -1,4 +1,4 @@
-"""Events the run engine emits; `a2abench.display` renders them (Rich, plain or JSON)."""
+"""Events the run engine emits; `a2abench.render.display` renders them (Rich, plain or JSON)."""
 
 from __future__ import annotations
 
@@ -6,28 +6,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from a2abench.run.status import Counts
+
 
 @dataclass
-class Progress:
+class Progress(Counts):
+    """The run's `Counts` so far, plus what is planned and in flight."""
+
     total: int = 0  # task-trials to run in this session
-    done: int = 0
     running: int = 0
-    passed: int = 0
-    failed: int = 0
-    agent_errors: int = 0
-    evaluator_errors: int = 0  # scored 0 (see records.SCORED_STATUSES)
-    infra_errors: int = 0
-    harness_errors: int = 0
-    reward_sum: float = 0.0
-    scored: int = 0
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.passed / self.scored if self.scored else None
-
-    @property
-    def errors(self) -> int:
-        return self.agent_errors + self.evaluator_errors + self.infra_errors + self.harness_errors
 
 
 @dataclass

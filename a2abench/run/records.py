@@ -12,18 +12,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from a2abench.a2a.metrics import ProtocolMetrics
 
+# Re-exported: status values and the success rule live in run/status.py (no pydantic there).
+from a2abench.run.status import SCORED_STATUSES as SCORED_STATUSES
+from a2abench.run.status import SUCCESS_EPS as SUCCESS_EPS
+from a2abench.run.status import UNSCORED_STATUSES as UNSCORED_STATUSES
+from a2abench.run.status import TaskStatus as TaskStatus
+from a2abench.run.status import is_success as is_success
+
 SCHEMA_VERSION = 1
 
-TaskStatus = Literal["ok", "agent_error", "evaluator_error", "infrastructure_error",
-                     "harness_error"]
-# Statuses that enter the score. `evaluator_error` (the benchmark's own evaluator raised on
-# what the agent did, e.g. tau2's env assertion on a task the agent never created) counts as
-# reward 0: leaving it out would raise the score of every agent that fails that task.
-SCORED_STATUSES: tuple[str, ...] = ("ok", "agent_error", "evaluator_error")
-# Not scored: the score is then incomplete (report says so; --fail-under refuses it).
-UNSCORED_STATUSES: tuple[str, ...] = ("infrastructure_error", "harness_error")
 Headline = Literal["mean_reward", "macro_category_mean"]
-SUCCESS_EPS = 1e-6  # tau2: success is reward within 1 ± 1e-6
 
 
 class _Record(BaseModel):
@@ -120,7 +118,3 @@ class RunEndRecord(_Record):
     counts: dict[str, int]
     score: float | None = None
     reason: str | None = None
-
-
-def is_success(reward: float | None) -> bool:
-    return reward is not None and abs(reward - 1.0) <= SUCCESS_EPS

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from a2abench._output import Output, OutputMode
-from a2abench.display import RichDisplay
 from a2abench.errors import ConfigError
+from a2abench.render.display import RichDisplay
+from a2abench.render.output import Output, OutputMode
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k, wilson
 from a2abench.run import engine
 from a2abench.run.config import RunConfig, Shard, redact, resolve_output, trial_seed

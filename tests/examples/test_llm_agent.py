@@ -1,6 +1,6 @@
 """The reference LLM white agent (examples/llm_agent.py), served on loopback with a fake model.
 
-The agent is driven through a2abench's own A2AClient and tau2 translator, so a passing test
+The agent is driven through a2abench's own A2AClient and tau2 prompt and actions modules, so
 means a2abench and the agent agree on the wire contract (DESIGN.md §3).
 """
 
@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from a2abench.a2a.client import A2AClient, AgentReply
 from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.models import FilePart, TextPart
-from a2abench.benchmarks.tau2 import translator
+from a2abench.benchmarks.tau2 import actions, prompt
 from a2abench.benchmarks.tau2.domains.mock import MockTools
 from a2abench.benchmarks.tau2.models import ToolMessage
 from a2abench.benchmarks.tau2.toolkit import ToolTexts
@@ -88,7 +88,7 @@ async def test_tau2_tool_calls_round_trip(served: tuple[str, Any],
                                           llm_server: FakeLLMServer) -> None:
     url, _ = served
     schemas = [*MockTools.openai_schemas(ToolTexts(source="fallback", tools={})), BOOKING_SCHEMA]
-    preamble = translator.first_message("Only help users with their own tasks.", schemas)
+    preamble = prompt.first_message("Only help users with their own tasks.", schemas)
     llm_server.enqueue(tool_calls=[
         {"id": "call_a", "name": "get_users", "arguments": {}},
         {"id": "call_b", "name": "book_seats",
@@ -96,7 +96,7 @@ async def test_tau2_tool_calls_round_trip(served: tuple[str, Any],
     llm_server.enqueue(content="All set: two seats on HAT001.")
     async with client_for(url) as client:
         chat = client.conversation()
-        first = translator.parse_reply(
+        first = actions.parse_reply(
             await chat.send(*preamble, TextPart(text="Book HAT001 for Ann, please.")))
         assert [(c.id, c.name) for c in first.tool_calls] == [("call_a", "get_users"),
                                                              ("call_b", "book_seats")]
@@ -104,8 +104,8 @@ async def test_tau2_tool_calls_round_trip(served: tuple[str, Any],
             "flight": "HAT001", "passengers": [{"name": "Ann", "age": 40}]}
         results = [ToolMessage(id="call_a", content='[{"user_id": "u1"}]'),
                    ToolMessage(id="call_b", content="Error: flight full", error=True)]
-        second = translator.parse_reply(
-            await chat.send(*translator.tool_result_parts(results, first.tool_calls)))
+        second = actions.parse_reply(
+            await chat.send(*prompt.tool_result_parts(results, first.tool_calls)))
     assert second.content == "All set: two seats on HAT001." and not second.tool_calls
 
     request = llm_server.requests[0].json
@@ -133,11 +133,11 @@ async def test_tau2_words_beside_a_tool_call_and_missing_results(
     llm_server.enqueue(content="Done.")
     async with client_for(url) as client:
         chat = client.conversation()
-        reply = await chat.send(*translator.first_message("P", schemas), "hi")
+        reply = await chat.send(*prompt.first_message("P", schemas), "hi")
         assert reply.text == "Let me look."
-        assert [c.id for c in translator.parse_reply(reply).tool_calls] == ["c1", "c2"]
+        assert [c.id for c in actions.parse_reply(reply).tool_calls] == ["c1", "c2"]
         # Only c1's result, plus one for a call the model never made (a task's prior history).
-        await chat.send(*translator.tool_result_parts(
+        await chat.send(*prompt.tool_result_parts(
             [ToolMessage(id="c1", content="ok"), ToolMessage(id="old", content="42")], []))
     messages = model_messages(llm_server, 1)
     assert messages[3:] == [
@@ -295,7 +295,7 @@ async def test_unusable_model_output_is_explained(served: tuple[str, Any],
     llm_server.enqueue(content="")
     async with client_for(url) as client:
         chat = client.conversation()
-        bad_json = await chat.send(*translator.first_message("P", schemas), "hi")
+        bad_json = await chat.send(*prompt.first_message("P", schemas), "hi")
         empty = await chat.send("anyone?")
     assert "LLMResponseInvalid" in bad_json.text and "not valid JSON" in bad_json.text
     assert empty.text == "The model returned an empty reply."

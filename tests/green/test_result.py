@@ -36,10 +36,10 @@ def test_an_incomplete_score_says_so() -> None:
 
 
 def test_progress_counts_harness_errors_as_unscored() -> None:
-    p = Progress(total=4, done=4, passed=1, scored=2, agent_errors=1, infra_errors=1,
+    p = Progress(total=4, done=4, passed=1, failed=1, scored=2, agent_errors=1, infra_errors=1,
                  harness_errors=1, reward_sum=1.0)
     assert progress_text(p) == "4/4 done, pass rate 50.0%, 2 not scored (errors)"
     assert progress_data(p) | {} == {
-        "done": 4, "total": 4, "passed": 1, "scored": 2, "pass_rate": 0.5, "mean_reward": 0.5,
-        "agent_errors": 1, "evaluator_errors": 0, "infra_errors": 1, "harness_errors": 1,
-        "unscored": 2}
+        "done": 4, "total": 4, "passed": 1, "failed": 1, "scored": 2, "pass_rate": 0.5,
+        "mean_reward": 0.5, "agent_errors": 1, "evaluator_errors": 0, "infra_errors": 1,
+        "harness_errors": 1, "unscored": 2}

@@ -44,9 +44,10 @@ async def test_streamed_assessment_reports_progress_then_the_result(
     assert texts[1].startswith("running 4 task-trial(s) of scripted (scripted) against echo")
     assert texts[2:6] == [f"{i}/4 done, pass rate 100.0%" for i in range(1, 5)]
     progress = get_data_parts(out.events[-3][1].status.message.parts)  # the last progress
-    assert progress == [{"done": 4, "total": 4, "passed": 4, "scored": 4, "pass_rate": 1.0,
-                         "mean_reward": 1.0, "agent_errors": 0, "evaluator_errors": 0,
-                         "infra_errors": 0, "harness_errors": 0, "unscored": 0}]
+    assert progress == [{"done": 4, "total": 4, "passed": 4, "failed": 0, "scored": 4,
+                         "pass_rate": 1.0, "mean_reward": 1.0, "agent_errors": 0,
+                         "evaluator_errors": 0, "infra_errors": 0, "harness_errors": 0,
+                         "unscored": 0}]
     text, data = result_of(out.task)  # type: ignore[arg-type]
     assert text.startswith(f"scripted (scripted) against {white}: completed. 4/4 passed "
                            "over 4 task-trials (4 tasks × 1 trial); pass rate 100.0%, "

@@ -21,7 +21,7 @@ from a2abench.a2a._limits import ReplyLimits
 from a2abench.a2a.client import AgentReply, check_reply
 from a2abench.a2a.models import Artifact, Task, TaskStatus, TextPart
 from a2abench.benchmarks.crmarena import actions
-from a2abench.benchmarks.tau2 import translator
+from a2abench.benchmarks.tau2 import actions as tau2_actions
 from a2abench.errors import ProtocolError, ReplyLimitExceeded, ReplyTooDeep
 from a2abench.run import Driver, TaskContext, TaskOutcome, TaskSpec, execute_async
 from a2abench.run.config import RunConfig
@@ -101,17 +101,17 @@ def test_unclosed_tags_and_half_objects_cost_linear_time() -> None:
     # 200,000 starts of half-objects 500 deep: the scan gives up after 1,000 failed starts
     assert actions.parse_reply(('{"a": ' * 500 + "x") * 400) is None
     text = "<json>" * 200_000  # text to the user in the default format, quickly
-    assert translator.parse_reply(_reply({"kind": "text", "text": text})).content == text
+    assert tau2_actions.parse_reply(_reply({"kind": "text", "text": text})).content == text
     assert time.monotonic() - t0 < 10  # the regexes alone took minutes
 
 
 def test_the_tags_format_refuses_replies_its_regex_cannot_parse_in_time() -> None:
     t0 = time.monotonic()
     with pytest.raises(ReplyLimitExceeded, match="4000 '<' and 4000 '>'"):
-        translator.parse_reply(_reply({"kind": "text", "text": "<a>" * 4_000}),
+        tau2_actions.parse_reply(_reply({"kind": "text", "text": "<a>" * 4_000}),
                                tool_call_format="tags")
     assert time.monotonic() - t0 < 5  # upstream's expression took 7 minutes here
-    ok = translator.parse_reply(_reply({"kind": "text", "text": (
+    ok = tau2_actions.parse_reply(_reply({"kind": "text", "text": (
         'Thinking <b>bold</b>. <json>{"name": "respond", "arguments": {"content": "hi"}}'
         "</json>")}), tool_call_format="tags")
     assert ok.content == "hi"
@@ -126,20 +126,20 @@ def _reply(*parts: dict[str, Any]) -> AgentReply:
 def test_thousands_of_tool_calls_in_one_reply_are_refused() -> None:
     calls = [{"name": "get_user", "arguments": {}} for _ in range(5_000)]
     with pytest.raises(ReplyLimitExceeded, match="5000 tool calls; the limit is 100"):
-        translator.parse_reply(_reply({"kind": "data", "data": {"tool_calls": calls}}))
+        tau2_actions.parse_reply(_reply({"kind": "data", "data": {"tool_calls": calls}}))
     as_text = json.dumps({"tool_calls": calls})  # as text too: not prose for the user
     with pytest.raises(ReplyLimitExceeded, match="5000 tool calls"):
-        translator.parse_reply(_reply({"kind": "text", "text": as_text}),
+        tau2_actions.parse_reply(_reply({"kind": "text", "text": as_text}),
                                tools={"get_user": {}})
     ok = [{"name": "get_user", "arguments": {}} for _ in range(100)]
-    assert len(translator.parse_reply(
+    assert len(tau2_actions.parse_reply(
         _reply({"kind": "data", "data": {"tool_calls": ok}})).tool_calls or []) == 100
 
 
 def test_json_too_deep_in_text_is_the_agents_error() -> None:
     deep = '{"tool_call": {"name": "x", "arguments": {"a": ' + "[" * 900 + "]" * 900 + "}}}"
     with pytest.raises(ReplyTooDeep, match="JSON in the agent's text is nested deeper"):
-        translator.parse_reply(_reply({"kind": "text", "text": deep}))
+        tau2_actions.parse_reply(_reply({"kind": "text", "text": deep}))
     with pytest.raises(ReplyTooDeep):
         actions.parse_reply('{"action": "respond", "answer": ' + "[" * 5000 + "]" * 5000 + "}")
 

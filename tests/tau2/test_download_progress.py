@@ -15,9 +15,9 @@ import pytest
 from rich.console import Console
 
 from a2abench import _download
-from a2abench._output import Output, OutputMode
 from a2abench.benchmarks.tau2 import data, domain, load_domain
-from a2abench.display import JsonDisplay, PlainDisplay, RichDisplay
+from a2abench.render.display import JsonDisplay, PlainDisplay, RichDisplay
+from a2abench.render.output import Output, OutputMode
 from a2abench.run.events import DataProgress, Progress, RunFinished, RunStarted
 from tests.clihelp import run_cli
 from tests.conftest import shared_data

@@ -18,10 +18,10 @@ import pytest
 
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import DataPart, Message, TextPart
+from a2abench.benchmarks.tau2.actions import parse_reply
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
 from a2abench.benchmarks.tau2.models import ToolCall
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool, restore_integers
-from a2abench.benchmarks.tau2.translator import parse_reply
 from tests.tau2 import numbers_corpus as corpus
 from tests.tau2 import tau2_harness as harness
 from tests.tau2.tau2_support import domain

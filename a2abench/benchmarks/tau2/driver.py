@@ -13,6 +13,7 @@ from pydantic import BaseModel, SecretStr, TypeAdapter, model_validator
 from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
+from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
@@ -21,7 +22,6 @@ from a2abench.benchmarks.tau2.models import (
     Task,
     TerminationReason,
 )
-from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
@@ -38,6 +38,7 @@ from a2abench.run.driver import (
 )
 from a2abench.run.events import DataProgress
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
+from a2abench.run.status import failed_reward
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -273,7 +274,7 @@ class Tau2Driver(Driver[Tau2Options]):
         if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
             return TaskOutcome(
                 status=outcome.status,
-                reward=0.0 if outcome.status == "agent_error" else None,
+                reward=failed_reward(outcome.status),
                 termination=outcome.termination.value, turns=outcome.agent_turns,
                 transcript=[m.model_dump(mode="json") for m in outcome.messages],
                 error=outcome.error)

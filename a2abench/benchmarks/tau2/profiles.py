@@ -1,6 +1,6 @@
 """Prompt profiles: how the first message, the follow-ups and the agent's replies look.
 
-- `a2abench` (default): our own format (translator.py): instructions, policy, tools as text and
+- `a2abench` (default): our own format (py): instructions, policy, tools as text and
   as a DataPart, tool results as text plus a DataPart; many reply shapes accepted.
 - `agentbeats`: the stock AgentBeats tau2 green agent (RDI-Foundation agentbeats-tutorial
   `scenarios/tau2/tau2_evaluator.py` at 9b9ca93): one TextPart per message; the policy, the
@@ -41,15 +41,15 @@ from typing import Any, Literal
 
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import Part, TextPart
-from a2abench.benchmarks.tau2 import translator
+from a2abench.benchmarks.tau2.actions import RESPOND, ToolCallFormat, parse_reply
 from a2abench.benchmarks.tau2.data import PinnedFile, optional_source
 from a2abench.benchmarks.tau2.fstrings import module_strings, read_fstrings
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from a2abench.benchmarks.tau2.prompt import GREETING, first_message, tool_result_parts
 from a2abench.errors import ProtocolError
 
 PromptStyle = Literal["a2abench", "agentbeats", "agentify"]
 PROMPT_STYLES: tuple[str, ...] = ("a2abench", "agentbeats", "agentify")
-RESPOND = translator.RESPOND
 Incoming = UserMessage | list[ToolMessage] | None  # None: no words yet (a solo run's start)
 
 # tau2's GymAgent appends this tool (`as_tool(done)`) to the agent's tools; calling it stops
@@ -74,27 +74,27 @@ def _fill(template: Template, slots: Mapping[str, str]) -> str:
 
 
 class Profile:
-    """The a2abench format (translator.py), with its `--tool-call-format`."""
+    """The a2abench format (py), with its `--tool-call-format`."""
 
     name: str = "a2abench"
 
-    def __init__(self, tool_call_format: translator.ToolCallFormat = "any") -> None:
+    def __init__(self, tool_call_format: ToolCallFormat = "any") -> None:
         self.tool_call_format = tool_call_format
 
     def first(self, policy: str, schemas: Sequence[dict[str, Any]], history: Sequence[Any],
               incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
-        return translator.first_message(policy, schemas, history,
+        return first_message(policy, schemas, history,
                                         tool_call_format=self.tool_call_format) + \
             self.follow(incoming, calls)
 
     def follow(self, incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
         if isinstance(incoming, list):
-            return translator.tool_result_parts(incoming, calls)
+            return tool_result_parts(incoming, calls)
         return [] if incoming is None else [TextPart(text=incoming.content or "")]
 
     def parse(self, reply: AgentReply, tools: Mapping[str, Any] | None = None
               ) -> AssistantMessage:
-        return translator.parse_reply(reply, tools=tools,
+        return parse_reply(reply, tools=tools,
                                       tool_call_format=self.tool_call_format)
 
     def is_stop(self, message: AssistantMessage) -> bool:
@@ -179,7 +179,7 @@ def _agentbeats_fallback(policy: str, schemas: Sequence[dict[str, Any]]) -> str:
 class AgentBeatsProfile(Profile):
     name = "agentbeats"
 
-    def __init__(self, tool_call_format: translator.ToolCallFormat = "any",
+    def __init__(self, tool_call_format: ToolCallFormat = "any",
                  text: AgentBeatsText | None = None) -> None:
         super().__init__(tool_call_format)
         self.text = text  # the stock green agent's text, when its source file was found
@@ -194,7 +194,7 @@ class AgentBeatsProfile(Profile):
               incoming: Incoming, calls: Sequence[ToolCall]) -> list[Part]:
         # Upstream's agent state starts with the greeting (or the task's history), and the
         # first message lists every message of that state, the greeting included.
-        state = list(history) or [AssistantMessage(content=translator.GREETING)]
+        state = list(history) or [AssistantMessage(content=GREETING)]
         seen = [_text_of(m) for m in state] + [self._follow_text(incoming, calls)]
         # (incoming is never None here: the stock green agent has no solo mode)
         prompt = self.prompt(policy, schemas)
@@ -332,7 +332,7 @@ def extract_agentbeats_text(path: Path) -> AgentBeatsText:
 class AgentifyProfile(Profile):
     name = "agentify"
 
-    def __init__(self, tool_call_format: translator.ToolCallFormat = "any",
+    def __init__(self, tool_call_format: ToolCallFormat = "any",
                  template: Template | None = None) -> None:
         super().__init__(tool_call_format)
         self.template = template  # upstream's text, when its source file was found
@@ -378,7 +378,7 @@ class AgentifyProfile(Profile):
     def parse(self, reply: AgentReply, tools: Mapping[str, Any] | None = None
               ) -> AssistantMessage:
         # upstream's parse_tags semantics, shared with `--tool-call-format tags`
-        message = translator.parse_reply(reply, tool_call_format="tags")
+        message = parse_reply(reply, tool_call_format="tags")
         if message.tool_calls and any(c.name == _DONE for c in message.tool_calls):
             return AssistantMessage(content=STOP_TOKEN)  # upstream's _check_if_stop_toolcall
         return message
@@ -391,7 +391,7 @@ PROFILES: dict[str, type[Profile]] = {p.name: p for p in (Profile, AgentBeatsPro
                                                            AgentifyProfile)}
 
 
-def get_profile(style: str, tool_call_format: translator.ToolCallFormat = "any",
+def get_profile(style: str, tool_call_format: ToolCallFormat = "any",
                 source: Path | None = None) -> Profile:
     """The profile named `style`; `tool_call_format` shapes the a2abench one only. With
     `source` (the pinned upstream file of an agentify or agentbeats profile, verified) its
@@ -404,7 +404,7 @@ def get_profile(style: str, tool_call_format: translator.ToolCallFormat = "any",
     return PROFILES[style](tool_call_format)
 
 
-def load_profile(style: str, tool_call_format: translator.ToolCallFormat,
+def load_profile(style: str, tool_call_format: ToolCallFormat,
                  data_dir: Path | None) -> tuple[Profile, str]:
     """The prompt profile, and where its text comes from (the run record's
     `data.prompt_text`): "a2abench", "upstream" (read from the pinned file), or the

@@ -24,7 +24,9 @@ from typing import Any
 
 from a2abench.a2a.client import Conversation
 from a2abench.a2a.models import DataPart, Part, TextPart
+from a2abench.benchmarks.tau2.actions import EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.environment import Tau2Environment
+from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Role
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
     Task,
@@ -32,14 +34,7 @@ from a2abench.benchmarks.tau2.models import (
     ToolMessage,
     UserMessage,
 )
-from a2abench.benchmarks.tau2.orchestrator import AgentLink, Orchestrator, Role
-from a2abench.benchmarks.tau2.translator import (
-    EmptyReply,
-    ToolCallFormat,
-    render_history,
-    render_tools,
-    reply_format,
-)
+from a2abench.benchmarks.tau2.prompt import render_history, render_tools, reply_format
 
 DONE = "done"  # upstream LLMSoloAgent.STOP_FUNCTION_NAME
 STOP = "###STOP###"  # upstream LLMSoloAgent.STOP_TOKEN

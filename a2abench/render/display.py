@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from a2abench._output import Output, OutputMode
+from a2abench.render.output import Output, OutputMode
 from a2abench.report.wording import count
 from a2abench.run.events import (
     DataProgress,

@@ -15,6 +15,7 @@ from typing import Any
 
 from a2abench.a2a.client import Conversation
 from a2abench.a2a.models import Part, TaskState
+from a2abench.benchmarks.tau2.actions import EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
@@ -25,7 +26,7 @@ from a2abench.benchmarks.tau2.models import (
 )
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile
-from a2abench.benchmarks.tau2.translator import GREETING, EmptyReply, ToolCallFormat
+from a2abench.benchmarks.tau2.prompt import GREETING
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
 from a2abench.errors import A2ABenchError, AgentError, ProtocolError
 from a2abench.run.driver import agent_input

@@ -8,13 +8,9 @@ import pytest
 
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import DataPart, Message, TextPart
+from a2abench.benchmarks.tau2.actions import EmptyReply, parse_reply
 from a2abench.benchmarks.tau2.models import ToolCall, ToolMessage
-from a2abench.benchmarks.tau2.translator import (
-    EmptyReply,
-    first_message,
-    parse_reply,
-    tool_result_parts,
-)
+from a2abench.benchmarks.tau2.prompt import first_message, tool_result_parts
 from a2abench.errors import ProtocolError
 
 CALL = {"name": "get_user_details", "arguments": {"user_id": "u1"}}

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from a2abench.benchmarks.tau2 import load_domain
+from a2abench.benchmarks.tau2.episode import Orchestrator
 from a2abench.benchmarks.tau2.models import (
     AssistantMessage,
     TerminationReason,
@@ -14,7 +15,6 @@ from a2abench.benchmarks.tau2.models import (
     ToolMessage,
     UserMessage,
 )
-from a2abench.benchmarks.tau2.orchestrator import Orchestrator
 from a2abench.errors import AgentUnreachable, ProtocolError
 from tests.conftest import shared_data
 
