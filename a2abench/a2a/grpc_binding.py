@@ -34,7 +34,7 @@ from a2abench.a2a._limits import (
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
-from a2abench.a2a.transport import _Attempt, deadline_error, version_headers
+from a2abench.a2a.transport import _Attempt, deadline_error, retry_delay, version_headers
 from a2abench.errors import (
     A2ABenchError,
     A2AStatusError,
@@ -199,7 +199,7 @@ class GrpcTransport:
                        (time.perf_counter() - t0) * 1000, in_tokens, out, context_id)
             if outcome.error is None:
                 return result
-            delay = self._retry_delay(outcome, attempt, started)
+            delay = retry_delay(self.retry, outcome, attempt, started)
             if delay is None:
                 raise outcome.error
             await asyncio.sleep(delay)
@@ -255,7 +255,8 @@ class GrpcTransport:
                        context_id, first_event_ms=first)
             if outcome.error is None:
                 return
-            delay = None if first is not None else self._retry_delay(outcome, attempt, started)
+            delay = (None if first is not None
+                     else retry_delay(self.retry, outcome, attempt, started))
             if delay is None:
                 raise outcome.error
             await asyncio.sleep(delay)
@@ -282,13 +283,6 @@ class GrpcTransport:
                 if code in ("UNAUTHENTICATED", "PERMISSION_DENIED") else None)
         return A2AStatusError(details, status=code, reason=_reason(exc),
                               where=f"grpc {self.target}", hint=hint), code in _TRANSIENT
-
-    def _retry_delay(self, outcome: _Attempt, attempt: int, started: float) -> float | None:
-        if not outcome.transient or attempt >= self.retry.max_attempts:
-            return None
-        delay = self.retry.delay(attempt, None)
-        return delay if self.retry.retry_after(attempt, time.monotonic() - started,
-                                               delay) else None
 
     def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
               status: str, latency_ms: float, in_tokens: int, out_tokens: int,

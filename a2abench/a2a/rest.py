@@ -45,6 +45,7 @@ from a2abench.a2a.transport import (
     _Attempt,
     _transport_error,
     deadline_error,
+    retry_delay,
     version_headers,
 )
 from a2abench.errors import (
@@ -151,7 +152,7 @@ class RestTransport:
                        (time.perf_counter() - t0) * 1000, in_tokens, out_tokens, context_id)
             if outcome.error is None:
                 return result
-            delay = self._retry_delay(outcome, attempt, started)
+            delay = retry_delay(self.retry, outcome, attempt, started)
             if delay is None:
                 raise outcome.error
             await asyncio.sleep(delay)
@@ -246,7 +247,8 @@ class RestTransport:
                        context_id, first_event_ms=first)
             if outcome.error is None:
                 return
-            delay = None if first is not None else self._retry_delay(outcome, attempt, started)
+            delay = (None if first is not None
+                     else retry_delay(self.retry, outcome, attempt, started))
             if delay is None:
                 raise outcome.error
             await asyncio.sleep(delay)
@@ -280,13 +282,6 @@ class RestTransport:
         except httpx.HTTPError as exc:
             error, outcome.transient = _transport_error(exc, url, self.timeout)
             raise error from exc
-
-    def _retry_delay(self, outcome: _Attempt, attempt: int, started: float) -> float | None:
-        if not outcome.transient or attempt >= self.retry.max_attempts:
-            return None
-        delay = self.retry.delay(attempt, outcome.retry_after)
-        return delay if self.retry.retry_after(attempt, time.monotonic() - started,
-                                               delay) else None
 
     def _emit(self, request_id: str, url: str, path: str, attempt: int, outcome: _Attempt,
               latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,

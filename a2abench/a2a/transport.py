@@ -90,6 +90,30 @@ class _Attempt:
     retry_after: float | None = None
 
 
+def retry_delay(retry: RetryPolicy, outcome: _Attempt, attempt: int,
+                started: float) -> float | None:
+    """Seconds to wait before the next attempt, or None to give up, on every binding: only
+    transient failures retry, within the policy's attempts and budget and the task-trial
+    deadline; a Retry-After beyond what is left is not waited for, and the error says so."""
+    if not outcome.transient:
+        return None
+    delay = retry.delay(attempt, outcome.retry_after)
+    if attempt >= retry.max_attempts:
+        return None
+    remaining = retry.budget_s - (time.monotonic() - started)
+    task = current_task_deadline()
+    if task is not None:
+        remaining = min(remaining, task.remaining())
+    if delay <= remaining:
+        return delay
+    if outcome.retry_after is not None and outcome.error is not None:
+        # A huge Retry-After is not waited for: say why we gave up.
+        outcome.error.message += (f" (it asked to retry after {outcome.retry_after:g} s, "
+                                  f"beyond the {max(remaining, 0):.0f} s left to retry)")
+        outcome.error.args = (outcome.error.message,)
+    return None
+
+
 def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> tuple[A2ABenchError, bool]:
     """Map an httpx exception to (our error, is it worth retrying)."""
     if isinstance(exc, httpx.TooManyRedirects):
@@ -166,7 +190,7 @@ class JsonRpcTransport:
                        context_id)
             if outcome.error is None:
                 return result
-            delay = self._retry_delay(outcome, attempt, started)
+            delay = retry_delay(self.retry, outcome, attempt, started)
             if delay is None:
                 raise outcome.error
             await asyncio.sleep(delay)
@@ -258,25 +282,6 @@ class JsonRpcTransport:
             raise ProtocolError("the agent's JSON-RPC reply has neither result nor error")
         return payload["result"]
 
-    def _retry_delay(self, outcome: _Attempt, attempt: int, started: float) -> float | None:
-        if not outcome.transient:
-            return None
-        delay = self.retry.delay(attempt, outcome.retry_after)
-        if attempt >= self.retry.max_attempts:
-            return None
-        remaining = self.retry.budget_s - (time.monotonic() - started)
-        task = current_task_deadline()
-        if task is not None:
-            remaining = min(remaining, task.remaining())
-        if delay <= remaining:
-            return delay
-        if outcome.retry_after is not None and outcome.error is not None:
-            # A huge Retry-After is not waited for: say why we gave up.
-            outcome.error.message += (f" (it asked to retry after {outcome.retry_after:g} s, "
-                                      f"beyond the {max(remaining, 0):.0f} s left to retry)")
-            outcome.error.args = (outcome.error.message,)
-        return None
-
     def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
               latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,
               first_event_ms: float | None = None) -> None:
@@ -327,7 +332,8 @@ class JsonRpcTransport:
                        estimate_tokens(out_chars), context_id, first_event_ms=first)
             if outcome.error is None:
                 return
-            delay = None if first is not None else self._retry_delay(outcome, attempt, started)
+            delay = (None if first is not None
+                     else retry_delay(self.retry, outcome, attempt, started))
             if delay is None:
                 raise outcome.error
             await asyncio.sleep(delay)
