@@ -63,8 +63,11 @@ class Chromium:
         if binary is None:
             raise BrowserError("no Chromium binary found")
         profile = tempfile.mkdtemp(prefix="a2abench-chromium-")
+        # TMPDIR inside the profile: Chromium's singleton socket folder
+        # (org.chromium.Chromium.*) then goes with the profile instead of piling up in /tmp.
         proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "TMPDIR": profile})
         stack = contextlib.ExitStack()
         try:
             port = _devtools_port(Path(profile) / "DevToolsActivePort", proc, timeout)
