@@ -11,7 +11,6 @@ loop that starts it), on a port picked before the card is built.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -26,10 +25,14 @@ from a2a.server.routes import (
 )
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, TaskState
-from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 
+from tests.agents import load_example
 from tests.servers import free_port
+
+# How the reference echo agent reads a message (text parts, data parts as JSON): one copy.
+_content = load_example("echo_agent.py")._content
+
 
 
 class Echo(AgentExecutor):
@@ -62,18 +65,6 @@ class Echo(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
-
-
-def _content(context: RequestContext) -> str:
-    if context.message is None:
-        return ""
-    pieces = []
-    for part in context.message.parts:
-        if part.HasField("text"):
-            pieces.append(part.text)
-        elif part.HasField("data"):
-            pieces.append(json.dumps(MessageToDict(part.data), sort_keys=True))
-    return "\n".join(pieces)
 
 
 def sdk_agent(base: str, *, bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON", "GRPC"),
