@@ -34,7 +34,6 @@ from tests.servers import free_port
 _content = load_example("echo_agent.py")._content
 
 
-
 class Echo(AgentExecutor):
     """`echo: <text>` as a completed task. Text starting with `ask` stops at input-required;
     the continuation (same taskId) completes the task with `done: <text>`."""
