@@ -10,7 +10,9 @@ The engine loads tasks (`Driver.tasks()`), runs each task-trial (`Driver.run_tas
 and owns concurrency, retries, records, resume and shards. A driver talks to the agent through
 `ctx.conversation()` (an A2A `Conversation`), may call LLMs through `build_llm`, pins its data
 with `RemoteFile` + `ensure_files`, and reports failures as `TaskOutcome(status=...)` or by
-raising one of the errors below (the engine records them by kind).
+raising one of the errors below (the engine records them by kind). Each field of the options
+model is a flag of `a2abench run <name>` (`--field-name`, `A2ABENCH_FIELD_NAME`, help from its
+description); `option()` says more about a flag, `LLMOptions` is a base with the LLM flags.
 
 Nothing here is private API; names are added, never silently changed (tests pin `__all__`).
 """
@@ -36,7 +38,8 @@ from a2abench.errors import (
     InfrastructureError,
     ProtocolError,
 )
-from a2abench.llm import ChatLLM, ChatResult, LLMArgs, build_llm
+from a2abench.llm import ChatLLM, ChatResult, LLMArgs, LLMOptions, build_llm
+from a2abench.options import option
 from a2abench.run.driver import (
     Driver,
     EngineTermination,
@@ -70,6 +73,7 @@ __all__ = [
     "FilePart",
     "InfrastructureError",
     "LLMArgs",
+    "LLMOptions",
     "LLMUsage",
     "Message",
     "OptionsT",
@@ -84,6 +88,7 @@ __all__ = [
     "TextPart",
     "build_llm",
     "ensure_files",
+    "option",
     "register",
     "unregister",
 ]

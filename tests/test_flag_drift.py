@@ -1,12 +1,15 @@
-"""Run flags against their sources (issue 16): the options models and `RunConfig` own names,
-types and defaults; the Typer signature, the `A2ABENCH_*` variables, serve-green's request keys
-and docs/cli.md must follow them. A flag added, renamed or re-defaulted in one place and not
-the others fails here (docs/cli.md: tests/test_cli.py runs gen_cli_reference.py --check)."""
+"""Run flags against their sources (issue 16): the options models and `RunConfig` declare names,
+types, defaults, bounds and help (a2abench/options.py); the flag table, the Typer signature,
+the `A2ABENCH_*` variables, serve-green's request keys, the README's table and docs/cli.md
+derive from them. A flag edited anywhere but its field fails here (docs/cli.md:
+tests/test_cli.py runs gen_cli_reference.py --check)."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
+import re
+import subprocess
+import sys
 import types
 import typing
 from pathlib import Path
@@ -15,16 +18,18 @@ from typing import Any
 import pytest
 import typer.main
 
-from a2abench.cli._flags import RunFlags, _llm_params, _run_params
-from a2abench.cli._launch import common_config
+from a2abench.cli._flag_table import RUN
+from a2abench.cli._launch import run_config
 from a2abench.cli._run import app
 from a2abench.green.request import RUN_KEYS
+from a2abench.llm import LLMOptions
+from a2abench.options import flag_specs
 from a2abench.run.config import RunConfig
 from a2abench.run.registry import get_driver
 
-# Run flags that are not RunConfig fields: the report gate's switch and the output mode.
-_NOT_CONFIG = {"json_", "allow_incomplete"}
+ROOT = Path(__file__).resolve().parents[1]
 _CONFIG_NAME = {"allow_host": "allowed_hosts"}  # repeatable flag, list field
+_RUN_NAMES = [spec.name for spec in RUN]
 
 
 # Typer vendors click and names its classes nowhere public: duck-typed here.
@@ -37,10 +42,6 @@ def _command(name: str) -> Any:
 
 def _options(name: str) -> dict[str, Any]:
     return {p.name: p for p in _command(name).params if p.param_type_name == "option"}
-
-
-def _names(fn: Any) -> list[str]:
-    return list(inspect.signature(fn).parameters)
 
 
 def _types(annotation: Any) -> set[Any]:
@@ -79,31 +80,68 @@ def test_every_flag_is_named_after_its_field_with_its_env_var_and_help(benchmark
         assert option.help and option.help.strip(), name
 
 
+def test_the_flag_table_is_generated_from_the_models() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_run_flags.py"), "--check"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("benchmark", ["tau2", "crmarena"])
 def test_benchmark_flags_are_the_options_model(benchmark: str) -> None:
     model = get_driver(benchmark).options_model
-    shared = {"white_agent_url", *_names(_run_params)}
-    own = {k: v for k, v in _options(benchmark).items() if k not in shared}
+    own = {k: v for k, v in _options(benchmark).items() if k not in {*_RUN_NAMES, "json_"}}
     assert set(own) == set(model.model_fields)
-    assert set(_names(_llm_params)) <= set(own)  # the LLM flags are options of both benchmarks
+    assert set(LLMOptions.model_fields) <= set(own)  # the LLM flags are options of both
     # Every flag's default means the field's default once the model has read it.
     from_flags = model.model_validate({k: v.default for k, v in own.items()})
     assert from_flags == model()
     _check_types(benchmark, model.model_fields)
+    for name, option in own.items():  # help and bounds are the field's
+        field = model.model_fields[name]
+        assert option.help == field.description, name
+        bounds = [getattr(m, "ge", None) for m in field.metadata]
+        assert option.min in bounds or not any(bounds), name
 
 
 def test_run_flags_are_run_config_fields_with_its_defaults() -> None:
     options = _options("tau2")
-    names = _names(_run_params)
-    assert [f.name for f in dataclasses.fields(RunFlags)] == names
-    fields = {_CONFIG_NAME.get(n, n) for n in names if n not in _NOT_CONFIG}
+    fields = {_CONFIG_NAME.get(n, n) for n in _RUN_NAMES}
     assert fields == set(RunConfig.model_fields) - {"benchmark", "options"}
-    defaults = {n: options[n].default for n in names if n not in ("white_agent_url", "json_",
-                                                                   "allow_incomplete")}
-    built = common_config("tau2", {}, white_agent_url="http://127.0.0.1:9", **defaults)
+    defaults = {_CONFIG_NAME.get(n, n): options[n].default for n in _RUN_NAMES
+                if n != "white_agent_url"}
+    built = run_config("tau2", {}, {"white_agent_url": "http://127.0.0.1:9", **defaults})
     assert built == RunConfig(benchmark="tau2", white_agent_url="http://127.0.0.1:9", options={})
     _check_types("tau2", RunConfig.model_fields)
+    for spec in RUN:
+        field = RunConfig.model_fields[spec.target]
+        assert options[spec.name].help == field.description, spec.name
 
 
 def test_serve_green_run_keys_are_run_flags() -> None:
-    assert set(_names(_run_params)) & set(RunConfig.model_fields) >= RUN_KEYS
+    assert set(_RUN_NAMES) >= RUN_KEYS
+    assert {"num_trials", "task_ids", "timeout", "shard"} <= RUN_KEYS
+    assert not RUN_KEYS & {"output", "auth_token", "allowed_hosts", "white_agent_url"}
+
+
+def test_the_readme_names_each_flag_with_its_variable() -> None:
+    """README's configuration table: every `--flag` row names that flag's variable."""
+    specs = {s.flag.split("/")[0]: s for s in flag_specs(RunConfig, skip=frozenset(
+        {"benchmark", "options"}))}
+    specs.update({s.flag.split("/")[0]: s for s in flag_specs(LLMOptions)})
+    rows = re.findall(r"^\| (`--[^|]+) \| (`A2ABENCH_[^|]+) \|", (ROOT / "README.md").read_text(
+        encoding="utf-8"), re.M)
+    checked = 0
+    for flags, variables in rows:
+        for flag, variable in zip(re.findall(r"`(--[\w-]+)`", flags),
+                                  re.findall(r"`(A2ABENCH_\w+)`", variables), strict=True):
+            if flag in specs:
+                assert specs[flag].env == variable, flag
+                checked += 1
+    assert checked >= 15
+
+
+def test_serve_green_docs_name_exactly_the_run_keys() -> None:
+    text = (ROOT / "docs" / "serve-green.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| run keys |"))
+    named = set(re.findall(r"`([a-z_]+)`", row.split("|")[2]))
+    assert named - {"num_tasks", "jsonrpc", "grpc"} == RUN_KEYS

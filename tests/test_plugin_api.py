@@ -14,9 +14,9 @@ EXPECTED = [
     "A2ABenchError", "AgentError", "AgentReply", "ChatLLM", "ChatResult", "ConfigError",
     "Conversation", "DataCorrupt", "DataMissing", "DataPart", "Driver", "ENTRY_POINT_GROUP",
     "EngineTermination", "ErrorInfo", "Exporter", "FilePart", "InfrastructureError", "LLMArgs",
-    "LLMUsage", "Message", "OptionsT", "ProtocolError", "RemoteFile", "Scoring", "TaskContext",
-    "TaskOutcome", "TaskRecord", "TaskSpec", "TaskStatus", "TextPart", "build_llm",
-    "ensure_files", "register", "unregister",
+    "LLMOptions", "LLMUsage", "Message", "OptionsT", "ProtocolError", "RemoteFile", "Scoring",
+    "TaskContext", "TaskOutcome", "TaskRecord", "TaskSpec", "TaskStatus", "TextPart",
+    "build_llm", "ensure_files", "option", "register", "unregister",
 ]
 
 

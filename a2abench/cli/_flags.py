@@ -1,124 +1,106 @@
-"""Flag groups shared by every `run <benchmark>` command, declared once.
+"""Typer parameters from flag specs: every `run` flag comes from the model that declares it.
 
-`@run_flags` adds the harness flags (agent, selection, trials, output, resume, shards, limits,
-gate) to a command and hands them over as one `RunFlags`; `@llm_flags` adds the user-simulator
-and judge flags as a dict of benchmark options. The commands then declare only their own flags.
+`RunConfig` and the options models are the source (a2abench/options.py). For the built-in
+benchmarks their flags arrive as data from `_flag_table.py` (generated; `--help` stays free
+of pydantic); a plugin's flags are read from its model when its command is built. `run_command`
+turns a function `fn(run, options, ...)` into a command with the shared run flags and the
+benchmark's flags; `table_option` gives one table flag to a hand-written command (discover,
+report).
 """
 
 import functools
 import inspect
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from a2abench.cli import _common as c
+import typer
 
+from a2abench.cli._flag_table import RUN
+from a2abench.options import FlagSpec
 
-@dataclass(frozen=True)
-class RunFlags:
-    white_agent_url: str
-    task_ids: list[str] | None
-    max_tasks: int | None
-    num_trials: int
-    concurrency: int
-    seed: int
-    output: Path | None
-    resume: bool
-    retry_errors: bool
-    shard: str | None
-    rate_limit: float | None
-    max_consecutive_failures: int
-    retries: int
-    retry_delay: float
-    auth_token: str | None
-    timeout: float
-    transport: str | None
-    streaming: bool
-    task_timeout: float | None
-    max_reply_bytes: int
-    allow_host: list[str] | None
-    fail_under: float | None
-    allow_incomplete: bool
-    json_: bool
-
-    def engine_kwargs(self) -> dict[str, Any]:
-        """Everything but --json and the gate, named like `common_config`'s keywords."""
-        out = asdict(self)
-        out.pop("json_")
-        out.pop("allow_incomplete")
-        return out
+_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "path": Path,
+                          "strs": list[str]}
+_RUN = {spec.name: spec for spec in RUN}
 
 
-def _run_params(
-    white_agent_url: c.WhiteAgentUrl,
-    task_ids: c.TaskIds = None,
-    max_tasks: c.MaxTasks = None,
-    num_trials: c.NumTrials = 1,
-    concurrency: c.Concurrency = 4,
-    seed: c.Seed = 300,
-    output: c.OutputPath = None,
-    resume: c.Resume = False,
-    retry_errors: c.RetryErrors = False,
-    shard: c.Shard = None,
-    rate_limit: c.RateLimit = None,
-    max_consecutive_failures: c.MaxConsecutiveFailures = 5,
-    retries: c.Retries = 3,
-    retry_delay: c.RetryDelay = 0.5,
-    auth_token: c.AuthToken = None,
-    timeout: c.Timeout = 300.0,
-    transport: c.Transport = None,
-    streaming: c.Streaming = False,
-    task_timeout: c.TaskTimeout = None,
-    max_reply_bytes: c.MaxReplyBytes = 16_000_000,
-    allow_host: c.AllowHost = None,
-    fail_under: c.FailUnder = None,
-    allow_incomplete: c.AllowIncomplete = False,
-    json_: c.JsonFlag = False,
-) -> None:
-    """The shared run flags, as a signature to graft onto commands."""
+def table_option(name: str) -> typer.models.OptionInfo:
+    """The Typer option of run flag `name` (the default stays with the parameter)."""
+    return _option(_RUN[name])
 
 
-def _llm_params(
-    user_llm: c.UserLLM = None,
-    user_llm_base_url: c.UserLLMBaseUrl = None,
-    user_llm_args: c.UserLLMArgs = None,
-    judge_llm: c.JudgeLLM = None,
-    judge_llm_base_url: c.JudgeLLMBaseUrl = None,
-    llm_cache: c.LLMCache = True,
-) -> None:
-    """The shared LLM flags (user simulator and judge)."""
+def _option(spec: FlagSpec) -> typer.models.OptionInfo:
+    kwargs: dict[str, Any] = {"envvar": spec.env, "help": spec.help,
+                              "show_default": spec.show_default}
+    if spec.kind == "int":
+        kwargs.update(min=spec.minimum, max=spec.maximum)
+    elif spec.kind == "float":
+        kwargs["callback"] = _float_check(spec)
+    option: typer.models.OptionInfo = typer.Option(spec.flag, **kwargs)
+    return option
 
 
-def _graft(fn: Callable[..., Any], donor: Callable[..., Any], target: str,
-           pack: Callable[[dict[str, Any]], Any], *, first: int = 0) -> Callable[..., Any]:
-    """`fn` with `donor`'s parameters added; they arrive packed into `fn`'s `target`.
+def _float_check(spec: FlagSpec) -> Callable[[float | None], float | None]:
+    """A float flag's range, nan included (a float range lets nan through)."""
+    low, high = spec.minimum, spec.maximum
+    if low is not None and high is not None:
+        wanted = f"a number between {low:g} and {high:g}"
+    elif low is not None:
+        wanted = f"a number {'greater than' if spec.open_min else 'of at least'} {low:g}"
+    elif high is not None:
+        wanted = f"a number {'less than' if spec.open_max else 'of at most'} {high:g}"
+    else:
+        wanted = "a number"
 
-    Typer reads the resulting `__signature__`; `first` donor parameters go before `fn`'s own.
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return value
+        fits = not math.isnan(value) and (
+            low is None or (value > low if spec.open_min else value >= low)) and (
+            high is None or (value < high if spec.open_max else value <= high))
+        if not fits:
+            raise typer.BadParameter(f"{value!r} is not {wanted}.")
+        return value
+
+    return check
+
+
+def parameter(spec: FlagSpec) -> inspect.Parameter:
+    """A keyword parameter Typer reads as `spec`'s flag."""
+    kind: Any = _TYPES[spec.kind]
+    if spec.default is None and not spec.required and spec.kind != "bool":
+        kind = kind | None
+    default = inspect.Parameter.empty if spec.required else spec.default
+    return inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=Annotated[kind, _option(spec)])
+
+
+def run_command(specs: Sequence[FlagSpec]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give `fn(run, options, **own)` the shared run flags and the benchmark's `specs`.
+
+    `run` arrives as RunConfig keywords, `options` as the options model's; `fn`'s own
+    parameters (`--json`, a plugin's `--option`) stay its own, listed last in `--help`.
     """
-    shared = list(inspect.signature(donor, eval_str=True).parameters.values())
-    own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
-           if p.name != target]
-    merged = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-              for p in [*shared[:first], *own, *shared[first:]]]
-    names = {p.name for p in shared}
 
-    @functools.wraps(fn)
-    def command(**kwargs: Any) -> Any:
-        group = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
-        return fn(**kwargs, **{target: pack(group)})
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+               for p in inspect.signature(fn, eval_str=True).parameters.values()
+               if p.name not in ("run", "options")]
+        params = [parameter(s) for s in (RUN[0], *specs, *RUN[1:])] + own
+        run_fields = {s.name: s.target for s in RUN}
+        option_fields = {s.name: s.target for s in specs}
 
-    grafted: Any = command  # functools.wraps' type declares no __signature__; inspect reads it
-    grafted.__signature__ = inspect.Signature(merged)
-    command.__annotations__ = {p.name: p.annotation for p in merged}
-    return command
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            run = {run_fields[k]: kwargs.pop(k) for k in list(kwargs) if k in run_fields}
+            options = {option_fields[k]: kwargs.pop(k) for k in list(kwargs)
+                       if k in option_fields}
+            return fn(run=run, options=options, **kwargs)
 
+        grafted: Any = command  # functools.wraps' type declares no __signature__
+        grafted.__signature__ = inspect.Signature(params)
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command
 
-def run_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the shared run flags; the command receives them as `flags: RunFlags`."""
-    return _graft(fn, _run_params, "flags", lambda group: RunFlags(**group), first=1)
-
-
-def llm_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the user-simulator and judge flags; the command receives them as `llm: dict`."""
-    return _graft(fn, _llm_params, "llm", dict)
+    return decorate

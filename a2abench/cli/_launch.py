@@ -12,46 +12,33 @@ from typing import Any
 import typer
 
 
-def common_config(benchmark: str, options: dict[str, Any], *, white_agent_url: str,
-                  auth_token: str | None, timeout: float, task_ids: list[str] | None,
-                  max_tasks: int | None, num_trials: int, concurrency: int,
-                  rate_limit: float | None, seed: int, output: Path | None, resume: bool,
-                  retry_errors: bool, shard: str | None, fail_under: float | None,
-                  max_consecutive_failures: int, retries: int = 3,
-                  retry_delay: float = 0.5, task_timeout: float | None = None,
-                  max_reply_bytes: int = 16_000_000,
-                  allow_host: list[str] | None = None, transport: str | None = None,
-                  streaming: bool = False) -> Any:
-    from pydantic import SecretStr, ValidationError
+def run_config(benchmark: str, options: dict[str, Any], run: dict[str, Any]) -> Any:
+    """The RunConfig of a `run` command: its run flags (RunConfig keywords) and options."""
+    from pydantic import ValidationError
 
     from a2abench.errors import ConfigError
-    from a2abench.run.config import RunConfig, Shard
+    from a2abench.options import env_var
+    from a2abench.run.config import RunConfig
 
-    if retry_errors and not resume:
+    if run.get("retry_errors") and not run.get("resume"):
         raise ConfigError("--retry-errors needs --resume", hint="Add --resume.")
     try:
-        return RunConfig(
-            benchmark=benchmark, white_agent_url=white_agent_url, options=options,
-            auth_token=SecretStr(auth_token) if auth_token else None, timeout=timeout,
-            task_ids=task_ids or None,
-            max_tasks=max_tasks, num_trials=num_trials, concurrency=concurrency,
-            rate_limit=rate_limit, seed=seed, output=output, resume=resume,
-            retry_errors=retry_errors, shard=Shard.parse(shard), fail_under=fail_under,
-            max_consecutive_failures=max_consecutive_failures, retries=retries,
-            retry_delay=retry_delay, task_timeout=task_timeout,
-            allowed_hosts=list(allow_host or ()), max_reply_bytes=max_reply_bytes,
-            transport=transport, streaming=streaming)
+        return RunConfig(benchmark=benchmark, options=options, **run)
     except ValidationError as exc:
-        raise ConfigError(f"invalid run configuration: {exc.errors()[0]['msg']}") from None
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        flag = "--allow-host" if field == "allowed_hosts" else "--" + field.replace("_", "-")
+        where = f"{flag} ({env_var(flag)}): " if field in RunConfig.model_fields else ""
+        raise ConfigError(f"invalid run configuration: {where}{error['msg']}") from None
 
 
-def launch_run(benchmark: str, options: dict[str, Any], flags: Any) -> None:
-    """Build the RunConfig from a command's options and its shared RunFlags, then launch."""
-    launch(common_config(benchmark, options, **flags.engine_kwargs()), flags.json_,
-           allow_incomplete=flags.allow_incomplete)
+def launch_run(benchmark: str, options: dict[str, Any], run: dict[str, Any],
+               json_: bool) -> None:
+    """Build the RunConfig from a command's flags, then launch."""
+    launch(run_config(benchmark, options, run), json_)
 
 
-def launch(config: Any, json_: bool, *, allow_incomplete: bool = False) -> None:
+def launch(config: Any, json_: bool) -> None:
     """Run, render, exit: 0 ok, 1 failed run (or no task-trial reached the agent), 3 below
     --fail-under, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
     from a2abench.errors import A2ABenchError
@@ -91,7 +78,7 @@ def launch(config: Any, json_: bool, *, allow_incomplete: bool = False) -> None:
             render_report(report, out)
     _fail_if_unreached(summary)
     if config.fail_under is not None:
-        gate.check(report, config.fail_under, allow_incomplete=allow_incomplete)
+        gate.check(report, config.fail_under, allow_incomplete=config.allow_incomplete)
 
 
 def _fail_if_unreached(summary: Any) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from a2abench.errors import ConfigError
 from a2abench.green.guard import HostPolicy
 from a2abench.green.settings import GreenSettings, check_http_url
+from a2abench.options import request_keys
 from a2abench.run.config import RunConfig, Shard
 from a2abench.run.driver import Driver
 
@@ -42,9 +44,8 @@ ACCEPTED_FORMATS = (
 )
 
 # Run-engine settings a request may choose; everything else is a benchmark option.
-RUN_KEYS = frozenset({"task_ids", "max_tasks", "num_trials", "concurrency", "seed", "timeout",
-                      "streaming", "transport", "retries", "retry_delay",
-                      "max_consecutive_failures", "task_timeout", "rate_limit", "shard"})
+# The run settings a request may choose: RunConfig fields declared with option(request=True).
+RUN_KEYS = request_keys(RunConfig)
 ALIASES = {"num_tasks": "max_tasks"}  # AgentBeats' tau2 scenario says num_tasks
 MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's one loop
 # The engine plans every task-trial up front; this bounds that plan per request (telecom's
@@ -311,7 +312,10 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
                            options=options, **run_keys)
     except ValidationError as exc:
-        raise RequestRejected("invalid config: " + _problems(exc)) from None
+        ranges = _server_ranges(settings)
+        raise RequestRejected("invalid config: " + _problems(exc, lambda key: (
+            f" (this server's range: {ranges[key][0]:g}..{ranges[key][1]:g})"
+            if key in ranges else ""))) from None
     check_limits(config, settings)
     try:
         driver = build_driver(config)
@@ -332,10 +336,13 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 
 
+def _server_ranges(settings: GreenSettings) -> dict[str, tuple[float, float]]:
+    return {**_RANGES, "num_trials": (1, settings.max_trials)}
+
+
 def check_limits(config: RunConfig, settings: GreenSettings) -> None:
     """Every run setting within the server's bounds, whatever JSON type carried it."""
-    ranges = {**_RANGES, "num_trials": (1, settings.max_trials)}
-    for name, (low, high) in ranges.items():
+    for name, (low, high) in _server_ranges(settings).items():
         value = getattr(config, name)
         if value is None:
             continue
@@ -465,9 +472,10 @@ def _coerce_run(run: dict[str, Any]) -> dict[str, Any]:
     return run
 
 
-def _problems(exc: ValidationError) -> str:
+def _problems(exc: ValidationError, note: Callable[[str], str] = lambda key: "") -> str:
+    """Pydantic's errors as `key: message` (plus `note(key)`), joined."""
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'config'}: {e['msg']}"
-                     for e in exc.errors())
+                     f"{note(str(e['loc'][0])) if e['loc'] else ''}" for e in exc.errors())
 
 
 def output_path(root: Path, benchmark: str, domain: str | None, task_id: str) -> Path:

@@ -22,6 +22,7 @@ from a2abench.llm._config import (
     LLMConfig,
     api_key_from_env,
 )
+from a2abench.llm._options import LLMOptions
 from a2abench.llm._pricing import PRICES, Price, cost_usd, lookup_price
 from a2abench.llm._result import ChatResult, LLMCallMetrics, ToolCall, Usage
 
@@ -34,6 +35,7 @@ __all__ = [
     "LLMArgs",
     "LLMCallMetrics",
     "LLMConfig",
+    "LLMOptions",
     "MetricsHook",
     "Price",
     "ResponseCache",

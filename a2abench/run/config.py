@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.a2a.config import transport_choice
 from a2abench.errors import ConfigError
+from a2abench.options import option
 
 # Secret-looking keys: `api_key`, `x-api-key`, `access_token`, `client_secret`, `password`,
 # `Authorization` ... but not `max_tokens` or `monkey`.
@@ -122,57 +123,86 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     benchmark: str
-    white_agent_url: str
     options: dict[str, Any] = Field(default_factory=dict)
-    auth_token: SecretStr | None = None
-    timeout: float = 300.0
-    streaming: bool = False  # blocking by default; --streaming needs the card's capability
-    transport: str | None = None  # jsonrpc | http-json | grpc; None: the card's best
-    task_ids: list[str] | None = None
-    max_tasks: int | None = None
-    num_trials: int = 1
-    concurrency: int = 4
-    rate_limit: float | None = None
-    seed: int = 300
-    output: Path | None = None
-    resume: bool = False
-    retry_errors: bool = False
-    shard: Shard | None = None
-    fail_under: float | None = None
-    max_consecutive_failures: int = 5
-    retries: int = 3
-    retry_delay: float = 0.5
+    # The run flags, in `--help` order: each field is a flag (a2abench/options.py).
+    white_agent_url: str = option(help="Base URL (or card URL) of the agent under test.")
+    task_ids: list[str] | None = option(None, "Only these task ids (repeatable).", request=True)
+    max_tasks: int | None = option(None, "Run at most N tasks (after filters).", ge=1,
+                                   request=True)
+    num_trials: int = option(1, "Trials per task (pass^k uses them).", ge=1, request=True)
+    concurrency: int = option(4, "Task-trials in flight at once.", ge=1, request=True)
+    seed: int = option(300, "Run seed; per-trial seeds derive from it.", ge=-(2**63),
+                       le=2**63 - 1, request=True)
+    output: Path | None = option(
+        None, "Metrics file (a path with a suffix, or an existing file) or a directory (an "
+              "existing one, a path ending in /, or a new path without a suffix) [default: "
+              "runs/<time>_<bench>_<domain>/].")
+    resume: bool = option(False, "Skip task-trials already recorded in --output.")
+    retry_errors: bool = option(False, "With --resume: re-run task-trials that ended in an "
+                                       "infrastructure error.")
+    shard: Shard | None = option(None, "Run shard I of N, written I/N (1-based).", kind="str",
+                                 request=True)
+    rate_limit: float | None = option(None, "Max A2A requests per second per host.", gt=0,
+                                      request=True)
+    max_consecutive_failures: int = option(
+        5, "Stop the run when the agent was unreachable for N task-trials in a row.", ge=1,
+        request=True)
+    retries: int = option(3, "Retries of a transient A2A failure (connect errors, timeouts, "
+                             "429/502/503/504).", ge=0, request=True)
+    retry_delay: float = option(0.5, "First retry delay in seconds (doubles, with jitter; "
+                                     "Retry-After wins).", ge=0, request=True)
+    auth_token: SecretStr | None = option(
+        None, "Bearer token sent to the agent (prefer the environment variable).", kind="str")
+    timeout: float = option(300.0, "Seconds one A2A request may take, whole (connect, send, "
+                                   "every read, a whole stream).", gt=0, request=True)
+    transport: str | None = option(  # None: the card's best
+        None, "Force the A2A binding: jsonrpc | http-json | grpc [default: the card's first "
+              "supported interface, 1.0 before 0.3, JSON-RPC first among equals].",
+        request=True)
+    streaming: bool = option(  # blocking by default; --streaming needs the card's capability
+        False, "Send each message as a streaming call (SSE / gRPC stream) and assemble the "
+               "reply from its events; needs the card's capabilities.streaming. The default "
+               "is blocking calls.", negatable=True, request=True)
+    task_timeout: float | None = option(  # wall-clock cap per task-trial (a2a/_limits.py)
+        None, "Seconds one task-trial may take in all; passing it while the agent answers is "
+              "the agent's error [default: no limit].", gt=0, request=True)
+    max_reply_bytes: int = option(  # per reply, agent and LLM endpoints
+        DEFAULT_MAX_REPLY_BYTES, "Largest reply accepted from the agent or an LLM endpoint, "
+                                 "in bytes (16000000 = 16 MB).", ge=1024)
     # Hosts besides white_agent_url's that requests may reach (card interfaces, redirects)
     # and that get the bearer token; empty: any host, the token to white_agent_url's only.
-    allowed_hosts: list[str] = Field(default_factory=list)
-    task_timeout: float | None = None  # wall-clock cap per task-trial (a2a/_limits.py)
-    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES  # per reply, agent and LLM endpoints
+    allowed_hosts: list[str] = option(
+        help="Hosts the run may contact besides --white-agent-url's (card interfaces, "
+             "redirects, data downloads, the Salesforce login), and the only other hosts that "
+             "get --auth-token; repeatable: a name glob, host:port or an IP network "
+             "(docs/limits.md) [default: any host, token to the --white-agent-url host only].",
+        flag="--allow-host", default_factory=list)
+    # The report gate (cli/_launch.py): serve-green runs never gate.
+    fail_under: float | None = option(
+        None, "Exit 3 when the score is below X (0-1), missing, or incomplete.", ge=0, le=1)
+    allow_incomplete: bool = option(
+        False, "Let --fail-under pass on a score that leaves task-trials unscored "
+               "(infrastructure/harness errors).")
+
+    @field_validator("shard", mode="before")
+    @classmethod
+    def _shard(cls, value: Any) -> Any:
+        return Shard.parse(value) if isinstance(value, str) else value
+
+    @field_validator("task_ids", mode="before")
+    @classmethod
+    def _task_ids(cls, value: Any) -> Any:
+        return value or None  # no ids given: every task
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        return [] if value is None else value
 
     @field_validator("transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
         return transport_choice(value)
-
-    @field_validator("num_trials", "concurrency", "max_consecutive_failures")
-    @classmethod
-    def _positive(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError("must be at least 1")
-        return value
-
-    @field_validator("max_reply_bytes")
-    @classmethod
-    def _reply_cap(cls, value: int) -> int:
-        if value < 1024:
-            raise ValueError(f"max_reply_bytes must be at least 1024, got {value}")
-        return value
-
-    @field_validator("task_timeout")
-    @classmethod
-    def _task_timeout(cls, value: float | None) -> float | None:
-        if value is not None and not value > 0:
-            raise ValueError(f"task_timeout must be greater than 0 seconds, got {value}")
-        return value
 
     def secrets(self) -> list[str]:
         """Every secret value this run knows: the agent's token, URL passwords, secret-named

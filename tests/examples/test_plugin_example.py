@@ -93,10 +93,11 @@ def test_the_example_plugin_is_found_by_entry_point_and_scores(tmp_path: Path) -
     env = _environment(tmp_path)
     listing = _a2abench(env, "run", "--help")
     assert listing.returncode == 0 and "arith" in listing.stdout, listing.stderr
+    flags = _a2abench(env, "run", "arith", "--help")  # the options model's fields are flags
+    assert "--count" in flags.stdout and "A2ABENCH_TASK_SEED" in flags.stdout, flags.stderr
     with serve(solver_app) as solver:
         good = _a2abench(env, "run", "arith", "--white-agent-url", solver, "--output",
-                         str(tmp_path / "good.jsonl"), "--option", "count=2",
-                         "--fail-under", "1.0")
+                         str(tmp_path / "good.jsonl"), "--count", "2", "--fail-under", "1.0")
     assert good.returncode == 0, good.stderr
     assert "Score 1.0000" in good.stdout and "6/6 passed" in good.stdout
     # The echo agent repeats the question: its last number is the right operand, never the

@@ -66,7 +66,9 @@ async def test_a_hostile_request_does_not_stall_the_server(settings: GreenSettin
     ({"concurrency": 10000}, "concurrency 10000 is outside 1..64"),
     ({"num_trials": "100000"}, "num_trials 100000 is outside 1..3 (--max-trials)"),
     ({"num_trials": 4}, "num_trials 4 is outside 1..3 (--max-trials)"),
-    ({"retries": "-1"}, "retries -1 is outside 0..10"),
+    ({"retries": "-1"}, "retries: Input should be greater than or equal to 0 (this server's "
+                        "range: 0..10)"),
+    ({"retries": "11"}, "retries 11 is outside 0..10"),
     ({"user_llm": "o1-pro"}, "user_llm 'o1-pro' is not this server's model ('gpt-4.1')"),
     ({"user_llm_args": {"max_tokens": 100000, "n": 50}},
      "user_llm_args: max_tokens, n can only be set by the server operator"),

@@ -191,15 +191,21 @@ def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
     ({"colour": "red", "output": "/tmp/x"}, "unknown config key(s) for tau2: colour, output "
                                             "(accepted: concurrency, domain, embedding_llm, "),
     ({"domain": "chess"}, "invalid tau2 options: domain: Input should be 'airline'"),
-    ({"num_trials": 0}, "invalid config: num_trials: Value error, must be at least 1"),
+    ({"num_trials": 0}, "invalid config: num_trials: Input should be greater than or equal to "
+                        "1 (this server's range: 1..8)"),
     ({"concurrency": 65}, "concurrency 65 is outside 1..64"),
     ({"concurrency": "10000"}, "concurrency 10000 is outside 1..64"),
     ({"concurrency": 1e4}, "concurrency 10000 is outside 1..64"),
     ({"num_trials": "9"}, "num_trials 9 is outside 1..8 (--max-trials)"),
     ({"num_trials": 100000}, "num_trials 100000 is outside 1..8 (--max-trials)"),
-    ({"retries": -1}, "retries -1 is outside 0..10"),
-    ({"timeout": "-5"}, "timeout -5 is outside 0.001..3600"),
-    ({"max_tasks": 0}, "max_tasks 0 is outside 1..1e+06"),
+    ({"retries": -1}, "invalid config: retries: Input should be greater than or equal to 0 "
+                      "(this server's range: 0..10)"),
+    ({"retries": 11}, "retries 11 is outside 0..10"),
+    ({"timeout": "-5"}, "invalid config: timeout: Input should be greater than 0 (this "
+                        "server's range: 0.001..3600)"),
+    ({"timeout": 7200}, "timeout 7200 is outside 0.001..3600"),
+    ({"max_tasks": 0}, "invalid config: max_tasks: Input should be greater than or equal to 1 "
+                       "(this server's range: 1..1e+06)"),
     ({"user_llm": "o1-pro"}, "user_llm 'o1-pro' is not this server's model (None); models a "
                              "request may choose (serve-green --allow-model): none"),
     ({"judge_llm": "gpt-4o"}, "judge_llm 'gpt-4o' is not this server's model"),

@@ -88,9 +88,9 @@ def test_zero_task_runs_are_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["nan", "-0.1", "1.5", "inf"])
 def test_fail_under_must_be_a_score(value: str, tmp_path: Path) -> None:
     r = run("http://127.0.0.1:9", tmp_path / "m.jsonl", "--fail-under", value)
-    assert r.code == 2 and "not a score between 0 and 1" in r.err
+    assert r.code == 2 and "is not a number between 0 and 1" in r.err
     r = run_cli("report", str(tmp_path / "m.jsonl"), "--fail-under", value)
-    assert r.code == 2 and "not a score between 0 and 1" in r.err
+    assert r.code == 2 and "is not a number between 0 and 1" in r.err
 
 
 def test_summary_wording_counts_task_trials_tasks_and_trials(tmp_path: Path) -> None:

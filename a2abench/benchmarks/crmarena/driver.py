@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import model_validator
 
 from a2abench._download import git_blob_sha1_file
 from a2abench.benchmarks.crmarena import upstream
@@ -28,7 +28,8 @@ from a2abench.benchmarks.crmarena.tasks import (
     select,
 )
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
-from a2abench.llm import ChatLLM, LLMArgs, build_llm
+from a2abench.llm import ChatLLM, LLMOptions, build_llm
+from a2abench.options import option
 from a2abench.run.driver import (
     Driver,
     Exporter,
@@ -44,28 +45,26 @@ UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator 
 OFFLINE = "offline"
 
 
-class CRMArenaOptions(BaseModel):
-    """Options of `run crmarena` (flag names with dashes become these fields)."""
+class CRMArenaOptions(LLMOptions):
+    """Options of `run crmarena`: each field is a flag (`--max-turns` for `max_turns`)."""
 
-    dataset: Dataset | None = None  # default: crmarena for --org original, else crmarenapro
-    org: Org | None = None  # default: original for --dataset crmarena, else b2b
-    tasks_file: Path | None = None
-    schema_file: Path | None = None
-    task_category: str = "all"
-    interactive: bool = False
-    max_turns: int = Field(20, ge=1)
-    max_user_turns: int = Field(10, ge=1)
-    backend: Literal["sandbox", "salesforce"] = "sandbox"
-    crm_db: Path | None = None
-    privacy_aware: bool = False
-    aided: bool = True
-    user_llm: str | None = None
-    user_llm_base_url: str | None = None
-    user_llm_args: LLMArgs = {}
-    judge_llm: str | None = None  # None: upstream's model; "offline": deterministic scoring
-    judge_llm_base_url: str | None = None
-    llm_cache: bool = True
-
+    dataset: Dataset | None = option(
+        None, "crmarenapro | crmarena [default: crmarena with --org original, else crmarenapro].")
+    org: Org | None = option(
+        None, "b2b | b2c | original [default: original with --dataset crmarena, else b2b].")
+    tasks_file: Path | None = option(None, "Tasks as JSON or JSONL in the Hugging Face row format.")
+    schema_file: Path | None = option(
+        None, "Org schema records as JSON (default: the hub's, or our own catalog with "
+              "--tasks-file).")
+    task_category: str = option("all", "Comma list of categories, or all.")
+    interactive: bool = option(False, "Multi-turn with an LLM user.")
+    max_turns: int = option(20, "Max agent actions per task.", ge=1)
+    max_user_turns: int = option(10, "Max user turns (interactive).", ge=1)
+    backend: Literal["sandbox", "salesforce"] = option(
+        "sandbox", "sandbox (local SQLite org) | salesforce.")
+    crm_db: Path | None = option(None, "SQLite org dump to query.")
+    privacy_aware: bool = option(False, "Use the privacy-aware prompt.")
+    aided: bool = option(True, "Add the task's optional context (upstream's aided mode).")
 
     @model_validator(mode="after")
     def _dataset_and_org(self) -> CRMArenaOptions:

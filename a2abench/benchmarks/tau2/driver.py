@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, SecretStr, TypeAdapter, model_validator
+from pydantic import SecretStr, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
@@ -26,7 +26,8 @@ from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile,
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import A2ABenchError, ConfigError
-from a2abench.llm import ChatLLM, LLMArgs, LLMConfig, api_key_from_env, build_llm
+from a2abench.llm import ChatLLM, LLMConfig, LLMOptions, api_key_from_env, build_llm
+from a2abench.options import option
 from a2abench.run.driver import (
     Driver,
     Exporter,
@@ -43,30 +44,43 @@ from a2abench.run.status import failed_reward
 _MESSAGES = TypeAdapter(list[Message])
 
 
-class Tau2Options(BaseModel):
-    """Options of `run tau2` (flag names with dashes become these fields)."""
+class Tau2Options(LLMOptions):
+    """Options of `run tau2`: each field is a flag (`--max-steps` for `max_steps`)."""
 
-    domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = "airline"
-    split: str = "base"
-    user_llm: str | None = None
-    user_llm_base_url: str | None = None
-    user_llm_args: LLMArgs = {}
-    judge_llm: str | None = None
-    judge_llm_base_url: str | None = None
-    llm_cache: bool = True
-    data_dir: Path | None = None
-    max_steps: int = 200
-    max_errors: int = 10
-    reward_basis: Literal["official", "classic"] = "official"
-    policy: Literal["manual", "workflow"] = "manual"
-    tool_call_format: Literal["any", "datapart", "tags"] = "any"
-    solo: bool = False  # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
-    retrieval_variant: str | None = None
-    embedding_llm: str | None = None
-    embedding_llm_base_url: str | None = None
-    reranker_llm: str | None = None
-    reranker_llm_base_url: str | None = None
-    prompt_style: PromptStyle = "a2abench"  # message format (profiles.py)
+    domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = option(
+        "airline", "airline | retail | mock | telecom | banking_knowledge.")
+    split: str = option("base", "Task split: base | train | test (telecom also small | full).")
+    data_dir: Path | None = option(None, "Local data directory laid out like upstream's data/.")
+    max_steps: int = option(200, "Max conversation hops.", ge=1)
+    max_errors: int = option(10, "Max tool errors per task.", ge=1)
+    reward_basis: Literal["official", "classic"] = option(
+        "official", "official | classic (retail scored DB+COMMUNICATE as in v0.2).")
+    policy: Literal["manual", "workflow"] = option("manual", "Telecom policy: manual | workflow.")
+    tool_call_format: Literal["any", "datapart", "tags"] = option(
+        "any", "Where tool calls are read: any (DataParts, or a text reply that is one whole "
+               "call) | datapart (DataParts only; text goes to the user) | tags (<json> tags, "
+               "as tau2's agentify example).")
+    # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
+    solo: bool = option(False, "Solo mode (mock, telecom): no user simulator; the agent gets "
+                               "the ticket and the user's tools, and calls `done` when finished.")
+    retrieval_variant: str | None = option(
+        None, "banking_knowledge retrieval: bm25_grep (default) | bm25 | grep_only | full_kb | "
+              "golden_retrieval | no_knowledge; with --embedding-llm: openai_embeddings[_grep] "
+              "| qwen_embeddings[_grep]; add _reranker (bm25_reranker[_grep] too) with "
+              "--reranker-llm.")
+    embedding_llm: str | None = option(
+        None, "Embedding model for the *_embeddings variants [default: "
+              "text-embedding-3-large; qwen_*: qwen/qwen3-embedding-8b].")
+    embedding_llm_base_url: str | None = option(
+        None, "OpenAI-compatible endpoint serving /embeddings (key from OPENAI_API_KEY; qwen_*: "
+              "OpenRouter, OPENROUTER_API_KEY).")
+    reranker_llm: str | None = option(
+        None, "Chat model rating documents for the *_reranker variants [default: gpt-5.2].")
+    reranker_llm_base_url: str | None = option(
+        None, "OpenAI-compatible chat endpoint of --reranker-llm (key from OPENAI_API_KEY).")
+    prompt_style: PromptStyle = option(  # message format (profiles.py)
+        "a2abench", "Message format: a2abench | agentbeats (the stock AgentBeats tau2 green) | "
+                    "agentify (tau2's agentify example).")
 
     @model_validator(mode="after")
     def _one_format(self) -> Tau2Options:

@@ -5,7 +5,7 @@ the agent's reply is the right answer, else 0. A reply without any number is the
 error (recorded as `agent_error`, reward 0), not a wrong answer.
 
     pip install -e examples/plugin
-    a2abench run arith --white-agent-url http://127.0.0.1:9999 --option count=5
+    a2abench run arith --white-agent-url http://127.0.0.1:9999 --count 5 --operations add
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ _INTEGER = re.compile(r"-?\d+")
 
 
 class ArithOptions(BaseModel):
-    """`--option KEY=VALUE` of `a2abench run arith`."""
+    """Options of `a2abench run arith`: each field is a flag (`--task-seed`, also read from
+    A2ABENCH_TASK_SEED); its description is the help text."""
 
     count: int = Field(default=3, ge=1, description="Questions per operation.")
-    operations: list[Operation] = Field(default_factory=lambda: list(SYMBOLS))
+    operations: list[Operation] = Field(
+        default_factory=lambda: list(SYMBOLS),
+        description="Operations asked about: add | sub | mul (repeatable).")
     task_seed: int = Field(default=0, description="Seed of the generated questions.")
 
 

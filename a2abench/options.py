@@ -1,0 +1,176 @@
+"""Run flags declared once: a field of an options model is its flag.
+
+`RunConfig` (the shared run flags) and each benchmark's `options_model` are the source. A
+field becomes `--field-name`, read also from `A2ABENCH_FIELD_NAME`; its description is the
+help text, its default the flag's default, its `ge`/`gt`/`le`/`lt` the flag's range.
+`option()` adds what a field alone cannot say (another flag name, `--x/--no-x`, a hidden
+default, a key serve-green requests may set). `flag_specs(model)` lists the flags as plain
+data: `scripts/gen_run_flags.py` writes the built-in benchmarks' list into
+`a2abench/cli/_flag_table.py` (so `--help` never imports pydantic), and a plugin's command
+reads its model's list when it is built.
+
+This module imports only the standard library at import time.
+"""
+
+import enum
+import inspect
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+Kind = Literal["str", "int", "float", "bool", "path", "strs"]
+_CLI = "a2abench_cli"  # the key of option()'s extras in a field's json_schema_extra
+
+
+class FlagSpec(NamedTuple):
+    """One command-line flag, as data (no Typer, no pydantic)."""
+
+    name: str  # the Python parameter: the field's name, or the flag's when they differ
+    flag: str  # "--name", or "--name/--no-name"
+    kind: Kind
+    help: str
+    default: Any = None  # None, or a str/int/float/bool value
+    required: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    open_min: bool = False  # gt rather than ge
+    open_max: bool = False
+    show_default: bool = True
+    field: str = ""  # the model field when it is not `name` (--allow-host -> allowed_hosts)
+
+    @property
+    def env(self) -> str:
+        """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL` (`--x/--no-x` -> `A2ABENCH_X`)."""
+        return env_var(self.flag)
+
+    @property
+    def target(self) -> str:
+        return self.field or self.name
+
+
+def env_var(flag: str) -> str:
+    return "A2ABENCH_" + flag.split("/")[0].lstrip("-").replace("-", "_").upper()
+
+
+def option(default: Any = ..., help: str = "", *, flag: str | None = None,
+           negatable: bool = False, show_default: bool | None = None, request: bool = False,
+           kind: Kind | None = None, **field: Any) -> Any:
+    """A pydantic `Field` that also says how its flag looks.
+
+    `flag`: another flag name (`"--allow-host"` for `allowed_hosts`); `negatable`: add
+    `--no-x` (implied by a True default); `show_default=False`: the help text says the
+    default; `request=True`: serve-green requests may set it (run settings only); `kind`:
+    the flag's value type when the field's type is parsed from text (SecretStr, Shard).
+    Other keywords (`ge`, `gt`, `default_factory`, ...) go to `Field`.
+    """
+    from pydantic import Field
+
+    extras: dict[str, Any] = {}  # JSON values: strings and booleans
+    for key, value in (("flag", flag), ("show_default", show_default), ("kind", kind),
+                       ("negatable", negatable or None), ("request", request or None)):
+        if value is not None:
+            extras[key] = value
+    if default is not ...:
+        field["default"] = default
+    return Field(description=help or None, json_schema_extra={_CLI: extras}, **field)
+
+
+def cli_extras(info: Any) -> dict[str, Any]:
+    """`option()`'s extras of a pydantic FieldInfo ({} for a plain Field)."""
+    extra = info.json_schema_extra
+    found = extra.get(_CLI) if isinstance(extra, dict) else None
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def request_keys(model: Any) -> frozenset[str]:
+    """Fields of `model` declared with `option(request=True)`."""
+    return frozenset(name for name, info in model.model_fields.items()
+                     if cli_extras(info).get("request"))
+
+
+def flag_specs(model: Any, *, skip: frozenset[str] = frozenset(),
+               lenient: bool = False) -> list[FlagSpec]:
+    """The flags of a pydantic model's fields, its own fields before inherited ones.
+
+    A field whose type has no flag form (a nested model, a dict without `kind`) raises
+    TypeError, or with `lenient` is left out (plugins keep `--option KEY=VALUE` for those).
+    """
+    own = set(inspect.get_annotations(model))
+    names = [n for n in model.model_fields if n in own]
+    names += [n for n in model.model_fields if n not in own]
+    out = []
+    for name in names:
+        if name in skip:
+            continue
+        try:
+            out.append(_spec(name, model.model_fields[name]))
+        except TypeError:
+            if not lenient:
+                raise
+    return out
+
+
+def _spec(name: str, info: Any) -> FlagSpec:
+    extras = cli_extras(info)
+    kind, optional = _kind(info.annotation)
+    kind = extras.get("kind", kind)
+    if kind is None:
+        raise TypeError(f"field {name!r}: {info.annotation!r} has no flag form; give "
+                        "option(kind=...) or leave it to --option")
+    required = info.is_required()
+    default = None if required else info.get_default(call_default_factory=True)
+    if isinstance(default, enum.Enum):
+        default = default.value
+    if isinstance(default, list | tuple | dict | set) and not default:
+        default = None  # an empty list or dict: the flag is simply absent
+    if default is not None and not isinstance(default, str | int | float | bool | Path):
+        default = str(default)
+    if kind == "bool" and default is None and not optional:
+        default = False
+    flag = extras.get("flag") or "--" + name.replace("_", "-")
+    if kind == "bool" and (extras.get("negatable") or default is True):
+        flag = f"{flag}/--no-{flag[2:]}"
+    bounds = _bounds(info.metadata)
+    stem = flag.split("/")[0][2:].replace("-", "_")
+    show = extras.get("show_default", default is not None)
+    return FlagSpec(name=stem, flag=flag, kind=kind, help=(info.description or "").strip(),
+                    default=default, required=required, show_default=show,
+                    field="" if stem == name else name, **bounds)
+
+
+def _bounds(metadata: list[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in metadata:
+        for attr, key, is_open in (("ge", "minimum", False), ("gt", "minimum", True),
+                                   ("le", "maximum", False), ("lt", "maximum", True)):
+            value = getattr(item, attr, None)
+            if value is not None:
+                out[key] = value
+                out["open_" + key[:3]] = is_open
+    return out
+
+
+_SCALARS: dict[Any, Kind] = {bool: "bool", int: "int", float: "float", str: "str",
+                             Path: "path"}
+
+
+def _kind(annotation: Any) -> tuple[Kind | None, bool]:
+    """The flag kind of a field type and whether None is allowed."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _kind(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        kinds = {_kind(a)[0] for a in args}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        return kind, len(args) < len(typing.get_args(annotation))
+    if origin is Literal:
+        literals = typing.get_args(annotation)
+        return ("str" if all(isinstance(v, str) for v in literals) else None), False
+    if origin in (list, tuple, set, frozenset):
+        items = typing.get_args(annotation)
+        return ("strs" if items and _kind(items[0])[0] == "str" else None), False
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return "str", False
+    return _SCALARS.get(annotation), False

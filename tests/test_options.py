@@ -1,0 +1,108 @@
+"""Flags from options models (a2abench/options.py): how a field becomes a flag, and a plugin's
+fields becoming its command's flags."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from a2abench.llm import LLMOptions
+from a2abench.options import FlagSpec, flag_specs, option, request_keys
+from a2abench.run.registry import register, unregister
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent
+from tests.engine.scripted import ScriptedDriver
+
+
+class _Model(LLMOptions):
+    count: int = Field(3, ge=1, le=9, description="How many.")
+    rate: float | None = option(None, "Per second.", gt=0)
+    mode: Literal["a", "b"] = option("a", "a | b.")
+    tags: list[str] = Field(default_factory=list, description="Repeatable.")
+    hosts: list[str] = option(help="Hosts.", flag="--host", default_factory=list)
+    fast: bool = Field(True, description="Go fast.")
+    loud: bool = option(False, "Loud.", negatable=True, request=True)
+    where: Path | None = option(None, "A path.", show_default=False)
+    url: str = option(help="Required.")
+
+
+def _specs(model: Any = _Model, **kwargs: Any) -> dict[str, FlagSpec]:
+    return {spec.name: spec for spec in flag_specs(model, **kwargs)}
+
+
+def test_a_field_is_its_flag() -> None:
+    specs = _specs()
+    assert list(specs)[:9] == ["count", "rate", "mode", "tags", "host", "fast", "loud", "where",
+                               "url"]  # own fields first, inherited (the LLM flags) after
+    assert specs["count"] == FlagSpec(name="count", flag="--count", kind="int", help="How many.",
+                                      default=3, minimum=1, maximum=9)
+    assert (specs["rate"].kind, specs["rate"].minimum, specs["rate"].open_min) == ("float", 0, True)
+    assert specs["rate"].show_default is False  # nothing to show
+    assert (specs["mode"].kind, specs["mode"].default) == ("str", "a")
+    assert (specs["tags"].kind, specs["tags"].default) == ("strs", None)
+    assert (specs["host"].flag, specs["host"].target, specs["host"].env) == (
+        "--host", "hosts", "A2ABENCH_HOST")
+    assert specs["fast"].flag == "--fast/--no-fast"  # a True default needs its negation
+    assert specs["loud"].flag == "--loud/--no-loud" and specs["loud"].env == "A2ABENCH_LOUD"
+    assert specs["where"].show_default is False
+    assert specs["url"].required and specs["url"].default is None
+    assert specs["user_llm_args"].kind == "str"  # JSON text, parsed by the model
+    assert specs["llm_cache"].flag == "--llm-cache/--no-llm-cache"
+    assert request_keys(_Model) == {"loud"}
+
+
+def test_a_field_without_a_flag_form_is_refused_or_left_out() -> None:
+    class Nested(BaseModel):
+        pairs: dict[str, int] = Field(default_factory=dict)
+        count: int = 1
+
+    with pytest.raises(TypeError, match="'pairs'.*has no flag form"):
+        flag_specs(Nested)
+    assert list(_specs(Nested, lenient=True)) == ["count"]
+
+
+@pytest.fixture
+def plugin() -> Iterator[None]:
+    register("flagged", ScriptedDriver)
+    yield
+    unregister("flagged")
+
+
+def test_a_plugin_gets_a_flag_per_field(plugin: None) -> None:
+    r = run_cli("run", "flagged", "--help")
+    assert r.code == 0, r.err
+    for flag, variable in [("--tasks", "A2ABENCH_TASKS"), ("--turns", "A2ABENCH_TURNS"),
+                           ("--strict / --no-strict", "A2ABENCH_STRICT"),
+                           ("--boom-task", "A2ABENCH_BOOM_TASK"), ("--option", "")]:
+        assert flag in r.out and variable in r.out, flag
+    assert "[default: 10]" in r.out  # the model's default, named in the help
+
+
+def _tasks(path: Path) -> int:
+    return sum(json.loads(line).get("type") == "task" for line in path.read_text().splitlines())
+
+
+def test_plugin_flags_set_options_and_win_over_option(plugin: None, tmp_path: Path) -> None:
+    with agent() as (_, base):
+        by_flag = run_cli("run", "flagged", "--white-agent-url", base, "--output",
+                          str(tmp_path / "a.jsonl"), "--tasks", "2", "--turns", "1")
+        by_option = run_cli("run", "flagged", "--white-agent-url", base, "--output",
+                            str(tmp_path / "b.jsonl"), "--option", "tasks=3", "--turns", "1")
+        both = run_cli("run", "flagged", "--white-agent-url", base, "--output",
+                       str(tmp_path / "c.jsonl"), "--option", "tasks=3", "--tasks", "1",
+                       "--turns", "1")
+    assert (by_flag.code, by_option.code, both.code) == (0, 0, 0), by_flag.err + both.err
+    assert [_tasks(tmp_path / f"{n}.jsonl") for n in "abc"] == [2, 3, 1]
+
+
+def test_a_bad_run_flag_names_its_flag_and_variable(tmp_path: Path) -> None:
+    from a2abench.cli._launch import run_config
+    from a2abench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"--allow-host \(A2ABENCH_ALLOW_HOST\)"):
+        run_config("tau2", {}, {"white_agent_url": "http://127.0.0.1:9", "allowed_hosts": 5})
