@@ -7,7 +7,8 @@ from a2abench.llm import LLMConfig
 
 EXPECTED = [
     "API_KEY_ENV_VARS", "DEFAULT_BASE_URL", "PRICES", "ChatLLM", "ChatResult", "LLMArgs",
-    "LLMCallMetrics", "LLMConfig", "LLMOptions", "MetricsHook", "Price", "ResponseCache", "RetryPolicy", "ToolCall", "Usage",
+    "LLMCallMetrics", "LLMConfig", "LLMOptions", "MetricsHook", "Price", "ResponseCache",
+    "RetryPolicy", "ToolCall", "Usage",
     "api_key_from_env", "build_llm", "cache_key", "cost_usd", "default_cache_root",
     "lookup_price",
 ]
