@@ -106,3 +106,12 @@ def test_a_bad_run_flag_names_its_flag_and_variable(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match=r"--allow-host \(A2ABENCH_ALLOW_HOST\)"):
         run_config("tau2", {}, {"white_agent_url": "http://127.0.0.1:9", "allowed_hosts": 5})
+
+
+def test_empty_run_flag_values_mean_unset() -> None:
+    from a2abench.cli._launch import run_config
+
+    config = run_config("tau2", {}, {"white_agent_url": "http://127.0.0.1:9", "auth_token": "",
+                                     "task_ids": [], "allowed_hosts": None, "shard": ""})
+    assert (config.auth_token, config.task_ids, config.allowed_hosts, config.shard) == (
+        None, None, [], None)

@@ -189,10 +189,10 @@ class RunConfig(BaseModel):
     def _shard(cls, value: Any) -> Any:
         return Shard.parse(value) if isinstance(value, str) else value
 
-    @field_validator("task_ids", mode="before")
+    @field_validator("task_ids", "auth_token", mode="before")
     @classmethod
-    def _task_ids(cls, value: Any) -> Any:
-        return value or None  # no ids given: every task
+    def _empty_is_none(cls, value: Any) -> Any:
+        return value or None  # no ids: every task; an empty token: none
 
     @field_validator("allowed_hosts", mode="before")
     @classmethod
