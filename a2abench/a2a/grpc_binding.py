@@ -12,7 +12,6 @@ runs under the request deadline and the task-trial's.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import re
 import time
@@ -34,7 +33,7 @@ from a2abench.a2a._limits import (
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
-from a2abench.a2a.transport import _Attempt, deadline_error, retry_delay, version_headers
+from a2abench.a2a.transport import _Attempt, deadline_error, retry_or_raise, version_headers
 from a2abench.errors import (
     A2ABenchError,
     A2AStatusError,
@@ -199,10 +198,7 @@ class GrpcTransport:
                        (time.perf_counter() - t0) * 1000, in_tokens, out, context_id)
             if outcome.error is None:
                 return result
-            delay = retry_delay(self.retry, outcome, attempt, started)
-            if delay is None:
-                raise outcome.error
-            await asyncio.sleep(delay)
+            await retry_or_raise(self.retry, outcome, attempt, started)
 
     async def stream(self, params: dict[str, Any], *,
                      context_id: str | None = None) -> AsyncGenerator[Any, None]:
@@ -255,11 +251,8 @@ class GrpcTransport:
                        context_id, first_event_ms=first)
             if outcome.error is None:
                 return
-            delay = (None if first is not None
-                     else retry_delay(self.retry, outcome, attempt, started))
-            if delay is None:
-                raise outcome.error
-            await asyncio.sleep(delay)
+            await retry_or_raise(self.retry, outcome, attempt, started,
+                                 streamed=first is not None)
 
     # --- errors, retries, metrics --------------------------------------------------------------
 

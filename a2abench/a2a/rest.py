@@ -11,7 +11,6 @@ transport.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import time
@@ -45,7 +44,7 @@ from a2abench.a2a.transport import (
     _Attempt,
     _transport_error,
     deadline_error,
-    retry_delay,
+    retry_or_raise,
     version_headers,
 )
 from a2abench.errors import (
@@ -152,10 +151,7 @@ class RestTransport:
                        (time.perf_counter() - t0) * 1000, in_tokens, out_tokens, context_id)
             if outcome.error is None:
                 return result
-            delay = retry_delay(self.retry, outcome, attempt, started)
-            if delay is None:
-                raise outcome.error
-            await asyncio.sleep(delay)
+            await retry_or_raise(self.retry, outcome, attempt, started)
 
     async def _once(self, verb: str, url: str, content: bytes, outcome: _Attempt) -> Any:
         if self.before_request is not None:
@@ -247,11 +243,8 @@ class RestTransport:
                        context_id, first_event_ms=first)
             if outcome.error is None:
                 return
-            delay = (None if first is not None
-                     else retry_delay(self.retry, outcome, attempt, started))
-            if delay is None:
-                raise outcome.error
-            await asyncio.sleep(delay)
+            await retry_or_raise(self.retry, outcome, attempt, started,
+                                 streamed=first is not None)
 
     async def _stream_once(self, url: str, content: bytes,
                            outcome: _Attempt) -> AsyncIterator[tuple[Any, int]]:

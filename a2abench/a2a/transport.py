@@ -114,6 +114,19 @@ def retry_delay(retry: RetryPolicy, outcome: _Attempt, attempt: int,
     return None
 
 
+async def retry_or_raise(retry: RetryPolicy, outcome: _Attempt, attempt: int, started: float,
+                         *, streamed: bool = False) -> None:
+    """After a failed attempt: wait for the next one, or raise its error when `retry_delay`
+    gives up. A stream that delivered an event is never sent again (`streamed`)."""
+    error = outcome.error
+    if error is None:
+        return
+    delay = None if streamed else retry_delay(retry, outcome, attempt, started)
+    if delay is None:
+        raise error
+    await asyncio.sleep(delay)
+
+
 def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> tuple[A2ABenchError, bool]:
     """Map an httpx exception to (our error, is it worth retrying)."""
     if isinstance(exc, httpx.TooManyRedirects):
@@ -190,10 +203,7 @@ class JsonRpcTransport:
                        context_id)
             if outcome.error is None:
                 return result
-            delay = retry_delay(self.retry, outcome, attempt, started)
-            if delay is None:
-                raise outcome.error
-            await asyncio.sleep(delay)
+            await retry_or_raise(self.retry, outcome, attempt, started)
 
     async def _post(self, content: bytes) -> tuple[_Attempt, Any]:
         outcome = _Attempt(sent=len(content))
@@ -332,11 +342,8 @@ class JsonRpcTransport:
                        estimate_tokens(out_chars), context_id, first_event_ms=first)
             if outcome.error is None:
                 return
-            delay = (None if first is not None
-                     else retry_delay(self.retry, outcome, attempt, started))
-            if delay is None:
-                raise outcome.error
-            await asyncio.sleep(delay)
+            await retry_or_raise(self.retry, outcome, attempt, started,
+                                 streamed=first is not None)
 
     async def _stream_once(self, content: bytes,
                            outcome: _Attempt) -> AsyncIterator[tuple[Any, int]]:
