@@ -124,8 +124,10 @@ def _spec(name: str, info: Any) -> FlagSpec:
         default = default.value
     if isinstance(default, list | tuple | dict | set) and not default:
         default = None  # an empty list or dict: the flag is simply absent
-    if default is not None and not isinstance(default, str | int | float | bool | Path):
-        default = str(default)
+    if isinstance(default, list | tuple | set | frozenset):
+        default = [str(item) for item in default]  # a repeatable flag's values
+    elif default is not None and not isinstance(default, str | int | float | bool):
+        default = str(default)  # a Path, a model value: the text the flag would carry
     if kind == "bool" and default is None and not optional:
         default = False
     flag = extras.get("flag") or "--" + name.replace("_", "-")
@@ -134,9 +136,11 @@ def _spec(name: str, info: Any) -> FlagSpec:
     bounds = _bounds(info.metadata)
     stem = flag.split("/")[0][2:].replace("-", "_")
     show = extras.get("show_default", default is not None)
+    alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+    key = alias or name  # the key the model validates (an alias, when the field has one)
     return FlagSpec(name=stem, flag=flag, kind=kind, help=(info.description or "").strip(),
                     default=default, required=required, show_default=show,
-                    field="" if stem == name else name, **bounds)
+                    field="" if stem == key else key, **bounds)
 
 
 def _bounds(metadata: list[Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -115,3 +115,64 @@ def test_empty_run_flag_values_mean_unset() -> None:
                                      "task_ids": [], "allowed_hosts": None, "shard": ""})
     assert (config.auth_token, config.task_ids, config.allowed_hosts, config.shard) == (
         None, None, [], None)
+
+
+class _OddOptions(BaseModel):
+    req: str = Field(description="Required by the model.")
+    max_n: int = Field(1, alias="maxN", description="Aliased.")
+    pos: int = Field(5, gt=0, lt=10, description="Open bounds.")
+    help: str = Field("h", description="Would shadow --help.")
+
+
+class _OddDriver(ScriptedDriver):
+    options_model = _OddOptions  # type: ignore[assignment]
+    seen: ClassVar[list[Any]] = []
+
+    def tasks(self) -> list[Any]:
+        _OddDriver.seen.append(self.options)
+        return []
+
+
+@pytest.fixture
+def odd() -> Iterator[None]:
+    register("odd", _OddDriver)
+    _OddDriver.seen.clear()
+    yield
+    unregister("odd")
+
+
+def _odd(*args: str) -> Any:
+    r = run_cli("run", "odd", "--white-agent-url", "http://127.0.0.1:9", *args)
+    return r, (_OddDriver.seen[-1] if _OddDriver.seen else None)
+
+
+def test_plugin_fields_the_cli_cannot_take_as_they_stand(odd: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli("run", "odd", "--help").code == 0  # a field named help keeps --option only
+    r, opts = _odd("--option", "req=r", "--max-n", "4")
+    assert opts is not None, r.err  # the required field came through --option
+    assert (opts.req, opts.max_n) == ("r", 4)  # the alias is what the model reads
+    r, _ = _odd("--option", "req=r", "--pos", "0")
+    assert r.code == 2 and "--pos" in r.err  # gt=0 on an integer: 1 is the least
+    monkeypatch.setenv("A2ABENCH_MAX_N", "2")
+    _, opts = _odd("--option", "req=r", "--option", "maxN=7")
+    assert opts is not None and opts.max_n == 7  # --option beats the variable
+    _, opts = _odd("--option", "req=r", "--option", "maxN=7", "--max-n", "3")
+    assert opts is not None and opts.max_n == 3  # the flag beats --option
+
+
+def test_a_plugin_that_cannot_load_is_still_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2abench.run import registry
+
+    def broken(name: str) -> Any:
+        raise ModuleNotFoundError("No module named 'nonexistent_module_xyz'")
+
+    register("broken", ScriptedDriver)
+    monkeypatch.setattr(registry, "get_driver", broken)
+    try:
+        r = run_cli("run", "--help")
+        assert r.code == 0 and "broken" in r.out, r.err
+        r = run_cli("run", "broken", "--help")
+        assert r.code == 0 and "could not be loaded" in " ".join(r.out.split())
+    finally:
+        unregister("broken")

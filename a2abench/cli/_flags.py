@@ -33,8 +33,10 @@ def table_option(name: str) -> typer.models.OptionInfo:
 def _option(spec: FlagSpec) -> typer.models.OptionInfo:
     kwargs: dict[str, Any] = {"envvar": spec.env, "help": spec.help,
                               "show_default": spec.show_default}
-    if spec.kind == "int":
-        kwargs.update(min=spec.minimum, max=spec.maximum)
+    if spec.kind == "int":  # an open bound on integers is the next integer in
+        low, high = spec.minimum, spec.maximum
+        kwargs.update(min=None if low is None else int(low) + spec.open_min,
+                      max=None if high is None else int(high) - spec.open_max)
     elif spec.kind == "float":
         kwargs["callback"] = _float_check(spec)
     option: typer.models.OptionInfo = typer.Option(spec.flag, **kwargs)

@@ -16,8 +16,8 @@ def run_config(benchmark: str, options: dict[str, Any], run: dict[str, Any]) -> 
     """The RunConfig of a `run` command: its run flags (RunConfig keywords) and options."""
     from pydantic import ValidationError
 
+    from a2abench.cli._flag_table import RUN
     from a2abench.errors import ConfigError
-    from a2abench.options import env_var
     from a2abench.run.config import RunConfig
 
     if run.get("retry_errors") and not run.get("resume"):
@@ -27,8 +27,8 @@ def run_config(benchmark: str, options: dict[str, Any], run: dict[str, Any]) -> 
     except ValidationError as exc:
         error = exc.errors()[0]
         field = str(error["loc"][0]) if error["loc"] else ""
-        flag = "--allow-host" if field == "allowed_hosts" else "--" + field.replace("_", "-")
-        where = f"{flag} ({env_var(flag)}): " if field in RunConfig.model_fields else ""
+        spec = next((s for s in RUN if s.target == field), None)
+        where = f"{spec.flag.split('/')[0]} ({spec.env}): " if spec else ""
         raise ConfigError(f"invalid run configuration: {where}{error['msg']}") from None
 
 
