@@ -174,7 +174,9 @@ class FakeLLMServer:
 
     # serving -----------------------------------------------------------------------------
 
-    async def _chat(self, request: Request) -> Response:
+    async def _take(self, request: Request) -> tuple[Any, Reply | None]:
+        """Record the request; return its JSON body (None if not JSON) and the next scripted
+        reply, if any."""
         text = (await request.body()).decode("utf-8", "replace")
         try:
             payload: Any = json.loads(text)
@@ -184,6 +186,10 @@ class FakeLLMServer:
             self._requests.append(RecordedRequest(request.url.path, dict(request.headers),
                                                   text, payload))
             scripted = self._script.popleft() if self._script else None
+        return payload, scripted
+
+    async def _chat(self, request: Request) -> Response:
+        payload, scripted = await self._take(request)
         reply = scripted or self._from_handler(payload)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
@@ -197,15 +203,7 @@ class FakeLLMServer:
 
     async def _embeddings(self, request: Request) -> Response:
         """OpenAI-compatible embeddings: `self.embed(text)` for each input, in order."""
-        text = (await request.body()).decode("utf-8", "replace")
-        try:
-            payload: Any = json.loads(text)
-        except json.JSONDecodeError:
-            payload = None
-        with self._lock:
-            self._requests.append(RecordedRequest(request.url.path, dict(request.headers),
-                                                  text, payload))
-            scripted = self._script.popleft() if self._script else None
+        payload, scripted = await self._take(request)
         if scripted is not None:  # a scripted failure (or body) applies here too
             return Response(json.dumps(scripted.body), status_code=scripted.status,
                             headers={"Content-Type": "application/json", **scripted.headers})

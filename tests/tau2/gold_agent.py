@@ -133,3 +133,20 @@ def gold_user(tasks: dict[str, Task], run_seed: int = 300) -> Any:
         return completion("Thank you. ###STOP###")
 
     return handler
+
+
+def run_banking_gold(tasks: dict[str, Task], out: Any, llm_base_url: str, data_dir: Any,
+                     *flags: str) -> list[dict[str, Any]]:
+    """`run tau2 --domain banking_knowledge` of `tasks` against the gold agent, with the user
+    (and any retrieval model) on the fake LLM at `llm_base_url`; returns the records written
+    to `out` after checking the command exited 0."""
+    from tests.clihelp import run_cli
+    from tests.servers import serve
+
+    ids = [arg for task_id in tasks for arg in ("--task-ids", task_id)]
+    with serve(lambda base: app(base, tasks, "gold")[0]) as base:
+        r = run_cli("run", "tau2", "--white-agent-url", base, "--domain", "banking_knowledge",
+                    *flags, "--data-dir", str(data_dir), "--user-llm", "fake",
+                    "--user-llm-base-url", llm_base_url, "--output", str(out), *ids)
+    assert r.code == 0, r.err
+    return [json.loads(line) for line in out.read_text().splitlines()]

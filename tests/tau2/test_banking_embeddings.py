@@ -3,7 +3,6 @@ real fake LLM server on loopback), with the LLM client's on-disk cache."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.models import ToolCall
 from a2abench.errors import ConfigError, LLMAuthError
 from a2abench.llm import LLMConfig
-from tests.clihelp import run_cli
 from tests.fakes.llm_server import FakeLLMServer, word_vector
 from tests.tau2 import gold_agent
 from tests.tau2.tau2_support import data_root
@@ -108,17 +106,9 @@ def test_run_end_to_end_with_dense_retrieval(tmp_path: Path, server: FakeLLMServ
     d = _load(server)
     tasks = {t.id: t for t in d.tasks(task_ids=["task_046"])}
     server.handler = gold_agent.gold_user(tasks)
-    out = tmp_path / "dense.jsonl"
-    from tests.servers import serve
-
-    with serve(lambda base: gold_agent.app(base, tasks, "gold")[0]) as base:
-        r = run_cli("run", "tau2", "--white-agent-url", base, "--domain", "banking_knowledge",
-                    "--retrieval-variant", "openai_embeddings", "--embedding-llm-base-url",
-                    server.base_url, "--data-dir", str(data_root()), "--user-llm", "fake",
-                    "--user-llm-base-url", server.base_url, "--output", str(out),
-                    "--task-ids", "task_046")
-    assert r.code == 0, r.err
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = gold_agent.run_banking_gold(
+        tasks, tmp_path / "dense.jsonl", server.base_url, data_root(), "--retrieval-variant",
+        "openai_embeddings", "--embedding-llm-base-url", server.base_url)
     run = next(x for x in records if x["type"] == "run")
     assert run["data"]["embedding_model"] == "text-embedding-3-large"
     assert [x["reward"] for x in records if x["type"] == "task"] == [1.0]

@@ -24,9 +24,7 @@ from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config, reran
 from a2abench.benchmarks.tau2.models import ToolCall
 from a2abench.errors import ConfigError, LLMResponseInvalid
 from a2abench.llm import LLMConfig
-from tests.clihelp import run_cli
 from tests.fakes.llm_server import FakeLLMServer, Reply, completion, error_body, word_vector
-from tests.servers import serve
 from tests.tau2 import gold_agent
 from tests.tau2.tau2_support import UPSTREAM_ENV, data_root
 
@@ -222,15 +220,9 @@ def test_run_end_to_end_with_the_reranker(tmp_path: Path, server: FakeLLMServer)
     tasks = {t.id: t for t in d.tasks(task_ids=["task_046"])}
     user, rater = gold_agent.gold_user(tasks), _rater(d.kb)
     server.handler = lambda body: rater(body) if "response_format" in body else user(body)
-    out = tmp_path / "rerank.jsonl"
-    with serve(lambda base: gold_agent.app(base, tasks, "gold")[0]) as base:
-        r = run_cli("run", "tau2", "--white-agent-url", base, "--domain", "banking_knowledge",
-                    "--retrieval-variant", "bm25_reranker", "--reranker-llm-base-url",
-                    server.base_url, "--data-dir", str(data_root()), "--user-llm", "fake",
-                    "--user-llm-base-url", server.base_url, "--output", str(out),
-                    "--task-ids", "task_046")
-    assert r.code == 0, r.err
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = gold_agent.run_banking_gold(
+        tasks, tmp_path / "rerank.jsonl", server.base_url, data_root(), "--retrieval-variant",
+        "bm25_reranker", "--reranker-llm-base-url", server.base_url)
     run = next(x for x in records if x["type"] == "run")
     assert run["data"]["reranker_model"] == "gpt-5.2"
     assert run["data"]["retrieval_variant"] == "bm25_reranker"
