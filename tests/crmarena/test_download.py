@@ -18,11 +18,8 @@ from tests.tau2.test_download import FileServer
 
 @pytest.fixture
 def server() -> Iterator[FileServer]:
-    s = FileServer()
-    s.thread.start()
-    yield s
-    s.httpd.shutdown()
-    s.httpd.server_close()
+    with FileServer.serving() as s:
+        yield s
 
 
 def test_git_blob_id_is_gits_object_id(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -39,14 +40,23 @@ class FileServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
                                        daemon=True)
 
+    @classmethod
+    @contextmanager
+    def serving(cls) -> Iterator[FileServer]:
+        """A started server on 127.0.0.1, shut down afterwards."""
+        s = cls()
+        s.thread.start()
+        try:
+            yield s
+        finally:
+            s.httpd.shutdown()
+            s.httpd.server_close()
+
 
 @pytest.fixture
 def server() -> Iterator[FileServer]:
-    s = FileServer()
-    s.thread.start()
-    yield s
-    s.httpd.shutdown()
-    s.httpd.server_close()
+    with FileServer.serving() as s:
+        yield s
 
 
 def _remote(server: FileServer, path: str, body: bytes) -> _download.RemoteFile:

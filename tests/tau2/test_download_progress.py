@@ -29,11 +29,8 @@ from tests.tau2.test_download import FileServer, _remote, _serve_domain
 
 @pytest.fixture
 def server() -> Iterator[FileServer]:
-    s = FileServer()
-    s.thread.start()
-    yield s
-    s.httpd.shutdown()
-    s.httpd.server_close()
+    with FileServer.serving() as s:
+        yield s
 
 
 def test_ensure_reports_a_download_and_stays_silent_when_cached(server: FileServer) -> None:
