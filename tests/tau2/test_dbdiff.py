@@ -71,7 +71,7 @@ class _Dumped(StateDB):
         return ""
 
     def patch(self, update: dict[str, Any]) -> None:
-        raise NotImplementedError
+        raise NotImplementedError("db_diff only reads dumps; a call here is a bug in it")
 
 
 def test_whole_dumps_diff_with_absent_sides_and_int_vs_float() -> None:
