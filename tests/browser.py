@@ -5,7 +5,7 @@
         browser.wait_for("document.body.dataset.ready === '1'")
         browser.evaluate("document.title")
 
-Used by the HTML report's browser test, `benchmarks/report_html.py` and
+Used by the HTML report's browser test, `perf/report_html.py` and
 `scripts/report_screenshot.py`. Chromium runs with a throw-away profile and every
 background-network feature off; pages are opened from disk (file://).
 """

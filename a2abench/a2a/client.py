@@ -174,7 +174,7 @@ class A2AClient:
                  interface: InterfaceChoice | None = None) -> None:
         """`pool_size` httpx clients serve the conversations round-robin: httpcore scans
         its whole connection pool on every request, so a few small pools beat one big pool
-        when many conversations run at once (benchmarks/engine_overhead.py).
+        when many conversations run at once (perf/engine_overhead.py).
         `interface` pins one of the card's interfaces (discover probes each)."""
         self.config = config
         self.host_policy = host_policy

@@ -1,7 +1,7 @@
 """Run `a2abench run crmarena` as its own process against a hostile agent and measure it:
 exit code, wall time and peak RSS of that process alone (its own VmHWM), plus its records.
 
-Shared by tests/hostile/test_agent_memory.py and benchmarks/hostile_reply.py.
+Shared by tests/hostile/test_agent_memory.py and perf/hostile_reply.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Sequential round trips to the local echo agent, per binding: a2abench's client vs a raw
 loop on the same binding (raw httpx JSON-RPC, raw httpx HTTP+JSON, a raw grpc stub).
 
-    python benchmarks/a2a_roundtrip.py [--n 1000] [--bindings jsonrpc,http-json,grpc]
+    python perf/a2a_roundtrip.py [--n 1000] [--bindings jsonrpc,http-json,grpc]
 
 The echo agent (examples/echo_agent.py, a2a-sdk 1.x, all three bindings) runs in its own
 process. Both loops send the same A2A 1.0 SendMessage; they alternate in blocks of 50 so

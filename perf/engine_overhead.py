@@ -1,6 +1,6 @@
 """Harness overhead of the run engine, and the speed-up concurrency buys.
 
-    python benchmarks/engine_overhead.py [--tasks 500] [--slow-tasks 64]
+    python perf/engine_overhead.py [--tasks 500] [--slow-tasks 64]
 
 1. 500 task-trials of the test benchmark (tests/engine/scripted.py), 5 A2A round trips each,
    against a local agent that answers at once (its own process), at concurrency 1 and 32.

@@ -1,6 +1,6 @@
 """The HTML report at scale: 10,000 task-trials with tau2-shaped transcripts.
 
-    python benchmarks/report_html.py [--tasks 10000] [--messages 24] [--keep]
+    python perf/report_html.py [--tasks 10000] [--messages 24] [--keep]
 
 Generates a metrics.jsonl (transcripts with tool calls and JSON tool results, request records,
 reward breakdowns and DB diffs for failures), then

@@ -1,6 +1,6 @@
 """What the reference LLM agent (examples/llm_agent.py) adds to a tau2 turn beyond its two hops.
 
-    python benchmarks/llm_agent.py [--conversations 30] [--turns 20]
+    python perf/llm_agent.py [--conversations 30] [--turns 20]
 
 A turn through the agent is one A2A round trip plus one model call. The baseline is those two
 hops without the agent logic, measured in the same run: a round trip to the echo agent with the

@@ -1,6 +1,6 @@
 """tau2 environment cost: per-task build + gold replay + scoring, and memory in flight.
 
-    python benchmarks/tau2_env.py [--data-dir ../shared/data] [--in-flight 64]
+    python perf/tau2_env.py [--data-dir ../shared/data] [--in-flight 64]
 
 Prints, for the airline domain:
 * one-time load (parse + validate the 7 MB DB, tasks, schemas);

@@ -1,6 +1,6 @@
 """SOQL/SOSL sandbox timings over a generated ~30,000-row org.
 
-    python benchmarks/soql.py [--repeat 30] [--scale large] [--seed 0]
+    python perf/soql.py [--repeat 30] [--scale large] [--seed 0]
 
 For each agent-shaped query it measures, taking the median of `--repeat` runs:
   parse+translate  SOQL text -> syntax tree -> parameterised SQL plan

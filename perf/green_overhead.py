@@ -1,6 +1,6 @@
 """What serve-green adds over running the engine directly.
 
-    python benchmarks/green_overhead.py [--tasks 300] [--rounds 3]
+    python perf/green_overhead.py [--tasks 300] [--rounds 3]
 
 The test benchmark (tests/engine/scripted.py, 5 A2A round trips per task-trial, concurrency 8)
 against a hand-written 0.3 agent in its own process, two ways, alternating, medians:

@@ -1,6 +1,6 @@
 """`report` at scale: 1,000,000 request records + 20,000 task records.
 
-    python benchmarks/report_scale.py [--requests 1000000] [--tasks 20000] [--keep]
+    python perf/report_scale.py [--requests 1000000] [--tasks 20000] [--keep]
 
 Generates a metrics.jsonl in a temporary directory, then times `a2abench report --format json`
 in a child process and reads the child's peak RSS. Targets (issue 3): >= 200,000 records/s and

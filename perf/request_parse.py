@@ -1,6 +1,6 @@
 """serve-green's request parsing on hostile text (issue 17 item 3): linear, not quadratic.
 
-    python benchmarks/request_parse.py
+    python perf/request_parse.py
 
 For each hostile shape, parses texts of 100 KB and 1 MB (the server's default body limit) and
 prints the time per text and the ratio to `json.loads` of a well-formed JSON request of the same

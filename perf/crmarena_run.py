@@ -1,6 +1,6 @@
 """CRMArena harness costs: reply parsing, one task-trial, scoring every reference task.
 
-    python benchmarks/crmarena_run.py [--repeat 200] [--data-dir ../shared/data]
+    python perf/crmarena_run.py [--repeat 200] [--data-dir ../shared/data]
 
 1. Reply parsing: `parse_reply` (balanced `raw_decode` scan, then tags) on agent-shaped
    replies, against the seed design's non-greedy regex + `json.loads` in the same run; also

@@ -1,6 +1,6 @@
 """Median wall time of every `a2abench ... --help` vs `python -c "import typer, rich"`.
 
-    python benchmarks/startup.py [--runs 15] [--also OTHER/bin/a2abench]
+    python perf/startup.py [--runs 15] [--also OTHER/bin/a2abench]
 
 Target (issues 2 and 16): every ratio <= 1.5. Runs are interleaved so machine noise hits
 all commands alike. The package is byte-compiled first, as a wheel install is (typer and

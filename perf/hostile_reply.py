@@ -1,7 +1,7 @@
 """Peak RSS and wall time of `a2abench run crmarena` (its own process) when the agent answers
 every turn with a 50 MB JSON-RPC result, against the same run with a normal agent.
 
-    python benchmarks/hostile_reply.py [--repeat 3]
+    python perf/hostile_reply.py [--repeat 3]
 
 2 task-trials, concurrency 1, the default --max-reply-bytes (16 MB), the synthetic b2b org,
 offline judge. Peak RSS is the child's own (os.wait4). Target (issue 18 item 11): peak RSS of

@@ -3,7 +3,7 @@ same way (per task: build the environment, replay the gold actions, score; BM25 
 
 Run it with a Python that has upstream tau2-bench (pinned commit a2c0247) installed:
 
-    TAU2_DATA_DIR=../shared/data <upstream python> benchmarks/tau2_banking_upstream.py
+    TAU2_DATA_DIR=../shared/data <upstream python> perf/tau2_banking_upstream.py
 
 Only timings are printed; nothing of upstream's is stored here.
 """

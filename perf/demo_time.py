@@ -1,6 +1,6 @@
 """Wall time of `a2abench demo` (issue 9 target: under 60 s on 2 cores).
 
-    python benchmarks/demo_time.py [--runs 3]
+    python perf/demo_time.py [--runs 3]
 
 Each run is a fresh process writing to a fresh directory; the baseline is `a2abench --help`
 in the same run (process start-up), so the ratio shows what the demo itself costs.

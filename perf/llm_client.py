@@ -1,6 +1,6 @@
 """How much the LLM client costs over a bare HTTP POST, and what a cache hit costs.
 
-    python benchmarks/llm_client.py [--calls 400] [--concurrency 50] [--rounds 5]
+    python perf/llm_client.py [--calls 400] [--concurrency 50] [--rounds 5]
 
 Everything talks to the fake OpenAI-compatible server from the test suite, on loopback in
 this process, with a request shaped like a tau2 user-simulator turn (an 8 KB system prompt
