@@ -48,6 +48,10 @@ class RecordWriter:
                                     "space).") from None
         self._fsync = fsync
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # Lines written on the event loop wait here until the end of the loop's tick and go to
+        # the writer thread as one item: a queue put per record woke the thread (and took the
+        # GIL from the loop) for every request and task record.
+        self._pending: list[bytes] = []
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
         self._thread.start()
@@ -83,24 +87,44 @@ class RecordWriter:
         line = orjson.dumps(bound(record), default=str)
         if self._redact is not None:
             line = self._redact(line)
-        self._queue.put(line + b"\n")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # another thread, no loop: straight to the writer thread
+            self._queue.put(line + b"\n")
+            return
+        self._pending.append(line + b"\n")
+        if len(self._pending) == 1:
+            loop.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        """Hand the lines written on the event loop so far to the writer thread."""
+        if self._pending:
+            lines, self._pending = self._pending, []
+            self._queue.put(b"".join(lines))
+
+    def then(self, callback: Callable[[], None]) -> None:
+        """Call `callback` on the running event loop once every record written so far is
+        flushed and fsynced (without making the caller wait for the disk)."""
+        loop = asyncio.get_running_loop()
+        self._drain()
+        self._queue.put(lambda: loop.call_soon_threadsafe(callback))
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
-        loop = asyncio.get_running_loop()
-        done = loop.create_future()
+        done = asyncio.get_running_loop().create_future()
 
         def resolve() -> None:
             if not done.done():
                 done.set_result(None)
 
-        self._queue.put(lambda: loop.call_soon_threadsafe(resolve))
+        self.then(resolve)
         await done
         self._raise_if_failed()
 
     def flush(self) -> None:
         """Blocking variant of `durable()` for synchronous callers."""
         event = threading.Event()
+        self._drain()
         self._queue.put(event.set)
         event.wait()
         self._raise_if_failed()
@@ -111,6 +135,7 @@ class RecordWriter:
                                hint="Check free disk space and permissions.")
 
     def close(self) -> None:
+        self._drain()
         if self._thread.is_alive():
             self._queue.put(_STOP)
             self._thread.join()
