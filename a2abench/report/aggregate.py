@@ -125,17 +125,27 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
+_INF = math.inf
+_BIG = 2**63
+
+
 def safe_number(value: Any) -> float | None:
-    """A finite, non-negative number from a record (which may be forged), or None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value) if not isinstance(value, int) or abs(value) < 2**63 else None
-    return number if number is not None and math.isfinite(number) and number >= 0 else None
+    """A finite, non-negative number from a record (which may be forged), or None.
+    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
+    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
+    cls = value.__class__
+    if cls is float:
+        return value if 0.0 <= value < _INF else None
+    if cls is int:
+        return float(value) if 0 <= value < _BIG else None
+    return None
 
 
 def safe_count(value: Any) -> int:
+    if value.__class__ is int and 0 <= value < _BIG:  # the common case, without a float
+        return int(value)
     number = safe_number(value)
-    return int(number) if number is not None and number < 2**63 else 0
+    return int(number) if number is not None and number < _BIG else 0
 
 
 def record_problem(rec: dict[str, Any]) -> str | None:
@@ -159,34 +169,36 @@ def record_problem(rec: dict[str, Any]) -> str | None:
     return None
 
 
-def _task_line(rec: dict[str, Any]) -> TaskLine:
+def _line_fields(rec: dict[str, Any]) -> dict[str, Any]:
+    """A task record's `TaskLine` fields, as a dict: the model is built only for the
+    task-trials kept after deduplication (`_Accumulator.lines`), once each."""
     err = rec.get("error")
     problem = record_problem(rec)
     trial = rec.get("trial")
     labels = rec.get("labels")
-    line = TaskLine(
-        benchmark=str(rec.get("benchmark") or ""), domain=_text(rec.get("domain")),
-        category=_text(rec.get("category")), task_id=_text(rec.get("task_id")) or "?",
-        trial=trial if isinstance(trial, int) and not isinstance(trial, bool)
-        and 0 <= trial < 2**31 else 0,
-        status=str(rec.get("status", "ok"))[:40],
-        reward=rec.get("reward") if problem is None else None,
-        success=rec.get("success") is True, termination=_text(rec.get("termination")),
-        latency_ms=safe_number(rec.get("latency_ms")) or 0.0, turns=safe_count(rec.get("turns")),
-        labels=[str(x)[:100] for x in labels] if isinstance(labels, list) else [],
-        error=f"{_text(err.get('error'))}: {_text(err.get('message'))}"
-        if isinstance(err, dict) else None)
+    fields = {
+        "benchmark": str(rec.get("benchmark") or ""), "domain": _text(rec.get("domain")),
+        "category": _text(rec.get("category")), "task_id": _text(rec.get("task_id")) or "?",
+        "trial": trial if trial.__class__ is int and 0 <= trial < 2**31 else 0,
+        "status": str(rec.get("status", "ok"))[:40],
+        "reward": rec.get("reward") if problem is None else None,
+        "success": rec.get("success") is True, "termination": _text(rec.get("termination")),
+        "latency_ms": safe_number(rec.get("latency_ms")) or 0.0,
+        "turns": safe_count(rec.get("turns")),
+        "labels": [str(x)[:100] for x in labels] if labels.__class__ is list else [],
+        "error": f"{_text(err.get('error'))}: {_text(err.get('message'))}"
+        if err.__class__ is dict else None}
     if problem is not None:  # kept and shown, never scored
-        line.status, line.reward, line.success = INVALID, None, False
-        line.error = f"invalid record: {problem}"
-    return line
+        fields.update(status=INVALID, reward=None, success=False,
+                      error=f"invalid record: {problem}")
+    return fields
 
 
 class _Accumulator:
     def __init__(self) -> None:
         self.runs: list[dict[str, Any]] = []
         self.run_ends: dict[str, dict[str, Any]] = {}
-        self.tasks: dict[tuple[Any, ...], TaskLine] = {}
+        self.tasks: dict[tuple[Any, ...], dict[str, Any]] = {}  # TaskLine fields
         self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
         self.duplicates = 0
         self.req_latency = LogHistogram()
@@ -202,12 +214,12 @@ class _Accumulator:
             self.request_errors += 1
 
     def add_task(self, rec: dict[str, Any]) -> None:
-        line = _task_line(rec)
-        key = (line.benchmark, line.domain, line.task_id, line.trial)
+        line = _line_fields(rec)
+        key = (line["benchmark"], line["domain"], line["task_id"], line["trial"])
         old = self.tasks.get(key)
         if old is not None:
             self.duplicates += 1
-            if old.status in SCORED and line.status not in SCORED:
+            if old["status"] in SCORED and line["status"] not in SCORED:
                 return  # keep the scored result over a later infrastructure failure
         self.tasks[key] = line
         self.task_extra[key] = (safe_count(rec.get("input_tokens")),
@@ -312,7 +324,8 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) ->
     """Read metrics.jsonl files (shards, resumes) into one Report."""
     stats = ReadStats()
     acc = _Accumulator()
-    _consume(acc, iter_records(paths, stats), task_filter)
+    # summary: task records are read without their transcripts (the report shows none).
+    _consume(acc, iter_records(paths, stats, summary=True), task_filter)
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "
@@ -321,6 +334,9 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) ->
     warnings = _check_runs(acc.runs)
     if stats.corrupt or stats.foreign:
         warnings.append(f"skipped {stats.corrupt} corrupt and {stats.foreign} foreign line(s)")
+    if stats.malformed:
+        warnings.append(f"skipped {stats.malformed} malformed record(s): a list or object "
+                        "where a status, benchmark or domain name belongs")
     return _finish(paths, acc, stats, warnings)
 
 
@@ -373,8 +389,8 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
-    lines = sorted(acc.tasks.values(), key=lambda i: (i.benchmark, str(i.domain),
-                                                      natural(i.task_id), i.trial))
+    lines = sorted(map(TaskLine.model_validate, acc.tasks.values()),
+                   key=lambda i: (i.benchmark, str(i.domain), natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
     score, method, group_scores = _score(lines, acc.runs)
@@ -426,6 +442,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         slowest=sorted(lines, key=lambda i: -i.latency_ms)[:10],
         failed=[i for i in lines if not i.success][:200],
         read={"lines": stats.lines, "records": stats.records, "corrupt": stats.corrupt,
-              "foreign": stats.foreign, "torn_tail": stats.torn_tail,
+              "foreign": stats.foreign, "malformed": stats.malformed,
+              "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
         warnings=warnings, lines=lines, latency_bins=task_h.bins())

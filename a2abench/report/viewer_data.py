@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from a2abench.report.aggregate import SCORED, record_problem, safe_count, safe_number
-from a2abench.run.writer import iter_records
+from a2abench.run.writer import RawLine, iter_records
 
 # Columns of a summary row, in order (the page maps them back to names).
 COLUMNS = ["run", "benchmark", "domain", "category", "task_id", "trial", "status", "reward",
@@ -31,8 +31,9 @@ COLUMNS = ["run", "benchmark", "domain", "category", "task_id", "trial", "status
 # A request record as a short tuple: what the per-turn timing table shows.
 REQUEST_FIELDS = ["timestamp", "method", "attempt", "status_code", "latency_ms",
                   "first_event_ms", "input_tokens", "output_tokens", "error"]
+# What the viewer reads of a task record (the blob holds the whole record when it can).
 _BLOB_KEYS = ("transcript", "details", "reward_components", "error", "labels", "seed",
-              "started_at", "finished_at", "agent_latency_ms", "requests", "input_tokens",
+              "started_at", "finished_at", "agent_latency_ms", "input_tokens",
               "output_tokens", "llm_prompt_tokens", "llm_completion_tokens", "cost_usd")
 _TASK_AND_REQUEST = frozenset({"task", "request"})
 
@@ -57,11 +58,18 @@ def _row(rec: dict[str, Any], run: int) -> list[Any]:
             [str(x) for x in labels] if isinstance(labels := rec.get("labels"), list) else []]
 
 
-def _blob(rec: dict[str, Any], requests: list[list[Any]]) -> str:
-    body = {k: rec.get(k) for k in _BLOB_KEYS if k != "requests"}
-    body["requests"] = requests
+def _blob(rec: dict[str, Any], requests: list[list[Any]], line: bytes | None) -> str:
+    """{"record": the task record, "requests": its request rows}, compressed. The record
+    goes in as the bytes `run` wrote (its transcript never decoded nor encoded again: that
+    was a third of the page's time); the viewer reads the fields it shows."""
+    rows = orjson.dumps(requests, option=orjson.OPT_NON_STR_KEYS)
+    if line is not None:
+        body = b'{"record":' + line.rstrip() + b',"requests":' + rows + b"}"
+    else:  # a line only the tolerant parser read: encoded again, as valid JSON
+        body = orjson.dumps({"record": {k: rec.get(k) for k in _BLOB_KEYS}},
+                            option=orjson.OPT_NON_STR_KEYS)[:-1] + b',"requests":' + rows + b"}"
     # Level 4: nearly the size of level 6 (transcripts are repetitive) in 80% of the time.
-    packed = zlib.compress(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), 4)
+    packed = zlib.compress(body, 4)
     return base64.b64encode(packed).decode("ascii")
 
 
@@ -74,7 +82,9 @@ def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None)
     out = into if into is not None else ViewerData()
     requests: dict[tuple[Any, ...], list[list[Any]]] = {}
     kept: dict[tuple[Any, ...], tuple[bool, list[Any], str]] = {}
-    for rec in iter_records(list(paths), types=_TASK_AND_REQUEST):
+    raw = RawLine()
+    # summary: a task record's prefix is parsed for its row; its line goes into the blob.
+    for rec in iter_records(list(paths), types=_TASK_AND_REQUEST, summary=True, raw=raw):
         # Keys as text: forged records may carry lists where ids belong.
         key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
         if rec["type"] == "request":
@@ -88,7 +98,7 @@ def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None)
         old = kept.get(trial)
         if old is not None and old[0] and not scored:
             continue  # keep the scored result over a later infrastructure failure
-        kept[trial] = (scored, _row(rec, run), _blob(rec, own))
+        kept[trial] = (scored, _row(rec, run), _blob(rec, own, raw.line))
     for _, row, blob in kept.values():
         out.rows.append(row)
         out.blobs.append(blob)

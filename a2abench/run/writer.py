@@ -10,6 +10,7 @@ foreign lines instead of failing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -51,7 +52,7 @@ class RecordWriter:
         # Lines written on the event loop wait here until the end of the loop's tick and go to
         # the writer thread as one item: a queue put per record woke the thread (and took the
         # GIL from the loop) for every request and task record.
-        self._pending: list[bytes] = []
+        self._pending: list[Any] = []  # lines (bytes) and `then` callbacks, in order
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
         self._thread.start()
@@ -97,17 +98,23 @@ class RecordWriter:
             loop.call_soon(self._drain)
 
     def _drain(self) -> None:
-        """Hand the lines written on the event loop so far to the writer thread."""
+        """Hand what was written on the event loop this tick to the writer thread (one put)."""
         if self._pending:
-            lines, self._pending = self._pending, []
-            self._queue.put(b"".join(lines))
+            items, self._pending = self._pending, []
+            self._queue.put(items)
 
     def then(self, callback: Callable[[], None]) -> None:
         """Call `callback` on the running event loop once every record written so far is
         flushed and fsynced (without making the caller wait for the disk)."""
         loop = asyncio.get_running_loop()
-        self._drain()
-        self._queue.put(lambda: loop.call_soon_threadsafe(callback))
+
+        def notify() -> None:  # on the writer thread, after the fsync
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(callback)
+
+        self._pending.append(notify)
+        if len(self._pending) == 1:
+            loop.call_soon(self._drain)
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
@@ -147,10 +154,15 @@ class RecordWriter:
 
     def _loop(self) -> None:
         while True:
-            items = [self._queue.get()]
+            items: list[Any] = []
+            item = self._queue.get()
             while True:  # group commit: take everything queued now
+                if isinstance(item, list):  # one event-loop tick's lines and callbacks
+                    items.extend(item)
+                else:
+                    items.append(item)
                 try:
-                    items.append(self._queue.get_nowait())
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     break
             lines = [i for i in items if isinstance(i, bytes)]
@@ -173,13 +185,19 @@ class RecordWriter:
 class ReadStats:
     lines: int = 0
     records: int = 0
-    corrupt: int = 0  # not JSON (a torn last line is not counted)
+    corrupt: int = 0  # not JSON, or longer than MAX_LINE_BYTES (a torn last line is not counted)
     foreign: int = 0  # JSON, but not an a2abench record
+    malformed: int = 0  # an a2abench record with a list or object where a name belongs
     torn_tail: int = 0
     by_file: dict[str, int] = field(default_factory=dict)
 
 
+# The longest line `report` reads (a longer one is skipped as corrupt, without being held in
+# memory): far above any record `run` writes (bounded strings, replies capped at 16 MB).
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_BLOCK = 1024 * 1024
 _INVALID: Any = object()
+_TOO_LONG: Any = object()
 
 
 def _bounded_int(text: str) -> int | str:
@@ -195,41 +213,135 @@ def _tolerant_loads(raw: bytes) -> Any:
         return _INVALID
 
 
+class _Lines:
+    """The lines of a binary file (without their newline), read in blocks so that no line
+    longer than `limit` bytes is ever held whole: such a line comes out as `_TOO_LONG`.
+    `torn` is set when the last line has no newline (its text is still yielded)."""
+
+    def __init__(self, handle: Any, limit: int) -> None:
+        self.handle, self.limit = handle, limit
+        self.torn = False
+
+    def __iter__(self) -> Iterator[Any]:
+        read, limit = self.handle.read, self.limit
+        pending: list[bytes] = []  # the start of a line that continues in the next block
+        size = 0
+        skipping = False  # inside a line already known to be too long
+        while block := read(_BLOCK):
+            pieces = block.split(b"\n")
+            if len(pieces) == 1:  # no newline in this block
+                if not skipping:
+                    pending.append(block)
+                    size += len(block)
+                    if size > limit:
+                        pending, skipping = [], True
+                continue
+            first = pieces[0]
+            if skipping or size + len(first) > limit:
+                yield _TOO_LONG
+            else:
+                yield b"".join([*pending, first]) if pending else first
+            yield from pieces[1:-1]  # whole lines inside one block: shorter than the block
+            last = pieces[-1]
+            pending, size, skipping = ([last] if last else []), len(last), False
+        if skipping or pending:
+            self.torn = True
+            yield _TOO_LONG if skipping else b"".join(pending)
+
+
 KNOWN_TYPES = frozenset({"run", "request", "task", "run_end"})
+# A list or object as a record's status, benchmark or domain (names, used as keys) is a
+# forged record: skipped and counted. JSON containers parse to exactly these classes.
+_CONTAINERS = frozenset({list, dict})
+_TRANSCRIPT = b',"transcript":'
+_FINISHED = b',"finished_at":"'
+
+
+def _summary_loads(raw: bytes) -> Any:
+    """A task record without the transcript and what follows it (details, timestamps), which
+    `report` does not show: the prefix `run` writes before it is parsed alone. Only for lines
+    laid out as `run` writes them, whole: `,"transcript":` unescaped is a key, and a prefix
+    that closes with one brace is the top level; the line must end with the `finished_at`
+    key (a line cut short, e.g. by a crash, does not). Otherwise None: parse it all."""
+    cut = raw.find(_TRANSCRIPT)
+    if cut <= 0 or not raw.endswith(b'"}') or raw.find(_FINISHED, len(raw) - 80) < 0:
+        return None
+    try:
+        obj = orjson.loads(raw[:cut] + b"}")
+    except orjson.JSONDecodeError:
+        return None
+    if obj.__class__ is dict and obj.get("type") == "task" and "status" in obj:
+        return obj
+    return None
+
+
+class RawLine:
+    """Set by `iter_records` before each record it yields: the line's bytes when they are
+    the record as orjson reads it (None when it needed the tolerant parser)."""
+
+    line: bytes | None = None
 
 
 def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
-                 types: frozenset[str] = KNOWN_TYPES) -> Iterator[dict[str, Any]]:
-    """Stream records of the given types from JSONL files, tolerating damage."""
+                 types: frozenset[str] = KNOWN_TYPES, *, summary: bool = False,
+                 raw: RawLine | None = None) -> Iterator[dict[str, Any]]:
+    """Stream records of the given types from JSONL files, tolerating damage: corrupt,
+    over-long (MAX_LINE_BYTES), foreign and malformed lines are counted in `stats`, never
+    raised. `summary`: task records may come without `transcript`, `details` and the
+    timestamps (what `report` leaves out), skipped unparsed. `raw` receives each line."""
     stats = stats if stats is not None else ReadStats()
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
     for path in paths:
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise RecordsError(f"cannot read {path}: {exc.strerror}",
                                hint="Pass the metrics.jsonl file a run wrote.") from None
-        count = 0
         with handle:
-            for raw in handle:
-                stats.lines += 1
-                try:
-                    obj = loads(raw)
-                except decode_error:
-                    obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
-                    if obj is _INVALID:
-                        if not raw.endswith(b"\n"):
-                            stats.torn_tail += 1  # the process died mid-write
-                        else:
-                            stats.corrupt += 1
-                        continue
-                kind = obj.get("type") if isinstance(obj, dict) else None
-                if kind not in KNOWN_TYPES or not isinstance(obj.get("run_id"), str):
-                    stats.foreign += 1
+            count = stats.records
+            yield from _read(_Lines(handle, MAX_LINE_BYTES), stats, types, summary,
+                             raw or RawLine())
+            stats.by_file[str(path)] = stats.records - count
+
+
+def _read(lines: _Lines, stats: ReadStats, types: frozenset[str], summary: bool,
+          out: RawLine) -> Iterator[dict[str, Any]]:
+    loads, decode_error, known = orjson.loads, orjson.JSONDecodeError, KNOWN_TYPES
+    for raw in lines:
+        stats.lines += 1
+        if raw is _TOO_LONG:
+            if lines.torn:
+                stats.torn_tail += 1
+            else:
+                stats.corrupt += 1
+            continue
+        obj = _summary_loads(raw) if summary and not lines.torn else None
+        line: bytes | None = raw
+        if obj is None:
+            try:
+                obj = loads(raw)
+            except decode_error:
+                line = None
+                obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
+                if obj is _INVALID:
+                    if lines.torn:
+                        stats.torn_tail += 1  # the process died mid-write
+                    else:
+                        stats.corrupt += 1
                     continue
-                count += 1
-                stats.records += 1
-                if kind in types:
-                    yield obj
-        stats.by_file[str(path)] = count
+        if obj.__class__ is not dict:
+            stats.foreign += 1
+            continue
+        kind = obj.get("type")  # compared by class first: a forged list is unhashable
+        if kind.__class__ is not str or kind not in known \
+                or obj.get("run_id").__class__ is not str:
+            stats.foreign += 1
+            continue
+        if kind != "request" and (obj.get("status").__class__ in _CONTAINERS
+                                  or obj.get("benchmark").__class__ in _CONTAINERS
+                                  or obj.get("domain").__class__ in _CONTAINERS):
+            stats.malformed += 1  # a list or object where a name belongs: forged
+            continue
+        stats.records += 1
+        if kind in types:
+            out.line = line
+            yield obj
