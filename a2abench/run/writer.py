@@ -27,6 +27,7 @@ from a2abench.errors import RecordsError
 from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
 
 _STOP = object()
+_POLL_MIN_S, _POLL_MAX_S = 0.002, 0.05  # the writer thread's poll interval while busy, idle
 
 
 class RecordWriter:
@@ -53,6 +54,7 @@ class RecordWriter:
         # the writer thread as one item: a queue put per record woke the thread (and took the
         # GIL from the loop) for every request and task record.
         self._pending: list[Any] = []  # lines (bytes) and `then` callbacks, in order
+        self._wake = threading.Event()  # set by callers that wait for the disk
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
         self._thread.start()
@@ -127,6 +129,8 @@ class RecordWriter:
                 done.set_result(None)
 
         self.then(resolve)
+        self._drain()
+        self._wake.set()
         await done
         self._raise_if_failed()
 
@@ -135,6 +139,7 @@ class RecordWriter:
         event = threading.Event()
         self._drain()
         self._queue.put(event.set)
+        self._wake.set()
         event.wait()
         self._raise_if_failed()
 
@@ -147,6 +152,7 @@ class RecordWriter:
         self._drain()
         if self._thread.is_alive():
             self._queue.put(_STOP)
+            self._wake.set()
             self._thread.join()
         try:
             self._file.close()
@@ -155,9 +161,20 @@ class RecordWriter:
         self._raise_if_failed()
 
     def _loop(self) -> None:
+        idle = _POLL_MIN_S
         while True:
             items: list[Any] = []
-            item = self._queue.get()
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
+                # event loop a context switch per loop tick on a busy machine. The poll backs
+                # off while idle (a record is on disk within ~50 ms plus its fsync).
+                if self._wake.wait(idle):  # durable(), flush() and close() wake it at once
+                    self._wake.clear()
+                idle = min(idle * 2, _POLL_MAX_S)
+                continue
+            idle = _POLL_MIN_S
             while True:  # group commit: take everything queued now
                 if isinstance(item, list):  # one event-loop tick's lines and callbacks
                     items.extend(item)
@@ -204,21 +221,25 @@ def _plain_line(record: BaseModel | dict[str, Any]) -> bytes | None:
         line = orjson.dumps(data, default=_refuse, option=_PLAIN)
     except TypeError:  # orjson.JSONEncodeError is one
         return None
-    if len(line) > MAX_STRING_CHARS or not _shallow(data):
+    if len(line) > MAX_STRING_CHARS or not _shallow(data, line):
         return None
     return line
 
 
-def _shallow(value: Any) -> bool:
+def _shallow(value: Any, line: bytes) -> bool:
     """No container nested as deep as bound()'s MAX_DEPTH (the top level is depth 0)."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
+    if line.count(b"[") + line.count(b"{") < MAX_DEPTH:  # brackets in strings count too
+        return True
+    level, depth = [value], 0
+    while level:  # one level of containers at a time
         if depth >= MAX_DEPTH:
             return False
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children
-                     if isinstance(child, dict | list | tuple))
+        deeper = []
+        for item in level:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, dict | list | tuple):
+                    deeper.append(child)
+        level, depth = deeper, depth + 1
     return True
 
 
