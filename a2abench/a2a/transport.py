@@ -303,8 +303,7 @@ class JsonRpcTransport:
         if self.on_request is None:
             return
         error = outcome.error
-        # Built from our own measurements: constructed without validation (hot path).
-        self.on_request(ProtocolMetrics.model_construct(
+        self.on_request(ProtocolMetrics(
             request_id=request_id, endpoint=self.url, method=method, attempt=attempt,
             status_code=outcome.status, latency_ms=round(latency_ms, 3),
             first_event_ms=first_event_ms, input_tokens=in_tokens, output_tokens=out_tokens,

@@ -42,9 +42,9 @@ from a2abench.run.events import (
     TaskStarted,
 )
 from a2abench.run.records import (
+    SCHEMA_VERSION,
     SCORED_STATUSES,
     ErrorInfo,
-    RequestRecord,
     RunEndRecord,
     RunRecord,
     TaskRecord,
@@ -268,10 +268,12 @@ class Engine:
             tally.input_tokens += m.input_tokens
             tally.output_tokens += m.output_tokens
         if self.writer is not None:
-            # Our own, already validated metrics: constructed, not validated again (hot path).
-            self.writer.write(RequestRecord.model_construct(
-                run_id=self.run_id, task_id=tally.task_id if tally else None,
-                trial=tally.trial if tally else None, **m.__dict__))
+            # Our own, already validated metrics: the record as a dict in RequestRecord's
+            # field order (a model validated again, or model_construct, cost 17-35 µs each).
+            self.writer.write({**m.__dict__, "schema_version": SCHEMA_VERSION,
+                               "run_id": self.run_id, "type": "request",
+                               "task_id": tally.task_id if tally else None,
+                               "trial": tally.trial if tally else None})
 
     async def _execute(self, todo: Iterator[plan.Item], count: int,
                        client: A2AClient) -> Literal["completed", "interrupted", "aborted"]:
@@ -357,9 +359,7 @@ class Engine:
         reward = ((outcome.reward or 0.0) if outcome.status != "evaluator_error" else 0.0) \
             if scored else None
         success = outcome.success if outcome.success is not None else is_success(reward)
-        # Constructed without validation: every value is the engine's own or comes from a
-        # TaskOutcome the driver built (validated then); bound() still bounds each value.
-        return TaskRecord.model_construct(
+        return TaskRecord(
             run_id=self.run_id, benchmark=self.config.benchmark,
             domain=item.task.domain or self.driver.domain, category=item.task.category,
             task_id=item.task.task_id, trial=item.trial, seed=item.seed,
