@@ -15,8 +15,9 @@ For each agent delay and concurrency, alternating, in one process:
   first message, from `concurrency` workers over the same httpx pool a2abench uses
   (⌈c/4⌉ clients of 64 connections round-robin; one big keep-alive pool stalls httpx), the
   reply parsed with orjson. This is the wire's floor, nothing else.
-Printed: task-trials/s of both, the ratio a2abench/raw, and this process's CPU time per
-task-trial (user + system: the agent runs elsewhere), with the load average.
+Printed: task-trials/s of both, the rate ratio a2abench/raw (of the best times, and the
+median of the rounds' back-to-back pairs), and this process's CPU time per task-trial
+(user + system: the agent runs elsewhere), with the load average.
 
 `--profile` runs a2abench once at concurrency 1 against the 0 ms agent under cProfile and
 prints where the harness spends its time, per task-trial.
@@ -31,6 +32,7 @@ import io
 import os
 import pstats
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -148,11 +150,15 @@ def compare(args: argparse.Namespace, tmp: Path, body: bytes) -> None:
                 ours = min(w for w, _ in rows["a2abench"])
                 raw_cpu = min(u for _, u in rows["raw"])
                 ours_cpu = min(u for _, u in rows["a2abench"])
+                # Each round's pair ran back to back: the median of their ratios drifts
+                # less with other jobs' load than the ratio of the best times.
+                paired = statistics.median(r[0] / o[0] for r, o in zip(
+                    rows["raw"], rows["a2abench"], strict=True))
                 print(f"agent {delay * 1000:.0f} ms, c={c:3d}, {trials} task-trials: raw "
-                      f"{1 / raw:7.1f}/s, a2abench {1 / ours:7.1f}/s, ratio "
-                      f"{raw / ours:.2f} (rate) = {ours / raw:.2f}x the time; CPU per "
-                      f"task-trial raw {raw_cpu * 1000:.2f} ms, a2abench "
-                      f"{ours_cpu * 1000:.2f} ms ({load()})", flush=True)
+                      f"{1 / raw:7.1f}/s, a2abench {1 / ours:7.1f}/s, rate ratio "
+                      f"{raw / ours:.2f} (best of {args.rounds}), {paired:.2f} (median of "
+                      f"paired rounds); CPU per task-trial raw {raw_cpu * 1000:.2f} ms, "
+                      f"a2abench {ours_cpu * 1000:.2f} ms ({load()})", flush=True)
         finally:
             proc.terminate()
             proc.wait()

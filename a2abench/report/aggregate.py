@@ -198,8 +198,8 @@ class _Accumulator:
     def __init__(self) -> None:
         self.runs: list[dict[str, Any]] = []
         self.run_ends: dict[str, dict[str, Any]] = {}
-        self.tasks: dict[tuple[Any, ...], dict[str, Any]] = {}  # TaskLine fields
-        self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
+        # key -> (scored, what the report reads of the record kept for that key)
+        self.tasks: dict[tuple[Any, ...], tuple[bool, dict[str, Any]]] = {}
         self.duplicates = 0
         self.req_latency = LogHistogram()
         self.requests = 0
@@ -214,19 +214,31 @@ class _Accumulator:
             self.request_errors += 1
 
     def add_task(self, rec: dict[str, Any]) -> None:
-        line = _line_fields(rec)
-        key = (line["benchmark"], line["domain"], line["task_id"], line["trial"])
+        # Only the key and the dedup rule per record; the line and the counts are computed
+        # at the end for the records kept (a resumed run repeats many task-trials).
+        trial = rec.get("trial")
+        key = (str(rec.get("benchmark") or ""), _text(rec.get("domain")),
+               _text(rec.get("task_id")) or "?",
+               trial if trial.__class__ is int and 0 <= trial < 2**31 else 0)
+        scored = rec.get("status", "ok") in SCORED and record_problem(rec) is None
         old = self.tasks.get(key)
         if old is not None:
             self.duplicates += 1
-            if old["status"] in SCORED and line["status"] not in SCORED:
+            if old[0] and not scored:
                 return  # keep the scored result over a later infrastructure failure
-        self.tasks[key] = line
-        self.task_extra[key] = (safe_count(rec.get("input_tokens")),
-                                safe_count(rec.get("output_tokens")),
-                                safe_count(rec.get("llm_prompt_tokens")),
-                                safe_count(rec.get("llm_completion_tokens")),
-                                safe_number(rec.get("cost_usd")))
+        self.tasks[key] = (scored, {k: rec[k] for k in _KEPT if k in rec})
+
+    def extras(self) -> list[tuple[int, int, int, int, float | None]]:
+        return [(safe_count(rec.get("input_tokens")), safe_count(rec.get("output_tokens")),
+                 safe_count(rec.get("llm_prompt_tokens")),
+                 safe_count(rec.get("llm_completion_tokens")), safe_number(rec.get("cost_usd")))
+                for _, rec in self.tasks.values()]
+
+
+# What the report reads of a kept task record (the line's fields and the token counts).
+_KEPT = ("benchmark", "domain", "category", "task_id", "trial", "status", "reward", "success",
+         "termination", "latency_ms", "turns", "labels", "error", "input_tokens",
+         "output_tokens", "llm_prompt_tokens", "llm_completion_tokens", "cost_usd")
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
@@ -389,7 +401,7 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
-    lines = sorted(map(TaskLine.model_validate, acc.tasks.values()),
+    lines = sorted((TaskLine.model_validate(_line_fields(rec)) for _, rec in acc.tasks.values()),
                    key=lambda i: (i.benchmark, str(i.domain), natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
@@ -410,7 +422,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     task_h, turns_h = LogHistogram(), LogHistogram()
     task_h.extend(i.latency_ms for i in lines)
     turns_h.extend(float(i.turns) for i in lines)
-    extras = list(acc.task_extra.values())
+    extras = acc.extras()
     costs = [e[4] for e in extras if e[4] is not None]
     return Report(
         files=[str(p) for p in paths],
