@@ -43,6 +43,7 @@ class Resolver:
         self.pull_error: str | None = None
         self.pulled = False
         self.skipped = 0
+        self.collecting = False  # set by conftest while pytest collects: data reads refused
         self._links: Path | None = None
 
     def _user_env(self, mp: pytest.MonkeyPatch) -> None:

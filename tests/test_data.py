@@ -44,13 +44,12 @@ def _serve_reference(server: FileServer) -> None:
 
 @pytest.fixture
 def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
-    server = FileServer()
-    _serve_reference(server)
-    server.thread.start()
-    monkeypatch.setenv(_download.MIRROR_ENV, server.url)
-    yield server
-    server.httpd.shutdown()
-    server.httpd.server_close()
+    # Started (and so closed) by `serving()` whatever happens: a skip for missing reference
+    # data inside _serve_reference used to leave the bound socket open.
+    with FileServer.serving() as server:
+        _serve_reference(server)
+        monkeypatch.setenv(_download.MIRROR_ENV, server.url)
+        yield server
 
 
 def _counts() -> tuple[int, int, int]:
