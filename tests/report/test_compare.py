@@ -3,35 +3,14 @@ columns, shards of one run one column, a run given twice is refused, labels are 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from a2abench.errors import ConfigError
 from a2abench.report.compare import compare
 from tests.clihelp import run_cli
-
-
-def write_run(path: Path, run_id: str, passed: list[bool], *, shard: list[int] | None = None,
-              first: int = 0, **settings: Any) -> Path:
-    """A metrics.jsonl of one run: `passed[i]` is task t<first+i>'s only trial."""
-    key = {"benchmark": "tau2", "domain": "mock", "num_trials": 1, "seed": 300,
-           "white_agent_url": "http://127.0.0.1:9", "shard": shard,
-           "options": {"domain": "mock", "user_llm": "gpt-4.1", "max_steps": 200}}
-    for name, value in settings.items():
-        (key["options"] if name in key["options"] else key)[name] = value
-    recs: list[dict[str, Any]] = [{
-        "type": "run", "schema_version": 1, "run_id": run_id, "benchmark": "tau2",
-        "domain": "mock", "compat_key": key, "shard": shard,
-        "started_at": "2026-11-26T07:00:00+00:00"}]
-    recs += [{"type": "task", "run_id": run_id, "benchmark": "tau2", "domain": "mock",
-              "task_id": f"t{first + i}", "trial": 0, "status": "ok", "success": ok,
-              "reward": 1.0 if ok else 0.0, "latency_ms": 10.0}
-             for i, ok in enumerate(passed)]
-    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    return path
+from tests.report.runs import write_run
 
 
 def test_two_runs_with_the_same_settings_are_two_columns(tmp_path: Path) -> None:
