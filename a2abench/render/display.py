@@ -18,6 +18,7 @@ from a2abench.run.events import (
     RunStarted,
     TaskFinished,
     event_dict,
+    task_list,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class PlainDisplay:
                       f"{event.agent} (A2A {event.dialect} {event.binding}"
                       f"{', streaming' if event.streaming else ''}), "
                       f"{count(event.total, 'task-trial')}"
+                      f"{' of ' + task_list(event.tasks) if event.tasks is not None else ''}"
                       f"{skipped}, concurrency {event.concurrency}"
                       f"{', shard ' + event.shard if event.shard else ''} -> {event.output}",
                       markup=False, highlight=False)
