@@ -113,7 +113,9 @@ def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
                               ".map(m => m.querySelector('.badge.a2a') !== null)")
     assert badges == [False, False, True, False, True, False]
     usage = _text(browser, "#usage")
-    assert "A2A tokens in / out" in usage and "LLM user simulator: calls" in usage
+    # The demo's user is scripted: never labelled an LLM (issue 22).
+    assert "A2A tokens in / out" in usage and "LLM user simulator" not in usage
+    assert "scripted user (scripted-user, no LLM): calls" in usage
     # walk the failures: "next" opens the other failed task-trial (the list is failed first)
     assert "(1 of 12)" in _text(browser, "#trial-detail p")
     browser.evaluate("document.getElementById('next').click()")
