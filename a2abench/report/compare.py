@@ -103,8 +103,9 @@ def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def _short(value: Any) -> str:
+    """At most 25 characters, keeping both ends (a URL's port, a model's version)."""
     text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= 24 else text[:23] + "…"
+    return text if len(text) <= 25 else text[:10] + "…" + text[-14:]
 
 
 def _labels(groups: list[_Group]) -> list[str]:
@@ -128,6 +129,10 @@ def _labels(groups: list[_Group]) -> list[str]:
             parts = [f"run {str(run.get('run_id', '?'))[:8]}"
                      + (f" {str(run.get('started_at'))[:16]}" if run.get("started_at") else "")]
         out.append(", ".join(parts))
+    for index, (label, g) in enumerate(zip(out, groups, strict=True)):
+        if out.count(label) > 1:  # runs alike in what sets the others apart
+            run_id = str((g.runs[0] if g.runs else {}).get("run_id", index + 1))[:8]
+            out[index] = f"{label} (run {run_id})"
     return out
 
 

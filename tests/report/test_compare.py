@@ -48,3 +48,14 @@ def test_labels_name_only_what_differs(tmp_path: Path) -> None:
     assert c.columns == ["num_trials=8", "num_trials=32"]
     d = compare([a, write_run(tmp_path / "d.jsonl", "d1", [True], user_llm="gpt-4o")])
     assert d.columns == ['num_trials=8, user_llm=gpt-4.1', 'num_trials=1, user_llm=gpt-4o']
+
+
+def test_labels_stay_apart_and_keep_both_ends(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:44693"
+    a = write_run(tmp_path / "a.jsonl", "aaaa1111", [True], white_agent_url=url)
+    b = write_run(tmp_path / "b.jsonl", "bbbb2222", [True], white_agent_url=url)
+    c = write_run(tmp_path / "c.jsonl", "cccc3333", [True],
+                  white_agent_url="http://agent.internal.example:51234/a2a")
+    labels = compare([a, b, c]).columns
+    assert labels[2] == "white_agent_url=http://age…mple:51234/a2a"  # the port survives
+    assert labels[0].endswith("(run aaaa1111)") and labels[1].endswith("(run bbbb2222)")
