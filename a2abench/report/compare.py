@@ -129,8 +129,9 @@ def _labels(groups: list[_Group]) -> list[str]:
             parts = [f"run {str(run.get('run_id', '?'))[:8]}"
                      + (f" {str(run.get('started_at'))[:16]}" if run.get("started_at") else "")]
         out.append(", ".join(parts))
-    for index, (label, g) in enumerate(zip(out, groups, strict=True)):
-        if out.count(label) > 1:  # runs alike in what sets the others apart
+    alike = {label for label in out if out.count(label) > 1}
+    for index, (label, g) in enumerate(zip(list(out), groups, strict=True)):
+        if label in alike:  # runs alike in what sets the others apart
             run_id = str((g.runs[0] if g.runs else {}).get("run_id", index + 1))[:8]
             out[index] = f"{label} (run {run_id})"
     return out
