@@ -343,6 +343,13 @@ BENCHMARKS = {
       kind='bool',
       help="Add the task's optional context (upstream's aided mode).",
       default=True),
+    F(name='upstream_text',
+      flag='--upstream-text/--no-upstream-text',
+      kind='bool',
+      help=("Word prompts with upstream's files at the pinned commit (downloaded once, then "
+            "cached); --no-upstream-text uses a2abench's own wording, needs no download and "
+            'has no LLM judge.'),
+      default=True),
     *LLM,
   ),
 }

@@ -28,6 +28,7 @@ SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
 _STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
+FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
 
 class GroupStats(BaseModel):
@@ -109,7 +110,9 @@ class Report(BaseModel):
     tokens: dict[str, int]
     cost_usd: float | None
     slowest: list[TaskLine]
-    failed: list[TaskLine]
+    failed: list[TaskLine]  # the first FAILED_SHOWN, in task order
+    failed_total: int = 0  # every task-trial that did not pass
+    failed_truncated: bool = False  # `failed` holds fewer than failed_total
     read: dict[str, int]
     warnings: list[str]
     lines: list[TaskLine] = Field(default_factory=list, exclude=True)  # for junit / charts
@@ -394,6 +397,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     task_h, turns_h = LogHistogram(), LogHistogram()
     task_h.extend(i.latency_ms for i in lines)
     turns_h.extend(float(i.turns) for i in lines)
+    failed = [i for i in lines if not i.success]
     extras = list(acc.task_extra.values())
     costs = [e[4] for e in extras if e[4] is not None]
     return Report(
@@ -424,7 +428,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                 "llm_completion": sum(e[3] for e in extras)},
         cost_usd=sum(costs) if costs else None,
         slowest=sorted(lines, key=lambda i: -i.latency_ms)[:10],
-        failed=[i for i in lines if not i.success][:200],
+        failed=failed[:FAILED_SHOWN], failed_total=len(failed),
+        failed_truncated=len(failed) > FAILED_SHOWN,
         read={"lines": stats.lines, "records": stats.records, "corrupt": stats.corrupt,
               "foreign": stats.foreign, "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},

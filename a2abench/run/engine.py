@@ -202,7 +202,8 @@ class Engine:
                     card.card.name or redact_url(config.white_agent_url), transport.dialect,
                     planned, skipped, planned - skipped, config.concurrency,
                     str(config.shard) if config.shard else None, transport.binding,
-                    config.streaming))
+                    config.streaming,
+                    [t.task_id for t in selected] if config.task_ids is not None else None))
                 status = await self._execute(todo, planned - skipped, client)
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
