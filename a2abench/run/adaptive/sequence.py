@@ -1,0 +1,296 @@
+"""The adaptive plan the engine consults: which task-trial runs next, and when to stop.
+
+Task-trials are split into strata (category, else domain). Each stratum's task-trials get
+one seeded random order, fixed by `--seed`, so a stratum's draws are a uniformly random
+sample without replacement whatever the interleaving. The next stratum is chosen from what is
+already known (predictable): `proportional` keeps every prefix representative (each stratum
+within one task-trial of its share), `neyman` gives strata shares ∝ weight × estimated spread.
+Each stratum feeds its contiguous prefix of results, in its own order, to a betting capital
+(confseq.py); the headline's bounds combine them. A run stops starting task-trials once the
+half-width is ≤ `--target-ci` or a `--fail-under` gate is decided (`--adaptive-gate`).
+
+Everything the bounds depend on is in the records (each task record's stratum and rank, the
+run record's strata), so `--resume` and `report` rebuild exactly the same sequence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from a2abench.run.adaptive import CONFIDENCE
+from a2abench.run.adaptive.confseq import Interval, Stratum, draws_for, stratified_interval
+from a2abench.run.config import trial_seed
+from a2abench.run.driver import TaskSpec
+from a2abench.run.plan import Item
+from a2abench.run.status import SCORED_STATUSES
+
+GATE_FLOOR = 0.02  # bets aim at a margin of at least this around a gate
+MIN_SPREAD = 0.05  # Neyman shares: a stratum that looks constant still gets some draws
+METHOD = "hedged betting confidence sequence, sampling without replacement " \
+         "(Waudby-Smith & Ramdas), stratified"
+
+
+@dataclass(frozen=True)
+class Settings:
+    target_ci: float | None = None
+    fail_under: float | None = None
+    gate: bool = False  # stop once fail_under is decided
+    allocate: str = "proportional"
+    confidence: float = CONFIDENCE
+
+    @classmethod
+    def of(cls, config: Any) -> Settings:
+        return cls(config.target_ci, config.fail_under, bool(config.adaptive_gate),
+                   config.allocate)
+
+    @property
+    def mode(self) -> str:
+        parts = [f"target ±{self.target_ci:g}" if self.target_ci is not None else "",
+                 f"gate {self.fail_under:g}" if self.gate and self.fail_under is not None
+                 else "", "neyman allocation" if self.allocate == "neyman" else ""]
+        return "adaptive (" + ", ".join(p for p in parts if p) + ")"
+
+
+def stratum_of(task: TaskSpec) -> str:
+    return task.category or task.domain or "all"
+
+
+def headline_weights(sizes: dict[str, int], scoring: dict[str, Any]) -> dict[str, float]:
+    """Each stratum's weight in the headline score (report/aggregate.py `_score`): its
+    share of task-trials for a mean reward, 1/S for a macro average over categories, 0 for
+    categories scored apart (CRMArena-Pro's confidentiality)."""
+    separate = scoring.get("separate") or {}
+    apart = {c for cats in separate.values() for c in cats} if isinstance(separate, dict) \
+        else set()
+    main = {s: n for s, n in sizes.items() if s not in apart}
+    total = sum(main.values())
+    if scoring.get("headline") == "macro_category_mean":
+        return {s: (1 / len(main) if s in main else 0.0) for s in sizes}
+    return {s: (main[s] / total if s in main else 0.0) for s in sizes}
+
+
+class Tracker:
+    """The statistics of one adaptive run: results by stratum and rank, the confidence
+    sequence over their contiguous prefixes, the stop rule. Shared by the engine (live) and
+    `report` (rebuilt from the records)."""
+
+    def __init__(self, sizes: dict[str, int], weights: dict[str, float],
+                 settings: Settings) -> None:
+        self.sizes, self.weights, self.settings = dict(sizes), dict(weights), settings
+        self.alpha = 1 - settings.confidence
+        self.strata = {name: Stratum(size, self.alpha) for name, size in sizes.items()}
+        self.values: dict[str, dict[int, float | None]] = {name: {} for name in sizes}
+        self.interval = Interval(0.0, 1.0)
+        self.stop_reason: str | None = None
+        self.decided_at: int | None = None
+        self._weighted = sum(1 for w in weights.values() if w > 0)
+
+    @classmethod
+    def from_header(cls, header: dict[str, Any]) -> Tracker:
+        settings = Settings(**header["settings"])
+        return cls({str(k): int(v) for k, v in header["strata"].items()},
+                   {str(k): float(v) for k, v in header["weights"].items()}, settings)
+
+    def header(self) -> dict[str, Any]:
+        return {"mode": self.settings.mode, "confidence": self.settings.confidence,
+                "method": METHOD, "settings": asdict(self.settings), "strata": self.sizes,
+                "weights": self.weights, "units": sum(self.sizes.values())}
+
+    @property
+    def fed(self) -> int:
+        return sum(s.n for s in self.strata.values())
+
+    @property
+    def units(self) -> int:
+        return sum(self.sizes.values())
+
+    def record(self, stratum: str, rank: int, value: float | None) -> None:
+        """One result (None: not scored). A scored result is never replaced by an unscored
+        one (the report's rule)."""
+        if stratum not in self.values or not 0 <= rank < self.sizes[stratum]:
+            raise ValueError(f"rank {rank} of stratum {stratum!r} is not in this plan")
+        values = self.values[stratum]
+        if value is None and values.get(rank) is not None:
+            return
+        values[rank] = value
+        self._feed(stratum)
+
+    def _feed(self, name: str) -> None:
+        stratum, values = self.strata[name], self.values[name]
+        while stratum.n < stratum.size:
+            value = values.get(stratum.n)
+            if value is None:  # not run yet, or unscored: the prefix waits here
+                break
+            stratum.add(value, horizon=self._horizon(name))
+        self._check()
+
+    def _horizon(self, name: str) -> float | None:
+        """Where the stratum's bets aim: the draws a fixed-time interval would need for the
+        precision that stops the run (from this stratum's own past only, so the report's
+        rebuild is exact)."""
+        s, stratum = self.settings, self.strata[name]
+        margins = []
+        if s.target_ci is not None:
+            margins.append(s.target_ci)
+        if s.gate and s.fail_under is not None:
+            mean = stratum.total / stratum.n if stratum.n else 0.5
+            margins.append(max(abs(mean - s.fail_under), GATE_FLOOR))
+        if not margins:
+            return None
+        weight = self.weights[name]
+        share = weight * math.sqrt(self._weighted) if weight > 0 else 1.0
+        return draws_for(stratum.variance(), stratum.size, max(margins) / share)
+
+    def _check(self) -> None:
+        self.interval = stratified_interval(
+            list(self.strata.values()), [self.weights[n] for n in self.strata], self.alpha)
+        if self.stop_reason is not None:
+            return
+        s, iv = self.settings, self.interval
+        if self.fed == self.units:
+            reason: str | None = "exhausted"
+        elif s.gate and s.fail_under is not None and iv.lower >= s.fail_under:
+            reason = "gate_pass"
+        elif s.gate and s.fail_under is not None and iv.upper < s.fail_under:
+            reason = "gate_fail"
+        elif s.target_ci is not None and iv.half_width <= s.target_ci:
+            reason = "target_ci"
+        else:
+            reason = None
+        if reason is not None:
+            self.stop_reason, self.decided_at = reason, self.fed
+
+    def estimate(self) -> float | None:
+        """The stratified mean of the results fed so far (None until every weighted stratum
+        has one)."""
+        parts = [(self.weights[n], s) for n, s in self.strata.items() if self.weights[n] > 0]
+        if any(s.n == 0 for _, s in parts):
+            return None
+        return sum(w * s.total / s.n for w, s in parts)
+
+    def decision(self) -> str | None:
+        s = self.settings
+        if s.fail_under is None:
+            return None
+        if self.interval.lower >= s.fail_under:
+            return "pass"
+        if self.interval.upper < s.fail_under:
+            return "fail"
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        iv = self.interval
+        return {"stop_reason": self.stop_reason, "decided_at": self.decided_at,
+                "n": self.fed, "N": self.units, "lower": round(iv.lower, 6),
+                "upper": round(iv.upper, 6), "half_width": round(iv.half_width, 6),
+                "estimate": self.estimate(), "decision": self.decision(),
+                "stalled": sorted(n for n, v in self.values.items()
+                                  if any(x is None for x in v.values()))}
+
+
+def _stratum_seed(seed: int, name: str) -> int:
+    digest = hashlib.sha256(f"{seed}|adaptive|{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class Sequence:
+    """The engine's adaptive plan: `next_item()` for workers, `observe(record)` after each
+    task-trial, `replay()` for `--resume`."""
+
+    def __init__(self, tasks: Iterable[TaskSpec], num_trials: int, seed: int,
+                 scoring: dict[str, Any], settings: Settings) -> None:
+        units: dict[str, list[Item]] = {}
+        for task in tasks:
+            for trial in range(num_trials):
+                units.setdefault(stratum_of(task), []).append(
+                    Item(task, trial, trial_seed(seed, task.task_id, trial)))
+        for name, items in units.items():  # one seeded order per stratum
+            random.Random(_stratum_seed(seed, name)).shuffle(items)
+        self.units = dict(sorted(units.items()))
+        self.where = {item.key: (name, rank) for name, items in self.units.items()
+                      for rank, item in enumerate(items)}
+        sizes = {name: len(items) for name, items in self.units.items()}
+        self.tracker = Tracker(sizes, headline_weights(sizes, scoring), settings)
+        self.picked = dict.fromkeys(self.units, 0)
+        self.gaps: list[Item] = []
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def __iter__(self) -> Sequence:
+        return self
+
+    def __next__(self) -> Item:
+        item = self.next_item()
+        if item is None:
+            raise StopIteration
+        return item
+
+    def next_item(self) -> Item | None:
+        """The next task-trial to start, or None once the run should start no more."""
+        if self.tracker.stop_reason is not None:
+            return None
+        if self.gaps:
+            return self.gaps.pop(0)
+        name = self._choose()
+        if name is None:
+            return None
+        rank = self.picked[name]
+        self.picked[name] = rank + 1
+        return self.units[name][rank]
+
+    def _choose(self) -> str | None:
+        open_ = [n for n, items in self.units.items() if self.picked[n] < len(items)]
+        if not open_:
+            return None
+        shares = {n: self._share(n) for n in open_}
+        total, picked = sum(shares.values()), sum(self.picked.values())
+        return max(open_, key=lambda n: shares[n] / total * (picked + 1) - self.picked[n])
+
+    def _share(self, name: str) -> float:
+        t = self.tracker
+        size = t.sizes[name]
+        if t.settings.allocate != "neyman":
+            return float(size)
+        weight = t.weights[name] or size / t.units  # scored-apart strata: by size
+        return weight * max(math.sqrt(t.strata[name].variance()), MIN_SPREAD)
+
+    def observe(self, record: Any) -> None:
+        """Tag a finished task record with its stratum and rank, and count it."""
+        name, rank = self.where[(record.task_id, record.trial)]
+        record.adaptive = {"stratum": name, "rank": rank}
+        scored = record.status in SCORED_STATUSES
+        self.tracker.record(name, rank, (record.reward or 0.0) if scored else None)
+
+    def replay(self, records: Iterable[dict[str, Any]], retry_errors: bool) -> None:
+        """Rebuild the state from an earlier session's task records (`--resume`). Task-trials
+        it started but did not record (it was interrupted) run first, as do infrastructure
+        failures with --retry-errors: a stratum's order never changes."""
+        for rec in records:
+            where = self.where.get((str(rec.get("task_id")), rec.get("trial")))  # type: ignore[arg-type]
+            if where is None:
+                continue
+            name, rank = where
+            self.picked[name] = max(self.picked[name], rank + 1)
+            status = rec.get("status")
+            if status in SCORED_STATUSES:
+                self.tracker.record(name, rank, float(rec.get("reward") or 0.0))
+            elif status != "infrastructure_error" or not retry_errors:
+                self.tracker.record(name, rank, None)  # stays unscored: the stratum stalls
+        self.gaps = [self.units[name][rank] for name in self.units
+                     for rank in range(self.picked[name])
+                     if rank not in self.tracker.values[name]]
+
+
+def start(config: Any, tasks: list[TaskSpec], scoring: dict[str, Any],
+          previous: Iterable[dict[str, Any]] | None) -> Sequence:
+    """The adaptive plan of a run, continued from an earlier session's task records."""
+    sequence = Sequence(tasks, config.num_trials, config.seed, scoring, Settings.of(config))
+    if previous is not None:
+        sequence.replay(previous, config.retry_errors)
+    return sequence
