@@ -1,10 +1,10 @@
 """Betting confidence sequences for a bounded mean sampled without replacement.
 
-The method is Waudby-Smith & Ramdas' hedged capital process ("Estimating means of bounded
-random variables by betting", JRSS-B 2023, §4 and §6; "Confidence sequences for sampling
+The method is Waudby-Smith & Ramdas' betting confidence sequence ("Estimating means of
+bounded random variables by betting", JRSS-B 2023, §4-§6; "Confidence sequences for sampling
 without replacement", NeurIPS 2020): for each candidate population mean m, a gambler bets
 on every new draw against the mean of what is left, (N·m − sum so far) / (N − t), with a
-predictable plug-in bet. Under the true m the capital is a non-negative martingale, so by
+predictable bet (`Stratum.add` says which). Under the true m the capital is a non-negative martingale, so by
 Ville's inequality it exceeds 1/α with probability at most α *ever*: the candidates whose
 capital stays below 1/α form a confidence sequence, valid at every stopping time.
 
@@ -57,32 +57,42 @@ class Stratum:
             raise ValueError("a stratum needs at least one unit")
         self.size, self.alpha = size, alpha
         self.grid: Array = np.linspace(0.0, 1.0, grid + 1)
-        self.log_pos: Array = np.zeros(grid + 1)
-        self.log_neg: Array = np.zeros(grid + 1)
+        self.log_capital_: Array = np.zeros(grid + 1)  # log capital of every grid mean
         self.n = 0
         self.total = 0.0
         self._sq = PRIOR_VAR  # the plug-in's sum of squares (regularised running variance)
-        self._log_bet = 2 * math.log(2 / alpha)  # each side of the hedge at level alpha/2
+        self._log_bet = 2 * math.log(2 / alpha)
 
     def variance(self) -> float:
         """The plug-in's variance of the draws so far (one pseudo-observation of 1/4)."""
         return self._sq / (self.n + 1)
 
     def add(self, x: float, horizon: float | None = None) -> None:
-        """One more draw. The bet uses the draws before it only (predictable); `horizon`,
-        the number of draws by which the caller hopes to stop (itself computed from past
-        draws), tunes the bet for that time: max(horizon, t) in place of the paper's
-        t·log(1 + t), which spreads power over every t (about 1.7x the draws at W = 0.05)."""
+        """One more draw. Every candidate mean m bets on it against the mean of what is
+        left under m, using only the draws before it (predictable bets):
+
+        * direction and size: aGRAPA, (mean − left)/(variance + (mean − left)²) with the
+          running mean and variance (the paper's §B.3 growth-rate-adaptive bet), so a
+          candidate near the estimate bets almost nothing and keeps its capital near 1;
+        * capped at the predictable plug-in sqrt(2·log(2/α) / (variance·s)), with s =
+          max(horizon, t): `horizon`, the draws by which the caller expects to stop
+          (itself from past draws only), aims the bets at that time; without it the
+          paper's t·log(1 + t), which spreads power over every t;
+        * truncated to (−c/(1 − left), c/left), c = 1/2, so capital never reaches 0.
+        """
         if not 0.0 <= x <= 1.0 or self.n >= self.size:
             raise ValueError(f"draw {x!r} outside [0, 1] or beyond the population")
         t = self.n + 1
+        variance = self.variance()
         spread = max(horizon, t) if horizon else t * math.log1p(t)
-        bet = math.sqrt(self._log_bet / (self.variance() * spread))
+        cap = math.sqrt(self._log_bet / (variance * spread))
         # The mean of the units still to draw if the population mean were m.
         left = (self.size * self.grid - self.total) / (self.size - self.n)
         left = np.clip(left, _EPS, 1 - _EPS)  # impossible m: any finite capital will do
-        self.log_pos += np.log1p(np.minimum(bet, TRUNCATION / left) * (x - left))
-        self.log_neg += np.log1p(-np.minimum(bet, TRUNCATION / (1 - left)) * (x - left))
+        gap = (PRIOR_MEAN + self.total) / t - left
+        bet = np.clip(gap / (variance + gap * gap), -cap, cap)
+        bet = np.clip(bet, -TRUNCATION / (1 - left), TRUNCATION / left)
+        self.log_capital_ += np.log1p(bet * (x - left))
         self.n, self.total = t, self.total + x
         self._sq += (x - (PRIOR_MEAN + self.total) / (t + 1)) ** 2
 
@@ -92,8 +102,7 @@ class Stratum:
                         (self.total + self.size - self.n) / self.size)
 
     def log_capital(self) -> Array:
-        """log of the hedged (½ up, ½ down) capital at every grid mean."""
-        return np.logaddexp(self.log_pos, self.log_neg) + math.log(0.5)
+        return self.log_capital_
 
     def cells(self) -> tuple[Array, Array, Array]:
         """Cells [low, high] of candidate means within the logical bounds, each with the

@@ -31,8 +31,8 @@ from a2abench.run.status import SCORED_STATUSES
 
 GATE_FLOOR = 0.02  # bets aim at a margin of at least this around a gate
 MIN_SPREAD = 0.05  # Neyman shares: a stratum that looks constant still gets some draws
-METHOD = "hedged betting confidence sequence, sampling without replacement " \
-         "(Waudby-Smith & Ramdas), stratified"
+METHOD = ("betting confidence sequence for sampling without replacement (Waudby-Smith & "
+          "Ramdas; aGRAPA bets capped by a predictable plug-in), product over strata")
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,6 @@ class Tracker:
         self.interval = Interval(0.0, 1.0)
         self.stop_reason: str | None = None
         self.decided_at: int | None = None
-        self._weighted = sum(1 for w in weights.values() if w > 0)
 
     @classmethod
     def from_header(cls, header: dict[str, Any]) -> Tracker:
@@ -142,9 +141,9 @@ class Tracker:
             margins.append(max(abs(mean - s.fail_under), GATE_FLOOR))
         if not margins:
             return None
-        weight = self.weights[name]
-        share = weight * math.sqrt(self._weighted) if weight > 0 else 1.0
-        return draws_for(stratum.variance(), stratum.size, max(margins) / share)
+        # This stratum's share of the draws after which the whole run would stop.
+        total = self.units
+        return stratum.size / total * draws_for(stratum.variance(), total, max(margins))
 
     def _check(self) -> None:
         self.interval = stratified_interval(
@@ -218,6 +217,7 @@ class Sequence:
         self.tracker = Tracker(sizes, headline_weights(sizes, scoring), settings)
         self.picked = dict.fromkeys(self.units, 0)
         self.gaps: list[Item] = []
+        self.obey_stop = True  # simulations switch it off to follow the sequence to the end
 
     def __len__(self) -> int:
         return len(self.where)
@@ -233,7 +233,7 @@ class Sequence:
 
     def next_item(self) -> Item | None:
         """The next task-trial to start, or None once the run should start no more."""
-        if self.tracker.stop_reason is not None:
+        if self.tracker.stop_reason is not None and self.obey_stop:
             return None
         if self.gaps:
             return self.gaps.pop(0)
