@@ -30,7 +30,7 @@ GRID = 400
 TRUNCATION = 0.5  # bets capped at c/m (and c/(1-m)): the paper's default c = 1/2
 PRIOR_MEAN, PRIOR_VAR = 0.5, 0.25  # the plug-in's one pseudo-observation
 _EPS = 1e-9
-_NU = np.geomspace(1e-4, 1e3, 48)  # Lagrange multipliers tried for stratified bounds
+_NU = np.geomspace(1e-4, 1e3, 40)  # Lagrange multipliers tried for stratified bounds
 
 Array = npt.NDArray[np.float64]
 
@@ -139,20 +139,30 @@ def stratified_interval(strata: list[Stratum], weights: list[float],
         one = s.interval(alpha)
         return Interval(w * one.lower, w * one.upper)
     threshold = math.log(1 / alpha)
+    cells = [(s.cells(), w, s.logical()) for s, w in used]
+    floors = [float(proxy.min()) if len(proxy) else math.inf for (_, _, proxy), _, _ in cells]
+    lows, highs = np.zeros(len(_NU)), np.zeros(len(_NU))
     lower = upper = 0.0
-    lows = np.zeros(len(_NU))
-    highs = np.zeros(len(_NU))
-    for s, w in used:
-        low, high, proxy = s.cells()
-        finite = np.where(np.isfinite(proxy), proxy, 1e300)
-        lows += np.min(w * low[None, :] + _NU[:, None] * finite[None, :], axis=1)
-        highs += np.max(w * high[None, :] - _NU[:, None] * finite[None, :], axis=1)
-        logical = s.logical()
+    for index, ((low, high, proxy), w, logical) in enumerate(cells):
         lower += w * logical.lower
         upper += w * logical.upper
+        # A mean whose capital alone exceeds what the other strata can lose is impossible
+        # in every feasible combination: leaving it out keeps the bound valid and tighter.
+        room = threshold - (sum(floors) - floors[index])
+        keep = proxy <= room
+        if not keep.any():  # no candidate survives (chance ≤ α): only the logical bounds
+            return _logical(used)
+        low, high, proxy = low[keep], high[keep], proxy[keep]
+        lows += np.min(w * low[None, :] + _NU[:, None] * proxy[None, :], axis=1)
+        highs += np.max(w * high[None, :] - _NU[:, None] * proxy[None, :], axis=1)
     lows -= _NU * threshold
     highs += _NU * threshold
     return Interval(max(lower, float(lows.max())), min(upper, float(highs.min())))
+
+
+def _logical(used: list[tuple[Stratum, float]]) -> Interval:
+    bounds = [(w, s.logical()) for s, w in used]
+    return Interval(sum(w * b.lower for w, b in bounds), sum(w * b.upper for w, b in bounds))
 
 
 def draws_for(variance: float, size: int, half_width: float, z: float = 1.96) -> float:

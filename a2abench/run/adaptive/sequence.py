@@ -4,7 +4,7 @@ Task-trials are split into strata (category, else domain). Each stratum's task-t
 one seeded random order, fixed by `--seed`, so a stratum's draws are a uniformly random
 sample without replacement whatever the interleaving. The next stratum is chosen from what is
 already known (predictable): `proportional` keeps every prefix representative (each stratum
-within one task-trial of its share), `neyman` gives strata shares ∝ weight × estimated spread.
+within two task-trials of its share), `neyman` gives strata shares ∝ weight × estimated spread.
 Each stratum feeds its contiguous prefix of results, in its own order, to a betting capital
 (confseq.py); the headline's bounds combine them. A run stops starting task-trials once the
 half-width is ≤ `--target-ci` or a `--fail-under` gate is decided (`--adaptive-gate`).
