@@ -170,7 +170,7 @@ class Tracker:
         parts = [(self.weights[n], s) for n, s in self.strata.items() if self.weights[n] > 0]
         if any(s.n == 0 for _, s in parts):
             return None
-        return sum(w * s.total / s.n for w, s in parts)
+        return min(1.0, max(0.0, sum(w * s.total / s.n for w, s in parts)))  # float sums
 
     def decision(self) -> str | None:
         s = self.settings
