@@ -61,7 +61,7 @@ def test_logical_bounds_are_what_the_draws_prove() -> None:
     for x in (1.0, 1.0, 0.5):
         s.add(x)
     assert s.logical() == Interval(0.25, 0.95)
-    assert 0.25 <= s.interval().lower and s.interval().upper <= 0.95
+    assert s.interval().lower >= 0.25 and s.interval().upper <= 0.95
 
 
 def test_draws_reject_values_outside_the_population() -> None:

@@ -24,8 +24,15 @@ from tests.clihelp import run_cli
 from tests.conftest import shared_data
 from tests.crmarena import crm_agent, upstream_shaped
 from tests.fakes.llm_server import FakeLLMServer, completion
-from tests.green.helpers import STATE, agentbeats, green_server, metrics_of, result_of, \
-    sdk_client, send
+from tests.green.helpers import (
+    STATE,
+    agentbeats,
+    green_server,
+    metrics_of,
+    result_of,
+    sdk_client,
+    send,
+)
 from tests.servers import serve
 from tests.tau2 import gold_agent
 

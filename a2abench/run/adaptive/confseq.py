@@ -1,12 +1,13 @@
 """Betting confidence sequences for a bounded mean sampled without replacement.
 
 The method is Waudby-Smith & Ramdas' betting confidence sequence ("Estimating means of
-bounded random variables by betting", JRSS-B 2023, §4-§6; "Confidence sequences for sampling
+bounded random variables by betting", JRSS-B 2023; "Confidence sequences for sampling
 without replacement", NeurIPS 2020): for each candidate population mean m, a gambler bets
 on every new draw against the mean of what is left, (N·m − sum so far) / (N − t), with a
-predictable bet (`Stratum.add` says which). Under the true m the capital is a non-negative martingale, so by
-Ville's inequality it exceeds 1/α with probability at most α *ever*: the candidates whose
-capital stays below 1/α form a confidence sequence, valid at every stopping time.
+predictable bet (`Stratum.add` says which). Under the true m the capital is a non-negative
+martingale, so by Ville's inequality it exceeds 1/α with probability at most α *ever*: the
+candidates whose capital stays below 1/α form a confidence sequence, valid at every stopping
+time.
 
 Strata (categories, domains) each keep their own capital; the product over strata is again
 a martingale when the stratum of the next draw is chosen from the past only (proportional or
@@ -49,8 +50,8 @@ class Interval:
 
 
 class Stratum:
-    """Hedged betting capital for the mean of one finite population of values in [0, 1],
-    drawn without replacement in uniformly random order."""
+    """Betting capital, over a grid of candidate means, for the mean of one finite population
+    of values in [0, 1] drawn without replacement in uniformly random order."""
 
     def __init__(self, size: int, alpha: float, grid: int = GRID) -> None:
         if size < 1:
@@ -72,7 +73,8 @@ class Stratum:
         left under m, using only the draws before it (predictable bets):
 
         * direction and size: aGRAPA, (mean − left)/(variance + (mean − left)²) with the
-          running mean and variance (the paper's §B.3 growth-rate-adaptive bet), so a
+          running mean and variance (the betting paper's approximate growth-rate adaptive
+          bet), so a
           candidate near the estimate bets almost nothing and keeps its capital near 1;
         * capped at the predictable plug-in sqrt(2·log(2/α) / (variance·s)), with s =
           max(horizon, t): `horizon`, the draws by which the caller expects to stop
