@@ -202,10 +202,11 @@ class RunConfig(BaseModel):
     @model_validator(mode="after")
     def _adaptive(self) -> RunConfig:
         if self.adaptive_gate and self.fail_under is None:
-            raise ValueError("--adaptive-gate needs --fail-under (the gate to decide)")
-        adaptive = self.target_ci is not None or self.adaptive_gate or \
-            self.allocate == "neyman"
-        if adaptive and self.shard is not None:
+            raise ValueError("--adaptive-gate needs --fail-under: add --fail-under T, the score "
+                             "the run should decide against")
+        from a2abench.run.adaptive import is_adaptive
+
+        if is_adaptive(self) and self.shard is not None:
             raise ValueError("--shard cannot be combined with --target-ci, --adaptive-gate or "
                              "--allocate neyman: an adaptive run stops on what all of its "
                              "task-trials show, which no single shard sees; run it unsharded")

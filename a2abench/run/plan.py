@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from a2abench.errors import ConfigError, ResumeMismatch
+from a2abench.run.adaptive import is_adaptive
 from a2abench.run.config import RunConfig, Shard, trial_seed
 from a2abench.run.driver import TaskSpec
 from a2abench.run.writer import ReadStats, iter_records
@@ -92,7 +93,7 @@ def compat_key(config: RunConfig, driver_compat: dict[str, Any],
            "white_agent_url": config.white_agent_url, "task_ids": config.task_ids,
            "max_tasks": config.max_tasks, "num_trials": config.num_trials, "seed": config.seed,
            "shard": str(config.shard) if config.shard else None}
-    if config.target_ci is not None or config.adaptive_gate or config.allocate == "neyman":
+    if is_adaptive(config):
         key["adaptive"] = {"target_ci": config.target_ci, "adaptive_gate": config.adaptive_gate,
                            "fail_under": config.fail_under if config.adaptive_gate else None,
                            "allocate": config.allocate}

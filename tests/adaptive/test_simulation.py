@@ -21,7 +21,7 @@ def test_scenario_has_the_mean_and_the_constant_tasks_asked_for() -> None:
 
 
 def test_coverage_at_every_time_small_suite() -> None:
-    sc = scenario(40, 0.6, num_trials=2, constant=0.3)
+    sc = scenario(30, 0.6, num_trials=2, constant=0.3)
     outs = [simulate(sc, Settings(target_ci=0.1), seed, to_end=True) for seed in range(60)]
     assert sum(o.covered for o in outs) / len(outs) >= 0.95
 
