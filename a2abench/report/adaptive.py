@@ -12,7 +12,7 @@ from typing import Any
 
 from a2abench.run.status import SCORED_STATUSES
 
-Tag = tuple[str, int]
+Tag = tuple[str, int, int]  # stratum, rank, pick
 
 
 def rebuild(runs: list[dict[str, Any]], run_ends: Iterable[dict[str, Any]],
@@ -28,9 +28,13 @@ def rebuild(runs: list[dict[str, Any]], run_ends: Iterable[dict[str, Any]],
 
     try:
         tracker = Tracker.from_header(header)
-        for (stratum, rank), status, reward in results:
+        voids = {int(p) for r in runs if isinstance(r.get("adaptive"), dict)
+                 for p in r["adaptive"].get("void_picks") or []}
+        for pick in sorted(voids):
+            tracker.void(pick)
+        for (stratum, rank, pick), status, reward in sorted(results, key=lambda x: x[0][2]):
             tracker.record(stratum, rank, float(reward or 0.0)
-                           if status in SCORED_STATUSES else None)
+                           if status in SCORED_STATUSES else None, pick)
     except (KeyError, TypeError, ValueError) as exc:
         return {"header": header, "summary": None, "error": f"unreadable adaptive plan: {exc}"}
     summary = tracker.summary()

@@ -190,7 +190,7 @@ class _Accumulator:
         self.run_ends: dict[str, dict[str, Any]] = {}
         self.tasks: dict[tuple[Any, ...], TaskLine] = {}
         self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
-        self.tags: dict[tuple[Any, ...], tuple[str, int]] = {}  # adaptive stratum and rank
+        self.tags: dict[tuple[Any, ...], tuple[str, int, int]] = {}  # adaptive: stratum, rank, pick
         self.duplicates = 0
         self.req_latency = LogHistogram()
         self.requests = 0
@@ -214,8 +214,9 @@ class _Accumulator:
                 return  # keep the scored result over a later infrastructure failure
         self.tasks[key] = line
         tag = rec.get("adaptive")
-        if isinstance(tag, dict) and isinstance(tag.get("rank"), int):
-            self.tags[key] = (str(tag.get("stratum")), tag["rank"])
+        if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
+                and isinstance(tag.get("pick"), int):
+            self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"])
         self.task_extra[key] = (safe_count(rec.get("input_tokens")),
                                 safe_count(rec.get("output_tokens")),
                                 safe_count(rec.get("llm_prompt_tokens")),

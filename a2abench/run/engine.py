@@ -424,7 +424,7 @@ def adaptive_plan(config: RunConfig, tasks: list[Any], driver: Driver, output: P
     from a2abench.run.adaptive.sequence import start
     from a2abench.run.writer import iter_records
 
-    records = iter_records([output], types=frozenset({"task"})) if previous else None
+    records = iter_records([output], types=frozenset({"run", "task"})) if previous else None
     return start(config, tasks, driver.scoring.model_dump(), records)
 
 

@@ -130,19 +130,58 @@ def test_replay_rebuilds_the_same_state_and_reruns_what_was_in_flight() -> None:
     for rec in finished:
         live.observe(rec)
     records = [{"task_id": r.task_id, "trial": r.trial, "status": r.status,
-                "reward": r.reward} for r in finished]
+                "reward": r.reward, "adaptive": r.adaptive} for r in finished]
     resumed = Sequence(suite, 2, 11, {}, Settings(target_ci=0.2))
     resumed.replay(records, retry_errors=False)
     assert resumed.tracker.summary() == live.tracker.summary()
+    assert resumed.tracker.fed == 4  # fed in pick order: waiting for the pick in flight
     assert [resumed.next_item(), resumed.next_item()] == [started[4], started[9]]
     assert resumed.next_item() == live.next_item()  # then the plan goes on as it would have
+    for n in (4, 9):  # the two results arrive: everything recorded is fed
+        resumed.observe(result(started[n], 1.0))
+    assert resumed.tracker.fed == 30
+
+
+def _crash(in_flight: set[int]) -> tuple[list[Any], Sequence]:
+    """8 picks alternating a, b; those in `in_flight` never recorded (a crash: no run_end)."""
+    suite = tasks({"a": 6, "b": 6})
+    live = Sequence(suite, 1, 4, {}, Settings())
+    started = [live.next_item() for _ in range(8)]
+    assert [stratum_of(i.task) for i in started] == ["a", "b"] * 4
+    finished = [result(i, 1.0) for n, i in enumerate(started) if n not in in_flight]
+    for rec in finished:
+        live.observe(rec)
+    records = [{"task_id": r.task_id, "trial": r.trial, "status": r.status,
+                "reward": r.reward, "adaptive": r.adaptive} for r in finished]
+    resumed = Sequence(suite, 1, 4, {}, Settings())
+    resumed.replay(records, retry_errors=False)
+    return started, resumed
+
+
+def test_picks_in_flight_at_a_crash_go_back_to_their_places() -> None:
+    started, resumed = _crash({2, 5})
+    assert resumed.tracker.fed == 2 and resumed.tracker.voids == []
+    assert [resumed.next_item(), resumed.next_item()] == [started[2], started[5]]
+    for n in (2, 5):
+        resumed.observe(result(started[n], 0.0))
+    assert resumed.tracker.fed == 8
+
+
+def test_picks_whose_task_trial_is_unknown_are_left_void() -> None:
+    started, resumed = _crash({2, 4, 6})  # a's ranks 1-3: nothing later in a pins them
+    assert resumed.tracker.voids == [2, 4, 6] and resumed.tracker.fed == 5
+    again = resumed.next_item()
+    assert again == started[2]  # a's next in its order, picked afresh
+    resumed.observe(result(again, 1.0))
+    assert resumed.tracker.fed == 6
 
 
 def test_replay_retries_infrastructure_failures_only_when_asked() -> None:
     suite = tasks({"a": 5})
     seq = Sequence(suite, 1, 2, {}, Settings())
     item = seq.next_item()
-    rec = {"task_id": item.task.task_id, "trial": 0, "status": "infrastructure_error"}
+    rec = {"task_id": item.task.task_id, "trial": 0, "status": "infrastructure_error",
+           "adaptive": {"stratum": "a", "rank": 0, "pick": 0}}
     kept = Sequence(suite, 1, 2, {}, Settings())
     kept.replay([rec], retry_errors=False)
     assert kept.next_item() != item and kept.tracker.summary()["stalled"] == ["a"]
@@ -154,8 +193,8 @@ def test_replay_retries_infrastructure_failures_only_when_asked() -> None:
 def test_report_rebuild_matches_the_live_tracker() -> None:
     seq = Sequence(tasks({"a": 30, "b": 10}), 2, 5, {}, Settings(target_ci=0.15))
     done = drain(seq, lambda i: float(i.trial == 1 or i.task.category == "b"))
-    results = [((r.adaptive["stratum"], r.adaptive["rank"]), r.status, r.reward)
-               for r in done]
+    results = [((r.adaptive["stratum"], r.adaptive["rank"], r.adaptive["pick"]), r.status,
+                r.reward) for r in done]
     header = seq.tracker.header()
     end = {"adaptive": seq.tracker.summary()}
     out = rebuild([{"adaptive": header}], [end], results)

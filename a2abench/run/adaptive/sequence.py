@@ -75,19 +75,29 @@ def headline_weights(sizes: dict[str, int], scoring: dict[str, Any]) -> dict[str
 
 
 class Tracker:
-    """The statistics of one adaptive run: results by stratum and rank, the confidence
-    sequence over their contiguous prefixes, the stop rule. Shared by the engine (live) and
-    `report` (rebuilt from the records)."""
+    """The statistics of one adaptive run: results fed in the order they were *picked*, the
+    confidence sequence, the stop rule. Shared by the engine (live) and `report` (rebuilt
+    from the records).
+
+    Results arrive out of order (concurrency); they are fed in pick order, waiting for the
+    earliest one still running, so the bounds are always those of a prefix of the picks: the
+    path along which the product of the strata's capitals is a martingale (the stratum of
+    each pick was chosen before its result was known). An unscored result (infrastructure or
+    harness error) stalls its stratum: its later results are not fed, the others go on.
+    """
 
     def __init__(self, sizes: dict[str, int], weights: dict[str, float],
                  settings: Settings) -> None:
         self.sizes, self.weights, self.settings = dict(sizes), dict(weights), settings
         self.alpha = 1 - settings.confidence
         self.strata = {name: Stratum(size, self.alpha) for name, size in sizes.items()}
-        self.values: dict[str, dict[int, float | None]] = {name: {} for name in sizes}
+        self.pending: dict[int, tuple[str, int, float | None] | None] = {}  # None: void
+        self.next_pick = 0  # the first pick not fed yet
+        self.stalled: set[str] = set()
         self.interval = Interval(0.0, 1.0)
         self.stop_reason: str | None = None
         self.decided_at: int | None = None
+        self.voids: list[int] = []  # picks a resumed session left empty (in its run record)
 
     @classmethod
     def from_header(cls, header: dict[str, Any]) -> Tracker:
@@ -98,7 +108,8 @@ class Tracker:
     def header(self) -> dict[str, Any]:
         return {"mode": self.settings.mode, "confidence": self.settings.confidence,
                 "method": METHOD, "settings": asdict(self.settings), "strata": self.sizes,
-                "weights": self.weights, "units": sum(self.sizes.values())}
+                "weights": self.weights, "units": sum(self.sizes.values()),
+                "void_picks": self.voids}
 
     @property
     def fed(self) -> int:
@@ -108,24 +119,40 @@ class Tracker:
     def units(self) -> int:
         return sum(self.sizes.values())
 
-    def record(self, stratum: str, rank: int, value: float | None) -> None:
-        """One result (None: not scored). A scored result is never replaced by an unscored
-        one (the report's rule)."""
-        if stratum not in self.values or not 0 <= rank < self.sizes[stratum]:
+    def record(self, stratum: str, rank: int, value: float | None, pick: int) -> None:
+        """The result (None: not scored) of the `pick`-th pick, rank `rank` of `stratum`."""
+        if stratum not in self.strata or not 0 <= rank < self.sizes[stratum]:
             raise ValueError(f"rank {rank} of stratum {stratum!r} is not in this plan")
-        values = self.values[stratum]
-        if value is None and values.get(rank) is not None:
-            return
-        values[rank] = value
-        self._feed(stratum)
+        if pick < self.next_pick or pick in self.pending:
+            raise ValueError(f"pick {pick} was recorded twice")
+        self.pending[pick] = (stratum, rank, value)
+        self._advance()
 
-    def _feed(self, name: str) -> None:
-        stratum, values = self.strata[name], self.values[name]
-        while stratum.n < stratum.size:
-            value = values.get(stratum.n)
-            if value is None:  # not run yet, or unscored: the prefix waits here
-                break
-            stratum.add(value, horizon=self._horizon(name))
+    def void(self, pick: int) -> None:
+        """A pick a resumed run leaves empty: an earlier session started a task-trial there
+        whose identity it never recorded; its task-trial is simply picked again later."""
+        if pick < self.next_pick or pick in self.pending:
+            raise ValueError(f"pick {pick} was recorded twice")
+        self.pending[pick] = None
+        self._advance()
+
+    def _advance(self) -> None:
+        while self.next_pick in self.pending:
+            entry = self.pending.pop(self.next_pick)
+            self.next_pick += 1
+            if entry is None:
+                continue
+            name, rank, value = entry
+            if name in self.stalled:
+                continue
+            if value is None:  # unscored: this stratum's prefix ends here
+                self.stalled.add(name)
+                continue
+            stratum_ = self.strata[name]
+            if rank != stratum_.n:
+                raise ValueError(f"stratum {name!r}: pick {self.next_pick - 1} has rank "
+                                 f"{rank}, expected {stratum_.n}")
+            stratum_.add(value, horizon=self._horizon(name))
         self._check()
 
     def _horizon(self, name: str) -> float | None:
@@ -188,8 +215,7 @@ class Tracker:
                 "n": self.fed, "N": self.units, "lower": round(iv.lower, 6),
                 "upper": round(iv.upper, 6), "half_width": round(iv.half_width, 6),
                 "estimate": self.estimate(), "decision": self.decision(),
-                "stalled": sorted(n for n, v in self.values.items()
-                                  if any(x is None for x in v.values()))}
+                "stalled": sorted(self.stalled)}
 
 
 def _stratum_seed(seed: int, name: str) -> int:
@@ -216,6 +242,8 @@ class Sequence:
         sizes = {name: len(items) for name, items in self.units.items()}
         self.tracker = Tracker(sizes, headline_weights(sizes, scoring), settings)
         self.picked = dict.fromkeys(self.units, 0)
+        self.pick_of: dict[tuple[str, int], int] = {}
+        self.picks = 0
         self.gaps: list[Item] = []
         self.obey_stop = True  # simulations switch it off to follow the sequence to the end
 
@@ -242,7 +270,10 @@ class Sequence:
             return None
         rank = self.picked[name]
         self.picked[name] = rank + 1
-        return self.units[name][rank]
+        item = self.units[name][rank]
+        self.pick_of[item.key] = self.picks
+        self.picks += 1
+        return item
 
     def _choose(self) -> str | None:
         open_ = [n for n, items in self.units.items() if self.picked[n] < len(items)]
@@ -261,30 +292,103 @@ class Sequence:
         return weight * max(math.sqrt(t.strata[name].variance()), MIN_SPREAD)
 
     def observe(self, record: Any) -> None:
-        """Tag a finished task record with its stratum and rank, and count it."""
-        name, rank = self.where[(record.task_id, record.trial)]
-        record.adaptive = {"stratum": name, "rank": rank}
+        """Tag a finished task record with its stratum, rank and pick, and count it."""
+        key = (record.task_id, record.trial)
+        name, rank = self.where[key]
+        pick = self.pick_of[key]
+        record.adaptive = {"stratum": name, "rank": rank, "pick": pick}
         scored = record.status in SCORED_STATUSES
-        self.tracker.record(name, rank, (record.reward or 0.0) if scored else None)
+        self.tracker.record(name, rank, (record.reward or 0.0) if scored else None, pick)
 
     def replay(self, records: Iterable[dict[str, Any]], retry_errors: bool) -> None:
-        """Rebuild the state from an earlier session's task records (`--resume`). Task-trials
-        it started but did not record (it was interrupted) run first, as do infrastructure
-        failures with --retry-errors: a stratum's order never changes."""
+        """Rebuild the state from an earlier session's task records (`--resume`). The picks
+        it started but did not record (in flight when it stopped), and infrastructure
+        failures with --retry-errors, run first, in their places in the pick order."""
+        done: dict[int, tuple[str, int, float | None]] = {}
+        voids: set[int] = set()
         for rec in records:
+            tag = rec.get("adaptive")
+            if rec.get("type") == "run":  # picks an earlier resume left void stay void
+                voids |= {p for p in (tag or {}).get("void_picks") or [] if isinstance(p, int)}
+                continue
             where = self.where.get((str(rec.get("task_id")), rec.get("trial")))  # type: ignore[arg-type]
-            if where is None:
+            if where is None or not isinstance(tag, dict) or not isinstance(tag.get("pick"), int):
                 continue
             name, rank = where
+            pick = tag["pick"]
+            self.pick_of[(self.units[name][rank].key)] = pick
             self.picked[name] = max(self.picked[name], rank + 1)
+            self.picks = max(self.picks, pick + 1)
             status = rec.get("status")
             if status in SCORED_STATUSES:
-                self.tracker.record(name, rank, float(rec.get("reward") or 0.0))
-            elif status != "infrastructure_error" or not retry_errors:
-                self.tracker.record(name, rank, None)  # stays unscored: the stratum stalls
-        self.gaps = [self.units[name][rank] for name in self.units
-                     for rank in range(self.picked[name])
-                     if rank not in self.tracker.values[name]]
+                done[pick] = (name, rank, float(rec.get("reward") or 0.0))
+            elif (status != "infrastructure_error" or not retry_errors) and pick not in done:
+                done[pick] = (name, rank, None)
+        self.picks = max([self.picks, *(p + 1 for p in voids)])
+        for pick in sorted(done.keys() | voids):
+            if pick in done:
+                self.tracker.record(*done[pick], pick=pick)
+            else:
+                self.tracker.void(pick)
+                self.tracker.voids.append(pick)
+        self._place_gaps(done, voids)
+
+    def _place_gaps(self, done: dict[int, tuple[str, int, float | None]],
+                    voids: set[int]) -> None:
+        """Give every pick below the last recorded one a task-trial, or leave it void.
+
+        Known places: infrastructure failures re-run with --retry-errors. Unknown: picks an
+        earlier session had in flight when it stopped (never recorded, never seen). Any
+        placement that keeps each stratum's order is a valid path, since none of their
+        results was seen: earliest deadline first; a pick left over is void (its
+        task-trial, the next of some stratum, is picked again later)."""
+        at = {(n, r): pick for pick, (n, r, _) in done.items()}
+        known: dict[int, tuple[str, int]] = {}
+        waiting: list[tuple[str, int]] = []
+        for name, items in self.units.items():
+            for rank in range(self.picked[name]):
+                if (name, rank) in at:
+                    continue
+                pick = self.pick_of.get(items[rank].key)
+                if pick is not None:
+                    known[pick] = (name, rank)
+                else:
+                    waiting.append((name, rank))
+        free = [i for i in range(self.picks) if i not in done and i not in known
+                and i not in voids]
+        placed = dict(known)
+        for index in free:
+            unit = self._earliest(waiting, at, index)
+            if unit is None:
+                self.tracker.void(index)
+                self.tracker.voids.append(index)
+            else:
+                waiting.remove(unit)
+                placed[index] = unit
+        if waiting:
+            raise ValueError(f"no place for {len(waiting)} unrecorded pick(s)")
+        for index in sorted(placed):
+            item = self.units[placed[index][0]][placed[index][1]]
+            self.pick_of[item.key] = index
+            self.gaps.append(item)
+
+    @staticmethod
+    def _earliest(waiting: list[tuple[str, int]], at: dict[tuple[str, int], int],
+                  index: int) -> tuple[str, int] | None:
+        """The waiting pick that may sit at `index` (after its stratum's earlier ranks) and
+        must come soonest (before its stratum's next recorded rank)."""
+        def window(unit: tuple[str, int]) -> tuple[int, int]:
+            name, rank = unit
+            before = [p for (n, r), p in at.items() if n == name and r < rank]
+            after = [p for (n, r), p in at.items() if n == name and r > rank]
+            return max(before, default=-1), min(after, default=1 << 62)
+
+        first: dict[str, int] = {}  # only a stratum's lowest waiting rank may go next
+        for name, rank in waiting:
+            first[name] = min(rank, first.get(name, rank))
+        ready = [(window(u)[1], u) for u in waiting if first[u[0]] == u[1]
+                 and window(u)[0] < index < window(u)[1]]
+        return min(ready)[1] if ready else None
 
 
 def start(config: Any, tasks: list[TaskSpec], scoring: dict[str, Any],
@@ -292,5 +396,12 @@ def start(config: Any, tasks: list[TaskSpec], scoring: dict[str, Any],
     """The adaptive plan of a run, continued from an earlier session's task records."""
     sequence = Sequence(tasks, config.num_trials, config.seed, scoring, Settings.of(config))
     if previous is not None:
-        sequence.replay(previous, config.retry_errors)
+        try:
+            sequence.replay(previous, config.retry_errors)
+        except ValueError as exc:
+            from a2abench.errors import ResumeMismatch
+
+            raise ResumeMismatch(f"cannot resume: the adaptive records disagree with the plan "
+                                 f"({exc})", hint="The file was edited or written by another "
+                                 "version; choose a new --output.") from None
     return sequence
