@@ -1,6 +1,6 @@
 """Adaptive assessment, simulated: coverage, task-trials saved, gate decisions (issue 26).
 
-    python perf/adaptive_sim.py [--runs 1000] [--only NAME]
+    python perf/adaptive_sim.py [--runs 1000] [--only NAME,...]
 
 Synthetic agents with known per-task success probabilities (a fifth of the tasks always pass
 or always fail, the rest Beta(2, 2)-spread; skewed categories where named) run through the
@@ -86,14 +86,14 @@ def measure(s: Setting, runs: int, tick: Callable[[str], None]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--only", default=None, help="one setting by name")
+    parser.add_argument("--only", default=None, help="settings by name, comma-separated")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}", flush=True)
     print("| setting | runs | coverage at every time | median task-trials (full run = "
           "baseline) | gate right | time |")
     print("|---|---:|---:|---:|---:|---:|")
     for s in settings():
-        if args.only and s.name != args.only:
+        if args.only and s.name not in args.only.split(","):
             continue
         print(measure(s, args.runs, lambda text: print(f"  … {text}", flush=True)),
               flush=True)

@@ -64,3 +64,32 @@ def test_adaptive_gate_decides_early(tmp_path: Path, threshold: float, code: int
     assert end["adaptive"]["stop_reason"] == f"gate_{decision}"
     assert end["adaptive"]["n"] < 240
     assert f"Gate --fail-under {threshold:g}: {decision}" in r.out
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_continues_the_sequence(tmp_path: Path) -> None:
+    from tests.engine.test_durability import spawn, wait_for_tasks
+
+    out = tmp_path / "m.jsonl"
+    flags = ("--option", "tasks=60", "--option", "turns=1", "--num-trials", "4",
+             "--target-ci", "0.2", "--concurrency", "3")
+    with agent(wrong_for=WRONG, delay=0.05) as (_, base):
+        proc = spawn(base, out, *flags)
+        wait_for_tasks(out, 8, proc)
+        proc.kill()  # SIGKILL: no run_end, task-trials in flight never recorded
+        proc.communicate()
+        resumed = spawn(base, out, *flags, "--resume")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+    recs = records(out)
+    tasks = [x for x in recs if x["type"] == "task"]
+    picks = sorted(t["adaptive"]["pick"] for t in tasks)
+    assert len(set(picks)) == len(picks)  # every pick recorded once
+    voids = {p for r in recs if r["type"] == "run" for p in r["adaptive"]["void_picks"]}
+    assert set(range(max(picks) + 1)) == set(picks) | voids  # no hole left in the path
+    end = recs[-1]["adaptive"]
+    assert recs[-1]["type"] == "run_end" and end["stop_reason"] == "target_ci"
+    rep = build_report([out])
+    summary = rep.adaptive["summary"]  # type: ignore[index]
+    assert (summary["n"], summary["lower"], summary["upper"]) == (
+        end["n"], end["lower"], end["upper"])  # the report rebuilds what the engine saw
