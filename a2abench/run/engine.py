@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -53,6 +53,9 @@ from a2abench.run.records import (
 )
 from a2abench.run.status import failed_reward
 from a2abench.run.writer import RecordWriter
+
+if TYPE_CHECKING:  # numpy comes with it: imported only when a run is adaptive
+    from a2abench.run.adaptive.sequence import Sequence
 
 
 def _redacting(sink: EventSink, redactor: Redactor) -> EventSink:
@@ -145,7 +148,7 @@ class Engine:
         self._abort: str | None = None
         self._first_infra: str | None = None
         self.writer: RecordWriter | None = None
-        self.policy: Any = None  # an adaptive run's Sequence (run/adaptive): order and stop
+        self.policy: Sequence | None = None  # an adaptive run's plan: order and stop rule
 
     async def run(self) -> RunSummary:
         """Plan, run and record the whole run; returns the summary the CLI renders.
@@ -389,6 +392,7 @@ class Engine:
 
     def _observe(self, record: TaskRecord) -> None:
         """Count a result in the adaptive sequence; say so once it stops the run."""
+        assert self.policy is not None
         tracker = self.policy.tracker
         before = tracker.stop_reason
         self.policy.observe(record)
@@ -419,7 +423,7 @@ class Engine:
 
 
 def adaptive_plan(config: RunConfig, tasks: list[Any], driver: Driver, output: Path,
-                  previous: plan.Previous | None) -> Any:
+                  previous: plan.Previous | None) -> Sequence:
     """The adaptive Sequence of this run, continued from `output` when resuming."""
     from a2abench.run.adaptive.sequence import start
     from a2abench.run.writer import iter_records
