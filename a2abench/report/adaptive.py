@@ -12,7 +12,7 @@ from typing import Any
 
 from a2abench.run.status import SCORED_STATUSES
 
-Tag = tuple[str, int, int]  # stratum, rank, pick
+Tag = tuple[Any, ...]  # stratum, rank, pick, and a weighted draw's scale and top (or None)
 
 
 def rebuild(runs: list[dict[str, Any]], run_ends: Iterable[dict[str, Any]],
@@ -32,9 +32,12 @@ def rebuild(runs: list[dict[str, Any]], run_ends: Iterable[dict[str, Any]],
                  for p in r["adaptive"].get("void_picks") or []}
         for pick in sorted(voids):
             tracker.void(pick)
-        for (stratum, rank, pick), status, reward in sorted(results, key=lambda x: x[0][2]):
+        for tag, status, reward in sorted(results, key=lambda x: x[0][2]):
+            stratum, rank, pick, *draw = tag
+            weighted = rank == -1 and None not in draw
             tracker.record(stratum, rank, float(reward or 0.0)
-                           if status in SCORED_STATUSES else None, pick)
+                           if status in SCORED_STATUSES else None, pick,
+                           (float(draw[0]), float(draw[1])) if weighted else None)
     except (KeyError, TypeError, ValueError) as exc:
         return {"header": header, "summary": None, "error": f"unreadable adaptive plan: {exc}"}
     summary = tracker.summary()

@@ -190,7 +190,7 @@ class _Accumulator:
         self.run_ends: dict[str, dict[str, Any]] = {}
         self.tasks: dict[tuple[Any, ...], TaskLine] = {}
         self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
-        self.tags: dict[tuple[Any, ...], tuple[str, int, int]] = {}  # adaptive: stratum, rank, pick
+        self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
         self.requests = 0
@@ -216,7 +216,8 @@ class _Accumulator:
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
-            self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"])
+            self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
+                              safe_number(tag.get("scale")), safe_number(tag.get("top")))
         self.task_extra[key] = (safe_count(rec.get("input_tokens")),
                                 safe_count(rec.get("output_tokens")),
                                 safe_count(rec.get("llm_prompt_tokens")),

@@ -127,3 +127,27 @@ def test_coverage_at_every_time_one_stratum() -> None:
 @pytest.mark.slow
 def test_coverage_at_every_time_three_strata() -> None:
     assert _coverage(3, 150, 30) >= 0.95
+
+
+def test_weighted_draws_keep_the_martingale() -> None:
+    """Draws with probability ∝ fixed weights (not uniform) enter as x/(q·R): the capital of
+    the true mean still averages 1 after every draw, over every order and its probability."""
+    population = [0.0, 1.0, 0.5, 1.0]
+    weight = [2.0, 1.0, 1.0, 2.0]
+    index = round(sum(population) / len(population) * GRID)
+    totals = np.zeros(len(population))
+    for order in itertools.permutations(range(len(population))):
+        s, left, prob = Stratum(len(population), 0.05), list(range(len(population))), 1.0
+        capital = np.zeros(len(population))
+        for t, unit in enumerate(order):
+            mass = sum(weight[u] for u in left)
+            q = weight[unit] / mass
+            prob *= q
+            top = mass / (min(weight[u] for u in left) * len(left))
+            s.add(population[unit], scale=1 / (q * len(left)), top=top)
+            left.remove(unit)
+            # Each full order is counted once: its probability up to t times the capital,
+            # summed over the orders that share the prefix, is that prefix's expectation.
+            capital[t] = math.exp(s.log_capital()[index])
+        totals += prob * capital
+    assert totals == pytest.approx(np.ones(len(population)), abs=1e-8)

@@ -193,8 +193,8 @@ def test_replay_retries_infrastructure_failures_only_when_asked() -> None:
 def test_report_rebuild_matches_the_live_tracker() -> None:
     seq = Sequence(tasks({"a": 30, "b": 10}), 2, 5, {}, Settings(target_ci=0.15))
     done = drain(seq, lambda i: float(i.trial == 1 or i.task.category == "b"))
-    results = [((r.adaptive["stratum"], r.adaptive["rank"], r.adaptive["pick"]), r.status,
-                r.reward) for r in done]
+    results = [((r.adaptive["stratum"], r.adaptive["rank"], r.adaptive["pick"], None, None),
+                r.status, r.reward) for r in done]
     header = seq.tracker.header()
     end = {"adaptive": seq.tracker.summary()}
     out = rebuild([{"adaptive": header}], [end], results)
@@ -207,3 +207,40 @@ def test_cost_view_scales_spent_to_the_full_run() -> None:
     view = cost_view(25, 100, 1000, 0.5)
     assert view["full_estimate"] == {"task_trials": 100, "tokens": 4000, "cost_usd": 2.0}
     assert cost_view(10, 10, 7, None)["full_estimate"]["cost_usd"] is None
+
+
+def _mixed_value(item: Any) -> float:
+    """Tasks 0-9 pass every trial, 10-19 fail every trial, 20-29 pass odd trials."""
+    n = int(item.task.task_id.split("-")[1])
+    return 1.0 if n < 10 else 0.0 if n < 20 else float(item.trial % 2)
+
+
+def test_neyman_with_trials_prefers_tasks_with_mixed_outcomes() -> None:
+    seq = Sequence(tasks({"a": 30}), 4, 9, {}, Settings(allocate="neyman"))
+    assert seq.weighted
+    done = drain(seq, _mixed_value, limit=80)
+    mixed = sum(int(r.task_id.split("-")[1]) >= 20 for r in done[40:])
+    assert mixed > 40 * 0.4  # a third of the task-trials, drawn twice as often once seen mixed
+    assert all(r.adaptive["rank"] == -1 and r.adaptive["scale"] > 0 for r in done)
+    # the report rebuilds the same bounds from the tags
+    results = [((r.adaptive["stratum"], -1, r.adaptive["pick"], r.adaptive["scale"],
+                 r.adaptive["top"]), r.status, r.reward) for r in done]
+    out = rebuild([{"adaptive": seq.tracker.header()}], [], results)
+    assert out is not None and out["summary"]["lower"] == seq.tracker.summary()["lower"]
+
+
+def test_neyman_with_trials_resumes_with_void_picks() -> None:
+    suite = tasks({"a": 10, "b": 10})
+    live = Sequence(suite, 3, 2, {}, Settings(allocate="neyman", target_ci=0.3))
+    started = [live.next_item() for _ in range(12)]
+    finished = [result(i, float(n % 2)) for n, i in enumerate(started) if n != 5]
+    for rec in finished:
+        live.observe(rec)
+    records = [{"task_id": r.task_id, "trial": r.trial, "status": r.status,
+                "reward": r.reward, "adaptive": r.adaptive} for r in finished]
+    resumed = Sequence(suite, 3, 2, {}, Settings(allocate="neyman", target_ci=0.3))
+    resumed.replay(records, retry_errors=False)
+    assert resumed.tracker.voids == [5]  # its task-trial went back among those left
+    assert started[5] in resumed.left[stratum_of(started[5].task)]
+    assert live.tracker.fed == 5  # live: waiting for pick 5
+    assert resumed.tracker.fed == 11  # resumed: pick 5 void, the rest counted

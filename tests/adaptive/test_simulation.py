@@ -52,3 +52,12 @@ def test_gate_decides_correctly_when_the_score_is_off_by_005(threshold: float) -
     right = sum(o.decision == ("pass" if o.full_score >= threshold else "fail")
                 for o in outs)
     assert right / len(outs) >= 0.95
+
+
+@pytest.mark.slow
+def test_coverage_at_every_time_neyman_weighted_draws() -> None:
+    """--allocate neyman with trials: weighted draws towards mixed tasks keep coverage."""
+    sc = scenario(20, 0.6, strata=2, skew=0.2, num_trials=3, constant=0.3)
+    outs = [simulate(sc, Settings(target_ci=0.1, allocate="neyman"), seed, to_end=True)
+            for seed in range(40)]
+    assert sum(o.covered for o in outs) / len(outs) >= 0.95

@@ -61,6 +61,7 @@ class Stratum:
         self.log_capital_: Array = np.zeros(grid + 1)  # log capital of every grid mean
         self.n = 0
         self.total = 0.0
+        self._ysum = 0.0  # the draws as the bets see them (x·scale; = total when uniform)
         self._sq = PRIOR_VAR  # the plug-in's sum of squares (regularised running variance)
         self._log_bet = 2 * math.log(2 / alpha)
 
@@ -68,35 +69,41 @@ class Stratum:
         """The plug-in's variance of the draws so far (one pseudo-observation of 1/4)."""
         return self._sq / (self.n + 1)
 
-    def add(self, x: float, horizon: float | None = None) -> None:
+    def add(self, x: float, horizon: float | None = None, scale: float = 1.0,
+            top: float = 1.0) -> None:
         """One more draw. Every candidate mean m bets on it against the mean of what is
         left under m, using only the draws before it (predictable bets):
 
         * direction and size: aGRAPA, (mean − left)/(variance + (mean − left)²) with the
           running mean and variance (the betting paper's approximate growth-rate adaptive
-          bet), so a
-          candidate near the estimate bets almost nothing and keeps its capital near 1;
+          bet), so a candidate near the estimate bets almost nothing and keeps its capital
+          near 1;
         * capped at the predictable plug-in sqrt(2·log(2/α) / (variance·s)), with s =
           max(horizon, t): `horizon`, the draws by which the caller expects to stop
           (itself from past draws only), aims the bets at that time; without it the
           paper's t·log(1 + t), which spreads power over every t;
-        * truncated to (−c/(1 − left), c/left), c = 1/2, so capital never reaches 0.
+        * truncated to (−c/(top − left), c/left), c = 1/2, so capital never reaches 0.
+
+        A draw that was not uniform among the units left (chosen with probability q among
+        R of them) enters as x·scale with scale = 1/(q·R), whose expectation is still the
+        mean left (Horvitz-Thompson); `top` is the largest value x·scale could have taken.
         """
-        if not 0.0 <= x <= 1.0 or self.n >= self.size:
+        if not 0.0 <= x <= 1.0 or self.n >= self.size or scale <= 0 or top < 1.0:
             raise ValueError(f"draw {x!r} outside [0, 1] or beyond the population")
         t = self.n + 1
+        y = x * scale
         variance = self.variance()
         spread = max(horizon, t) if horizon else t * math.log1p(t)
         cap = math.sqrt(self._log_bet / (variance * spread))
         # The mean of the units still to draw if the population mean were m.
         left = (self.size * self.grid - self.total) / (self.size - self.n)
         left = np.clip(left, _EPS, 1 - _EPS)  # impossible m: any finite capital will do
-        gap = (PRIOR_MEAN + self.total) / t - left
+        gap = (PRIOR_MEAN + self._ysum) / t - left
         bet = np.clip(gap / (variance + gap * gap), -cap, cap)
-        bet = np.clip(bet, -TRUNCATION / (1 - left), TRUNCATION / left)
-        self.log_capital_ += np.log1p(bet * (x - left))
-        self.n, self.total = t, self.total + x
-        self._sq += (x - (PRIOR_MEAN + self.total) / (t + 1)) ** 2
+        bet = np.clip(bet, -TRUNCATION / (top - left), TRUNCATION / left)
+        self.log_capital_ += np.log1p(bet * (y - left))
+        self.n, self.total, self._ysum = t, self.total + x, self._ysum + y
+        self._sq += (y - (PRIOR_MEAN + self._ysum) / (t + 1)) ** 2
 
     def logical(self) -> Interval:
         """What the draws alone prove: the undrawn units are somewhere in [0, 1]."""

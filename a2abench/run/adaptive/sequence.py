@@ -27,7 +27,7 @@ from a2abench.run.adaptive.confseq import Interval, Stratum, draws_for, stratifi
 from a2abench.run.config import trial_seed
 from a2abench.run.driver import TaskSpec
 from a2abench.run.plan import Item
-from a2abench.run.status import SCORED_STATUSES
+from a2abench.run.status import SCORED_STATUSES, is_success
 
 GATE_FLOOR = 0.02  # bets aim at a margin of at least this around a gate
 MIN_SPREAD = 0.05  # Neyman shares: a stratum that looks constant still gets some draws
@@ -91,7 +91,9 @@ class Tracker:
         self.sizes, self.weights, self.settings = dict(sizes), dict(weights), settings
         self.alpha = 1 - settings.confidence
         self.strata = {name: Stratum(size, self.alpha) for name, size in sizes.items()}
-        self.pending: dict[int, tuple[str, int, float | None] | None] = {}  # None: void
+        # pick -> (stratum, rank, value, draw); None: a void pick
+        self.pending: dict[int, tuple[str, int, float | None, tuple[float, float] | None]
+                           | None] = {}
         self.next_pick = 0  # the first pick not fed yet
         self.stalled: set[str] = set()
         self.interval = Interval(0.0, 1.0)
@@ -119,13 +121,16 @@ class Tracker:
     def units(self) -> int:
         return sum(self.sizes.values())
 
-    def record(self, stratum: str, rank: int, value: float | None, pick: int) -> None:
-        """The result (None: not scored) of the `pick`-th pick, rank `rank` of `stratum`."""
-        if stratum not in self.strata or not 0 <= rank < self.sizes[stratum]:
+    def record(self, stratum: str, rank: int, value: float | None, pick: int,
+               draw: tuple[float, float] | None = None) -> None:
+        """The result (None: not scored) of the `pick`-th pick, rank `rank` of `stratum`.
+        `draw`: (scale, top) of a weighted draw (Stratum.add); then `rank` is -1."""
+        if stratum not in self.strata or not (0 <= rank < self.sizes[stratum]
+                                              or (rank == -1 and draw is not None)):
             raise ValueError(f"rank {rank} of stratum {stratum!r} is not in this plan")
         if pick < self.next_pick or pick in self.pending:
             raise ValueError(f"pick {pick} was recorded twice")
-        self.pending[pick] = (stratum, rank, value)
+        self.pending[pick] = (stratum, rank, value, draw)
         self._advance()
 
     def void(self, pick: int) -> None:
@@ -142,17 +147,18 @@ class Tracker:
             self.next_pick += 1
             if entry is None:
                 continue
-            name, rank, value = entry
+            name, rank, value, draw = entry
             if name in self.stalled:
                 continue
             if value is None:  # unscored: this stratum's prefix ends here
                 self.stalled.add(name)
                 continue
             stratum_ = self.strata[name]
-            if rank != stratum_.n:
+            if draw is None and rank != stratum_.n:
                 raise ValueError(f"stratum {name!r}: pick {self.next_pick - 1} has rank "
                                  f"{rank}, expected {stratum_.n}")
-            stratum_.add(value, horizon=self._horizon(name))
+            scale, top = draw or (1.0, 1.0)
+            stratum_.add(value, horizon=self._horizon(name), scale=scale, top=top)
         self._check()
 
     def _horizon(self, name: str) -> float | None:
@@ -246,6 +252,13 @@ class Sequence:
         self.picks = 0
         self.gaps: list[Item] = []
         self.obey_stop = True  # simulations switch it off to follow the sequence to the end
+        # pass^k under Neyman: within a stratum, tasks whose trials so far disagree are twice
+        # as likely to be drawn (weighted draws, Horvitz-Thompson in the bets).
+        self.weighted = settings.allocate == "neyman" and num_trials > 1
+        self.seed = seed
+        self.left = {name: list(items) for name, items in self.units.items()}
+        self.outcomes: dict[str, set[bool]] = {}  # task id -> the outcomes of its trials
+        self.draws: dict[tuple[str, int], tuple[float, float]] = {}  # key -> (scale, top)
 
     def __len__(self) -> int:
         return len(self.where)
@@ -270,10 +283,28 @@ class Sequence:
             return None
         rank = self.picked[name]
         self.picked[name] = rank + 1
-        item = self.units[name][rank]
+        item = self._draw(name) if self.weighted else self.units[name][rank]
+        self.left[name].remove(item)
         self.pick_of[item.key] = self.picks
         self.picks += 1
         return item
+
+    def _draw(self, name: str) -> Item:
+        """A weighted draw among the stratum's task-trials left: a task whose trials so far
+        both passed and failed weighs 2, any other 1 (a task that passed or failed every
+        trial so far informs pass^k least). Seeded by the pick's number."""
+        left = self.left[name]
+        weights = [2.0 if len(self.outcomes.get(i.task.task_id, ())) == 2 else 1.0
+                   for i in left]
+        total = sum(weights)
+        point = random.Random(_stratum_seed(self.seed, f"draw {self.picks}")).random() * total
+        index = 0
+        while index < len(left) - 1 and point >= weights[index]:
+            point -= weights[index]
+            index += 1
+        q = weights[index] / total
+        self.draws[left[index].key] = (1 / (q * len(left)), total / (min(weights) * len(left)))
+        return left[index]
 
     def _choose(self) -> str | None:
         open_ = [n for n, items in self.units.items() if self.picked[n] < len(items)]
@@ -297,13 +328,22 @@ class Sequence:
         name, rank = self.where[key]
         pick = self.pick_of[key]
         record.adaptive = {"stratum": name, "rank": rank, "pick": pick}
+        draw = self.draws.get(key)
+        if draw is not None:
+            record.adaptive |= {"rank": -1, "scale": draw[0], "top": draw[1]}
         scored = record.status in SCORED_STATUSES
-        self.tracker.record(name, rank, (record.reward or 0.0) if scored else None, pick)
+        if scored:
+            self.outcomes.setdefault(record.task_id, set()).add(is_success(record.reward))
+        self.tracker.record(name, record.adaptive["rank"],
+                            (record.reward or 0.0) if scored else None, pick, draw)
 
     def replay(self, records: Iterable[dict[str, Any]], retry_errors: bool) -> None:
         """Rebuild the state from an earlier session's task records (`--resume`). The picks
         it started but did not record (in flight when it stopped), and infrastructure
         failures with --retry-errors, run first, in their places in the pick order."""
+        if self.weighted:
+            self._replay_weighted(records, retry_errors)
+            return
         done: dict[int, tuple[str, int, float | None]] = {}
         voids: set[int] = set()
         for rec in records:
@@ -332,6 +372,42 @@ class Sequence:
                 self.tracker.void(pick)
                 self.tracker.voids.append(pick)
         self._place_gaps(done, voids)
+        for item in [*self.gaps, *(self.units[n][r] for n, r, _ in done.values())]:
+            self.left[self.where[item.key][0]].remove(item)
+
+    def _replay_weighted(self, records: Iterable[dict[str, Any]], retry_errors: bool) -> None:
+        """Weighted draws have no fixed order to put picks back into: every pick without a
+        kept result is void and its task-trial goes back among those left (never seen)."""
+        done: dict[int, tuple[str, float | None, tuple[float, float], Item]] = {}
+        for rec in records:
+            tag = rec.get("adaptive")
+            key = (str(rec.get("task_id")), rec.get("trial"))
+            if not isinstance(tag, dict) or key not in self.where:
+                continue
+            pick = tag.get("pick")
+            if rec.get("type") == "run" or not isinstance(pick, int):
+                continue
+            self.picks = max(self.picks, pick + 1)
+            status = rec.get("status")
+            name, rank = self.where[key]
+            draw = (float(tag.get("scale", 1.0)), float(tag.get("top", 1.0)))
+            item = self.units[name][rank]
+            if status in SCORED_STATUSES:
+                reward = float(rec.get("reward") or 0.0)
+                done[pick] = (name, reward, draw, item)
+                self.outcomes.setdefault(item.task.task_id, set()).add(is_success(reward))
+            elif (status != "infrastructure_error" or not retry_errors) and pick not in done:
+                done[pick] = (name, None, draw, item)
+        for pick in range(self.picks):
+            if pick in done:
+                name, value, draw, item = done[pick]
+                self.tracker.record(name, -1, value, pick, draw)
+                self.left[name].remove(item)
+                self.picked[name] += 1
+                self.pick_of[item.key] = pick
+            else:
+                self.tracker.void(pick)
+                self.tracker.voids.append(pick)
 
     def _place_gaps(self, done: dict[int, tuple[str, int, float | None]],
                     voids: set[int]) -> None:
