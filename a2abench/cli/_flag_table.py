@@ -170,7 +170,8 @@ RUN = (
       flag='--allocate',
       kind='str',
       help=('Adaptive order over strata (categories, else domains): proportional (every '
-            'prefix representative) | neyman (stratum size x estimated spread).'),
+            'prefix representative) | neyman (stratum size x estimated spread; with several '
+            'trials, tasks with mixed outcomes drawn twice as often).'),
       default='proportional'),
 )
 

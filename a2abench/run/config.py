@@ -197,7 +197,8 @@ class RunConfig(BaseModel):
     allocate: Literal["proportional", "neyman"] = option(
         "proportional", "Adaptive order over strata (categories, else domains): "
                         "proportional (every prefix representative) | neyman (stratum size "
-                        "x estimated spread).", request=True)
+                        "x estimated spread; with several trials, tasks with mixed outcomes "
+                        "drawn twice as often).", request=True)
 
     @model_validator(mode="after")
     def _adaptive(self) -> RunConfig:
