@@ -244,3 +244,13 @@ def test_neyman_with_trials_resumes_with_void_picks() -> None:
     assert started[5] in resumed.left[stratum_of(started[5].task)]
     assert live.tracker.fed == 5  # live: waiting for pick 5
     assert resumed.tracker.fed == 11  # resumed: pick 5 void, the rest counted
+
+
+def test_a_plan_too_large_to_hold_is_refused() -> None:
+    from a2abench.errors import ConfigError
+    from a2abench.run.adaptive.sequence import MAX_UNITS, start
+
+    config = SimpleNamespace(num_trials=MAX_UNITS, seed=1, target_ci=0.1, fail_under=None,
+                             adaptive_gate=False, allocate="proportional", retry_errors=False)
+    with pytest.raises(ConfigError, match="at most 100,000 task-trials"):
+        start(config, tasks({"a": 2}), {}, None)

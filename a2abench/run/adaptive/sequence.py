@@ -30,7 +30,8 @@ from a2abench.run.plan import Item
 from a2abench.run.status import SCORED_STATUSES, is_success
 
 GATE_FLOOR = 0.02  # bets aim at a margin of at least this around a gate
-MIN_SPREAD = 0.05  # Neyman shares: a stratum that looks constant still gets some draws
+MIN_SPREAD = 0.05
+MAX_UNITS = 100_000  # the plan lists every task-trial (the full-run Plan streams them)  # Neyman shares: a stratum that looks constant still gets some draws
 METHOD = ("betting confidence sequence for sampling without replacement (Waudby-Smith & "
           "Ramdas; aGRAPA bets capped by a predictable plug-in), product over strata")
 
@@ -256,7 +257,8 @@ class Sequence:
         # as likely to be drawn (weighted draws, Horvitz-Thompson in the bets).
         self.weighted = settings.allocate == "neyman" and num_trials > 1
         self.seed = seed
-        self.left = {name: list(items) for name, items in self.units.items()}
+        self.left = {name: list(items) for name, items in self.units.items()} \
+            if self.weighted else {}  # weighted draws only: the task-trials not drawn yet
         self.outcomes: dict[str, set[bool]] = {}  # task id -> the outcomes of its trials
         self.draws: dict[tuple[str, int], tuple[float, float]] = {}  # key -> (scale, top)
 
@@ -283,8 +285,11 @@ class Sequence:
             return None
         rank = self.picked[name]
         self.picked[name] = rank + 1
-        item = self._draw(name) if self.weighted else self.units[name][rank]
-        self.left[name].remove(item)
+        if self.weighted:
+            item = self._draw(name)
+            self.left[name].remove(item)
+        else:
+            item = self.units[name][rank]
         self.pick_of[item.key] = self.picks
         self.picks += 1
         return item
@@ -372,8 +377,6 @@ class Sequence:
                 self.tracker.void(pick)
                 self.tracker.voids.append(pick)
         self._place_gaps(done, voids)
-        for item in [*self.gaps, *(self.units[n][r] for n, r, _ in done.values())]:
-            self.left[self.where[item.key][0]].remove(item)
 
     def _replay_weighted(self, records: Iterable[dict[str, Any]], retry_errors: bool) -> None:
         """Weighted draws have no fixed order to put picks back into: every pick without a
@@ -470,6 +473,14 @@ class Sequence:
 def start(config: Any, tasks: list[TaskSpec], scoring: dict[str, Any],
           previous: Iterable[dict[str, Any]] | None) -> Sequence:
     """The adaptive plan of a run, continued from an earlier session's task records."""
+    if len(tasks) * config.num_trials > MAX_UNITS:
+        from a2abench.errors import ConfigError
+
+        raise ConfigError(f"an adaptive run holds its plan in memory: at most {MAX_UNITS:,} "
+                          f"task-trials, not {len(tasks) * config.num_trials:,}",
+                          hint="Select fewer tasks or trials (--task-ids, --max-tasks, "
+                               "--num-trials), or run without --target-ci/--adaptive-gate/"
+                               "--allocate neyman.")
     sequence = Sequence(tasks, config.num_trials, config.seed, scoring, Settings.of(config))
     if previous is not None:
         try:
