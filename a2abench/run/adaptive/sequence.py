@@ -30,8 +30,8 @@ from a2abench.run.plan import Item
 from a2abench.run.status import SCORED_STATUSES, is_success
 
 GATE_FLOOR = 0.02  # bets aim at a margin of at least this around a gate
-MIN_SPREAD = 0.05
-MAX_UNITS = 100_000  # the plan lists every task-trial (the full-run Plan streams them)  # Neyman shares: a stratum that looks constant still gets some draws
+MIN_SPREAD = 0.05  # Neyman shares: a stratum that looks constant still gets some draws
+MAX_UNITS = 100_000  # the plan lists every task-trial (the full-run Plan streams them)
 METHOD = ("betting confidence sequence for sampling without replacement (Waudby-Smith & "
           "Ramdas; aGRAPA bets capped by a predictable plug-in), product over strata")
 
