@@ -19,8 +19,9 @@ from a2abench.run.config import RunConfig, redact, redact_url
 from a2abench.run.events import Progress
 
 # The run-level settings a leaderboard reader needs; the rest of RunConfig is the operator's.
-PUBLIC_RUN_KEYS = ("task_ids", "max_tasks", "num_trials", "seed", "target_ci", "adaptive_gate",
-                   "allocate", "fail_under")
+PUBLIC_RUN_KEYS = ("task_ids", "max_tasks", "num_trials", "seed")
+# An adaptive run's settings, shown only for adaptive runs (full runs' Results stay as they were).
+ADAPTIVE_KEYS = ("target_ci", "adaptive_gate", "fail_under", "allocate")
 
 
 def progress_text(p: Progress) -> str:
@@ -41,7 +42,10 @@ def public_config(config: RunConfig, operator_only: set[str]) -> dict[str, Any]:
     """The configuration as a leaderboard may show it: benchmark options a request could
     set (never paths or endpoints) and the task/trial selection; secrets redacted."""
     options = {k: v for k, v in config.options.items() if k not in operator_only}
-    run = {k: getattr(config, k) for k in PUBLIC_RUN_KEYS}
+    from a2abench.run.adaptive import is_adaptive
+
+    keys = PUBLIC_RUN_KEYS + (ADAPTIVE_KEYS if is_adaptive(config) else ())
+    run = {k: getattr(config, k) for k in keys}
     cleaned: dict[str, Any] = redact({**run, "options": options})
     return cleaned
 
