@@ -185,3 +185,13 @@ def test_crmarena_target_ci_over_categories(tmp_path: Path, org: dict[str, Any],
     assert rep.score == rep.adaptive["summary"]["estimate"] == 1.0  # type: ignore[index]
     html = render(rep, "html", [out])
     assert "Adaptive: adaptive (target ±0.3, neyman allocation)" in html
+
+
+def test_benchmark_formats_refuse_a_partial_adaptive_run(tmp_path: Path,
+                                                         airline: dict[str, Task],
+                                                         user_llm: FakeLLMServer) -> None:
+    out = tmp_path / "m.jsonl"
+    with serve(lambda base: gold_agent.app(base, airline, "gold")[0]) as base:
+        assert tau2(base, user_llm, out, "--target-ci", "0.3").code == 0
+    r = run_cli("report", str(out), "--format", "tau2")
+    assert r.code == 2 and "partial adaptive run" in r.err and "no way to say so" in r.err
