@@ -17,6 +17,10 @@ Neyman allocation), and a weighted mean's bounds follow by Lagrangian weak duali
 Candidates are a grid of `GRID` + 1 means; each cell between two grid points counts as
 plausible when either end is (a one-cell slack, as in the authors' reference code).
 numpy is imported here only: the module loads when an adaptive run starts, never at CLI start.
+
+Why not a package: `confseq` 0.0.11 (the authors' library) is published as a source archive
+only, built with CMake/scikit-build/pybind11, and requires matplotlib, pandas, scipy,
+multiprocess and pytest at run time; `expectation`'s current releases need Python ≥ 3.12.
 """
 
 from __future__ import annotations
