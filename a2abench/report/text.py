@@ -28,12 +28,14 @@ def adaptive_lines(report: Report) -> list[str]:
     if not adaptive or not adaptive.get("summary"):
         return []
     out = [f"Adaptive: {headline_text(adaptive)}"]
-    decision = adaptive["summary"].get("decision")
+    summary = adaptive["summary"]
+    decision = summary.get("decision")
     if decision:
         settings = adaptive["header"].get("settings") or {}
-        out.append(f"Gate --fail-under {settings.get('fail_under'):g}: {decision} "
-                   f"(decided after {adaptive['summary'].get('decided_at') or '?'} "
-                   f"task-trials)")
+        when = (f"decided when the run stopped, after {summary.get('decided_at')} task-trials"
+                if str(summary.get("stop_reason")).startswith("gate_")
+                else f"from the bounds after {summary['n']} task-trials")
+        out.append(f"Gate --fail-under {settings.get('fail_under'):g}: {decision} ({when})")
     if adaptive.get("cost"):
         out.append(f"Cost: {cost_text(adaptive['cost'])}")
     return out
