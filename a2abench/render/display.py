@@ -193,7 +193,15 @@ def render_report(report: Report, out: Output) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from a2abench.report.text import headline, interfaces, num, pass_k_note, pct, shown_pass_k
+    from a2abench.report.text import (
+        adaptive_lines,
+        headline,
+        interfaces,
+        num,
+        pass_k_note,
+        pct,
+        shown_pass_k,
+    )
 
     con = out.out
     incomplete = "" if report.score_complete else " (incomplete)"
@@ -204,6 +212,8 @@ def render_report(report: Report, out: Output) -> None:
         con.print(f"A2A interface: {interfaces(report)}", markup=False, highlight=False)
     for name, value in report.group_scores.items():
         con.print(f"{name.capitalize()} (scored apart): {num(value, 4)}", highlight=False)
+    for line in adaptive_lines(report):
+        con.print(line, markup=False, highlight=False)
     for warning in report.warnings:
         out.warn(warning)
     if report.pass_k:

@@ -15,7 +15,7 @@ import orjson
 from a2abench.report import charts
 from a2abench.report.aggregate import GroupStats, Report
 from a2abench.report.compare import Comparison
-from a2abench.report.text import headline, num, pct
+from a2abench.report.text import adaptive_lines, headline, num, pct
 from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, ViewerData, collect
 
 
@@ -79,6 +79,7 @@ def to_html(report: Report, paths: list[Path]) -> str:
         f'<p class="score">{num(report.score, 4)}</p><p>{escape(headline(report))}</p>',
         *[f"<p><b>{escape(name)} (scored apart): {num(value, 4)}</b></p>"
           for name, value in report.group_scores.items()],
+        *[f"<p class=\"adaptive\">{escape(line)}</p>" for line in adaptive_lines(report)],
         *[f'<p class="warn">{escape(w)}</p>' for w in report.warnings],
         '<div class="cards">',
         "<div><h2>pass^k</h2>" + charts.pass_k_curve([report.pass_k], ["run"])

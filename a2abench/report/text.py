@@ -35,6 +35,28 @@ def pass_k_note(pass_k: list[PassK]) -> str | None:
             "in --format json and html")
 
 
+def adaptive_lines(report: Report) -> list[str]:
+    """An adaptive run's mode, confidence, n of N, half-width, stop reason and cost view
+    (nothing for a full run): the same lines in every format."""
+    from a2abench.run.adaptive.wording import cost_text, headline_text
+
+    adaptive = report.adaptive
+    if not adaptive or not adaptive.get("summary"):
+        return []
+    out = [f"Adaptive: {headline_text(adaptive)}"]
+    summary = adaptive["summary"]
+    decision = summary.get("decision")
+    if decision:
+        settings = adaptive["header"].get("settings") or {}
+        when = (f"decided when the run stopped, after {summary.get('decided_at')} task-trials"
+                if str(summary.get("stop_reason")).startswith("gate_")
+                else f"from the bounds after {summary['n']} task-trials")
+        out.append(f"Gate --fail-under {settings.get('fail_under'):g}: {decision} ({when})")
+    if adaptive.get("cost"):
+        out.append(f"Cost: {cost_text(adaptive['cost'])}")
+    return out
+
+
 def to_json(report: Report) -> str:
     return report.model_dump_json(indent=2)
 
@@ -44,6 +66,10 @@ def headline(report: Report) -> str:
     method = {"macro_category_mean": "macro average over categories",
               "mean_reward": "mean reward"}.get(report.score_method, report.score_method)
     incomplete = "" if report.score_complete else f", incomplete: {report.unscored} unscored"
+    summary = (report.adaptive or {}).get("summary")
+    if summary and summary["n"] < summary["N"]:
+        method = (f"adaptive stratified estimate after {summary['n']} of {summary['N']} "
+                  f"task-trials, ±{summary['half_width']:.3f}")
     return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} "
             f"({method}{incomplete}); "
             + passed_over(report.passed, report.scored, tasks=report.tasks,
@@ -101,6 +127,8 @@ def to_markdown(report: Report) -> str:
            ""]
     for name, value in report.group_scores.items():
         out += [f"**{md(name.capitalize())} (scored apart): {num(value, 4)}**", ""]
+    for line in adaptive_lines(report):
+        out += [md(line), ""]
     for warning in report.warnings:
         out.append(f"> ⚠️ {md(warning)}")
     if report.warnings:
@@ -169,6 +197,12 @@ def to_junit(report: Report) -> str:
            f'errors="{errors}" time="{total_s:.3f}">',
            f'  <testsuite name={quoteattr(suite)} tests="{len(lines)}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">']
+    adaptive = adaptive_lines(report)
+    if adaptive:
+        out.append("    <properties>")
+        out += [f"      <property name=\"a2abench.adaptive.{i}\" value={quoteattr(_xml(text))}/>"
+                for i, text in enumerate(adaptive)]
+        out.append("    </properties>")
     for t in lines:
         classname = _xml(".".join(p for p in (suite, t.domain, t.category) if p))
         name = _xml(f"{t.task_id} [trial {t.trial}]")
