@@ -317,6 +317,7 @@ KNOWN_TYPES = frozenset({"run", "request", "task", "run_end"})
 _CONTAINERS = frozenset({list, dict})
 _TRANSCRIPT = b',"transcript":'
 _FINISHED = b',"finished_at":"'
+_ADAPTIVE = b'"adaptive":{'
 
 
 def _summary_loads(raw: bytes) -> Any:
@@ -326,7 +327,8 @@ def _summary_loads(raw: bytes) -> Any:
     that closes with one brace is the top level; the line must end with the `finished_at`
     key (a line cut short, e.g. by a crash, does not). Otherwise None: parse it all."""
     cut = raw.find(_TRANSCRIPT)
-    if cut <= 0 or not raw.endswith(b'"}') or raw.find(_FINISHED, len(raw) - 80) < 0:
+    if cut <= 0 or not raw.endswith(b'"}') or raw.find(_FINISHED, len(raw) - 80) < 0 \
+            or raw.find(_ADAPTIVE, cut) >= 0:  # an adaptive run's tag comes after: read all
         return None
     try:
         obj = orjson.loads(raw[:cut] + b"}")
