@@ -2,9 +2,11 @@
 
 The writer appends from a background thread that flushes and fsyncs each batch of lines
 (group commit), so the event loop never waits on the disk and every record reaches the disk
-moments after it is written. `durable()` waits until everything written so far is on disk.
-The reader streams lines, skips a torn last line (kill -9 mid-write) and counts corrupt or
-foreign lines instead of failing.
+moments after it is written. `durable()` waits until everything written so far is on disk;
+`then(callback)` calls back on the loop at that point without waiting (the engine announces
+a finished task-trial so). The reader streams lines in bounded blocks, skips a torn last line
+(kill -9 mid-write) and counts corrupt, over-long, foreign and malformed lines instead of
+failing (docs/limits.md, "Reading records").
 """
 
 from __future__ import annotations
