@@ -348,7 +348,8 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) ->
     stats = ReadStats()
     acc = _Accumulator()
     # summary: task records are read without their transcripts (the report shows none).
-    _consume(acc, iter_records(paths, stats, summary=True), task_filter)
+    # (a task_filter sees whole records: it may read the transcript)
+    _consume(acc, iter_records(paths, stats, summary=task_filter is None), task_filter)
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "
