@@ -11,12 +11,18 @@ import a2abench.plugin
 from a2abench.plugin import Driver, TaskContext, TaskOutcome, TaskSpec
 
 EXPECTED = [
-    "A2ABenchError", "AgentError", "AgentReply", "ChatLLM", "ChatResult", "ConfigError",
-    "Conversation", "DataCorrupt", "DataMissing", "DataPart", "Driver", "ENTRY_POINT_GROUP",
-    "EngineTermination", "ErrorInfo", "Exporter", "FilePart", "InfrastructureError", "LLMArgs",
-    "LLMOptions", "LLMUsage", "Message", "OptionsT", "ProtocolError", "RemoteFile", "Scoring",
-    "TaskContext", "TaskOutcome", "TaskRecord", "TaskSpec", "TaskStatus", "TextPart",
-    "build_llm", "ensure_files", "option", "register", "unregister",
+    "A2ABENCH_VERSION", "A2ABenchError", "A2AClient", "AgentError", "AgentReply", "ChatLLM",
+    "ChatResult", "ConfigError", "Conversation", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_TOOL_CALLS",
+    "DataCorrupt", "DataError", "DataMissing", "DataPart", "DataProgress", "Driver",
+    "ENTRY_POINT_GROUP", "EmbeddingClient", "EngineTermination", "ErrorInfo", "Exporter",
+    "FilePart", "InfrastructureError", "LLMArgs", "LLMConfig", "LLMError", "LLMOptions",
+    "LLMUsage", "Message", "OptionsT", "Part", "ProtocolError", "RecordsError", "RemoteFile",
+    "ReplyLimitExceeded", "SCORED_STATUSES", "SalesforceUnavailable", "Scoring", "TaskContext",
+    "TaskOutcome", "TaskRecord", "TaskSpec", "TaskState", "TaskStatus", "TextPart",
+    "agent_input", "api_key_from_env", "build_llm", "cache_dir", "check_count",
+    "egress_refusal", "ensure_files", "evaluator_failure", "failed_reward",
+    "git_blob_sha1_file", "is_success", "iter_records", "loads", "option", "raw_base",
+    "raw_decode", "register", "sha256_file", "unregister",
 ]
 
 

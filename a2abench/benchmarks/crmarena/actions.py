@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, raw_decode
+from a2abench.plugin import DEFAULT_MAX_DEPTH, raw_decode
 
 ActionName = Literal["execute", "respond"]
 _TAGS: tuple[ActionName, ...] = ("execute", "respond")

@@ -10,7 +10,6 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from a2abench._download import git_blob_sha1_file
 from a2abench.benchmarks.crmarena import upstream
 from a2abench.benchmarks.crmarena.backends import Backend, SalesforceBackend, SandboxBackend
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
@@ -28,17 +27,22 @@ from a2abench.benchmarks.crmarena.tasks import (
     select,
 )
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
-from a2abench.llm import ChatLLM, LLMOptions, build_llm
-from a2abench.options import option
-from a2abench.run.driver import (
+from a2abench.plugin import (
+    ChatLLM,
     Driver,
     Exporter,
+    LLMOptions,
     LLMUsage,
+    Scoring,
     TaskContext,
     TaskOutcome,
+    TaskRecord,
     TaskSpec,
+    build_llm,
+    git_blob_sha1_file,
+    is_success,
+    option,
 )
-from a2abench.run.records import Scoring, TaskRecord, is_success
 
 log = logging.getLogger(__name__)
 UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator model

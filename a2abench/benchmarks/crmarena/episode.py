@@ -19,13 +19,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from a2abench.a2a import Conversation, TaskState
 from a2abench.benchmarks.crmarena.actions import Action, parse_reply
 from a2abench.benchmarks.crmarena.backends import Backend
 from a2abench.benchmarks.crmarena.prompt import observation_message
 from a2abench.benchmarks.crmarena.user_sim import UserSimulator, is_stop
-from a2abench.errors import ProtocolError
-from a2abench.run.driver import agent_input
+from a2abench.plugin import Conversation, ProtocolError, TaskState, agent_input
 
 Termination = Literal["respond", "user_stop", "max_turns", "max_user_turns"]
 # An A2A task that ends like this is the agent failing at the protocol level, not a reply

@@ -18,12 +18,18 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOOL_CALLS, check_count, loads
-from a2abench.a2a.client import AgentReply
-from a2abench.a2a.models import TextPart
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall
 from a2abench.benchmarks.tau2.numbers import restore_integers
-from a2abench.errors import ProtocolError, ReplyLimitExceeded
+from a2abench.plugin import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_TOOL_CALLS,
+    AgentReply,
+    ProtocolError,
+    ReplyLimitExceeded,
+    TextPart,
+    check_count,
+    loads,
+)
 
 ToolCallFormat = Literal["any", "datapart", "tags"]
 TOOL_CALL_FORMATS: tuple[ToolCallFormat, ...] = ("any", "datapart", "tags")

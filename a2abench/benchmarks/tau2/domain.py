@@ -32,7 +32,7 @@ from a2abench.benchmarks.tau2.domains import (
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.models import Task
 from a2abench.benchmarks.tau2.toolkit import Toolkit, ToolTexts
-from a2abench.errors import ConfigError, DataCorrupt
+from a2abench.plugin import ConfigError, DataCorrupt
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from typing import Any, Literal
 
 from pydantic import SecretStr, TypeAdapter, model_validator
 
-from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
@@ -25,21 +24,30 @@ from a2abench.benchmarks.tau2.models import (
 from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
-from a2abench.errors import A2ABenchError, ConfigError
-from a2abench.llm import ChatLLM, LLMConfig, LLMOptions, api_key_from_env, build_llm
-from a2abench.options import option
-from a2abench.run.driver import (
+from a2abench.plugin import (
+    A2ABenchError,
+    ChatLLM,
+    ConfigError,
+    Conversation,
+    DataProgress,
     Driver,
+    ErrorInfo,
     Exporter,
+    LLMConfig,
+    LLMOptions,
     LLMUsage,
+    Scoring,
     TaskContext,
     TaskOutcome,
+    TaskRecord,
     TaskSpec,
+    api_key_from_env,
+    build_llm,
     evaluator_failure,
+    failed_reward,
+    is_success,
+    option,
 )
-from a2abench.run.events import DataProgress
-from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
-from a2abench.run.status import failed_reward
 
 _MESSAGES = TypeAdapter(list[Message])
 

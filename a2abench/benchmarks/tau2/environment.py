@@ -24,7 +24,7 @@ from a2abench.benchmarks.tau2.models import (
     UserMessage,
 )
 from a2abench.benchmarks.tau2.toolkit import Toolkit, to_json_str
-from a2abench.errors import A2ABenchError
+from a2abench.plugin import A2ABenchError
 
 if TYPE_CHECKING:
     from a2abench.benchmarks.tau2.domain import Tau2Domain

@@ -42,7 +42,7 @@ from a2abench.benchmarks.tau2.models import (
     ToolCall,
     UserMessage,
 )
-from a2abench.errors import LLMError
+from a2abench.plugin import LLMError
 
 ScoredReasons = {TerminationReason.USER_STOP.value, TerminationReason.AGENT_STOP.value}
 CLASSIC_BASIS = {"retail": [RewardType.DB, RewardType.COMMUNICATE]}

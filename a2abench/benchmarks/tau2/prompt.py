@@ -11,9 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.actions import ToolCallFormat
 from a2abench.benchmarks.tau2.models import ToolCall, ToolMessage
+from a2abench.plugin import DataPart, Part, TextPart
 
 GREETING = "Hi! How can I help you today?"  # upstream's DEFAULT_FIRST_AGENT_MESSAGE
 

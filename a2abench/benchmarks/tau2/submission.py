@@ -22,11 +22,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from a2abench._version import __version__
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.export import _simulation
-from a2abench.errors import RecordsError
-from a2abench.run.writer import iter_records
+from a2abench.plugin import A2ABENCH_VERSION as __version__
+from a2abench.plugin import RecordsError, iter_records
 
 
 @dataclass(frozen=True)

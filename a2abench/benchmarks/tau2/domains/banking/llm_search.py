@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from a2abench.errors import ConfigError, LLMError
+from a2abench.plugin import ConfigError, LLMError
 
 if TYPE_CHECKING:
     from a2abench.benchmarks.tau2.domains.banking.retrieval import KnowledgeBase
-    from a2abench.llm import LLMConfig
+    from a2abench.plugin import LLMConfig
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class LLMReranker:
         return rated
 
     async def _rate_all(self, query: str, docs: list[tuple[str, str]]) -> list[int | None]:
-        from a2abench.llm import ChatLLM
+        from a2abench.plugin import ChatLLM
 
         gate = asyncio.Semaphore(MAX_CONCURRENCY)
         async with ChatLLM(self.config) as llm:
