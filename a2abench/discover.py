@@ -340,7 +340,8 @@ def _conclude(result: DiscoverResult) -> None:
 
 async def _probe(client: A2AClient, card: AgentCard, *, stream: bool = True) -> Probe:
     try:
-        reply = await client.conversation().send(PROBE_TEXT, stream=False)
+        # A failed task is a probe finding (its shape is shown), not an error.
+        reply = await client.conversation(raise_for_state=False).send(PROBE_TEXT, stream=False)
     except A2ABenchError as exc:
         return Probe(ok=False, error=exc.to_dict())
     text = reply.text
@@ -348,7 +349,7 @@ async def _probe(client: A2AClient, card: AgentCard, *, stream: bool = True) -> 
                   text_preview=text[:160] if text else None, context_id=reply.context_id)
     if stream and card.capabilities.streaming:
         try:
-            await client.conversation().send(PROBE_TEXT, stream=True)
+            await client.conversation(raise_for_state=False).send(PROBE_TEXT, stream=True)
             probe.stream_ok = True
         except A2ABenchError as exc:
             probe.stream_ok, probe.stream_error = False, exc.render()

@@ -24,7 +24,7 @@ Two rules every benchmark needs are here so that a plugin scores like the built-
   conversation (`TaskOutcome(status="evaluator_error", error=...)`).
 
 This is the only door: the built-in benchmarks (tau2, CRMArena) import nothing else of
-a2abench (tests/test_layering.py). Nothing here is private API; names are added, never
+a2abench (tests/test_layers.py). Nothing here is private API; names are added, never
 silently changed (tests pin `__all__`).
 """
 

@@ -1,4 +1,7 @@
-"""Layering (docs/architecture.md): the core never imports Rich, Typer or the CLI layer."""
+"""Layering (docs/architecture.md): the core never imports Rich, Typer or the CLI layer, and
+the plugin API is the only door: the built-in benchmarks (and the example plugin) import
+nothing of a2abench but `a2abench.plugin` and their own modules, so whatever the built-ins
+need, a plugin written from docs/writing-a-benchmark.md can have too."""
 
 from __future__ import annotations
 
@@ -12,14 +15,35 @@ FRONT = ("cli", "render", "__main__.py")  # the layers allowed to import Rich an
 FORBIDDEN = ("rich", "typer", "click", "a2abench.cli", "a2abench.render")
 
 
-def _imports(path: Path) -> set[str]:
-    names: set[str] = set()
+ROOT = PACKAGE.parent
+DOOR = "a2abench.plugin"
+
+
+def _imports_at(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every absolute import in one file, lazy ones included; `from
+    a2abench import x` counts as importing `a2abench.x`."""
+    out: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            out.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-    return names
+            if node.module == "a2abench":
+                out.extend((node.lineno, f"a2abench.{a.name}") for a in node.names)
+            else:
+                out.append((node.lineno, node.module))
+    return sorted(out)
+
+
+def _imports(path: Path) -> set[str]:
+    return {module for _, module in _imports_at(path)}
+
+
+def _side_doors(folder: Path, own: str) -> list[str]:
+    return [f"{path.relative_to(folder)}:{line} imports {module}"
+            for path in sorted(folder.rglob("*.py"))
+            for line, module in _imports_at(path)
+            if module.startswith("a2abench") and module != DOOR
+            and not module.startswith(own)]
 
 
 def test_the_core_imports_no_rendering_or_cli() -> None:
@@ -36,3 +60,21 @@ def test_the_core_imports_no_rendering_or_cli() -> None:
 
 def test_the_top_level_holds_no_rendering_module() -> None:
     assert not (PACKAGE / "display.py").exists() and not (PACKAGE / "_output.py").exists()
+
+
+def test_built_in_benchmarks_enter_only_through_the_plugin_module() -> None:
+    folder = PACKAGE / "benchmarks"
+    assert len(list(folder.rglob("*.py"))) > 50  # the scan sees the benchmarks
+    assert _side_doors(folder, "a2abench.benchmarks") == []
+
+
+def test_the_example_plugin_uses_the_same_door() -> None:
+    assert _side_doors(ROOT / "examples" / "plugin", "a2abench_arith") == []
+
+
+def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def f():\n    from a2abench.run.driver import agent_input\n"
+                                   "from a2abench import _download\nimport a2abench.a2a._limits\n")
+    assert _side_doors(tmp_path, "a2abench.benchmarks") == [
+        "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench._download",
+        "m.py:4 imports a2abench.a2a._limits"]

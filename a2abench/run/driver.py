@@ -90,9 +90,11 @@ class TaskContext:
     client: A2AClient
     usage: LLMUsage = field(default_factory=LLMUsage)
 
-    def conversation(self) -> Conversation:
-        """A fresh A2A conversation (one contextId per task-trial)."""
-        return self.client.conversation()
+    def conversation(self, *, raise_for_state: bool = True) -> Conversation:
+        """A fresh A2A conversation (one contextId per task-trial). A reply whose A2A task
+        failed raises `ProtocolError` (scored as the agent's error) unless
+        `raise_for_state=False`."""
+        return self.client.conversation(raise_for_state=raise_for_state)
 
 
 class TaskOutcome(BaseModel):

@@ -32,14 +32,9 @@ from a2abench.plugin import (
     Conversation,
     ErrorInfo,
     Part,
-    ProtocolError,
-    TaskState,
     TaskStatus,
     agent_input,
 )
-
-_FAILED_STATES = {TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
-                  TaskState.AUTH_REQUIRED}
 
 
 class Role(Enum):
@@ -75,9 +70,6 @@ class AgentLink:
         self._first = self._preamble = None
         reply = await self.chat.send(*parts)
         self.turns += 1
-        if reply.state in _FAILED_STATES:
-            detail = reply.text[:200] or "no message"
-            raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
         with agent_input("reply"):
             return self.profile.parse(reply, self.tools)
 
