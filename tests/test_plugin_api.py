@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typing
 
+import pytest
 from pydantic import BaseModel
 
 import a2abench.plugin
@@ -46,7 +47,6 @@ class Opts(BaseModel):
 
 class Bench(Driver[Opts]):
     name = "generic-check"
-    options_model = Opts
 
     def tasks(self) -> list[TaskSpec]:
         return [TaskSpec(task_id=str(i)) for i in range(self.options.n)]  # typed: Opts.n
@@ -60,3 +60,20 @@ def test_driver_is_generic_over_its_options() -> None:
     assert typing.get_args(Bench.__orig_bases__[0]) == (Opts,)  # type: ignore[attr-defined]
     bench = Bench(Opts(n=3))
     assert isinstance(bench.options, Opts) and len(bench.tasks()) == 3
+
+
+def test_the_type_argument_alone_declares_the_options_model() -> None:
+    assert Bench.options_model is Opts
+
+    class Other(BaseModel):
+        pass
+
+    with pytest.raises(TypeError, match=r"Driver\[Opts\] already declares"):
+        class Twice(Driver[Opts]):
+            options_model = Other
+
+            def tasks(self) -> list[TaskSpec]:
+                return []
+
+            async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+                return TaskOutcome()

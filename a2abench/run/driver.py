@@ -4,9 +4,8 @@ A benchmark is a `Driver` subclass registered under the `a2abench.benchmarks` en
 group. It loads and filters its tasks, and runs one task-trial against the agent, returning a
 `TaskOutcome`. The engine owns everything else: concurrency, retries, records, resume, shards.
 
-    class MyBench(Driver[MyOptions]):      # self.options is a MyOptions
+    class MyBench(Driver[MyOptions]):      # MyOptions: the pydantic model of its options
         name = "mybench"
-        options_model = MyOptions          # pydantic model of benchmark-specific options
 
         def tasks(self) -> list[TaskSpec]: ...
         async def run_task(self, ctx: TaskContext) -> TaskOutcome: ...
@@ -19,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
@@ -145,19 +144,40 @@ def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
                      traceback=traceback.format_exc())
 
 
+def _options_argument(cls: type) -> type[BaseModel] | None:
+    """The model in `class X(Driver[Model])` (or a generic Driver subclass), if any."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin, args = get_origin(base), get_args(base)
+        if (isinstance(origin, type) and issubclass(origin, Driver) and args
+                and isinstance(args[0], type) and issubclass(args[0], BaseModel)):
+            return args[0]
+    return None
+
+
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
 
 
 class Driver(ABC, Generic[OptionsT]):
     """Base class of benchmark drivers, generic over their options model.
 
-    Subclasses set `name` and `options_model` (the same class as the type argument: the engine
-    validates the run's options with it before constructing the driver).
+    Subclasses set `name`; the type argument is the options model (`options_model`, set from
+    it: the engine validates the run's options with it before constructing the driver).
     """
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel]] = BaseModel
     scoring: ClassVar[Scoring] = Scoring()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = _options_argument(cls)
+        if declared is None:
+            return
+        if "options_model" in cls.__dict__ and cls.__dict__["options_model"] is not declared:
+            raise TypeError(f"{cls.__name__}: Driver[{declared.__name__}] already declares the "
+                            f"options model; drop options_model = "
+                            f"{cls.__dict__['options_model'].__name__}")
+        cls.options_model = declared
 
     def __init__(self, options: OptionsT) -> None:
         self.options: OptionsT = options

@@ -96,7 +96,6 @@ class CRMArenaOptions(LLMOptions):
 
 class CRMArenaDriver(Driver[CRMArenaOptions]):
     name = "crmarena"
-    options_model = CRMArenaOptions
     scoring = Scoring(
         headline="macro_category_mean",
         description="CRMArena: mean reward per category (token F1 for free-text tasks), "

@@ -162,7 +162,6 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
 
 class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
-    options_model = Tau2Options
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
 

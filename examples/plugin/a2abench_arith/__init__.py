@@ -60,7 +60,6 @@ class ArithDriver(Driver[ArithOptions]):
     rest: concurrency, retries, records, resume, shards, reports)."""
 
     name = "arith"
-    options_model = ArithOptions
     scoring = Scoring(headline="mean_reward", description="share of questions answered right")
 
     def tasks(self) -> list[TaskSpec]:
