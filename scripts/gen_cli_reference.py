@@ -18,12 +18,16 @@ def commands() -> list[tuple[str, Any]]:
     import typer
 
     from a2abench.cli import app
+    from a2abench.cli._benchmark import benchmark_command
+    from a2abench.cli._flag_table import BENCHMARKS
 
     root = typer.main.get_command(app)
     out: list[tuple[str, Any]] = []
 
     def walk(prefix: str, command: Any) -> None:
         subs = getattr(command, "commands", None)
+        if prefix == "run":  # built on demand; the built-ins only (not installed plugins)
+            subs = {name: benchmark_command(name) for name in BENCHMARKS}
         if subs:
             for name in sorted(subs):
                 walk(f"{prefix} {name}".strip(), subs[name])

@@ -58,12 +58,18 @@ def render() -> str:
              "RUN = (", *map(_literal, flag_specs(RunConfig, skip=NOT_FLAGS)), ")", "",
              "LLM = (  # LLMOptions: the user-simulator and judge flags",
              *map(_literal, shared), ")", "", "BENCHMARKS = {"]
+    helps = []
     for name in BUILT_IN:
-        specs = flag_specs(get_driver(name).options_model)
+        driver = get_driver(name)
+        helps.append(f"    {name!r}: ({_wrap(driver.help)},\n"
+                     f"             {_wrap(driver.example)}),")
+        specs = flag_specs(driver.options_model)
         own = specs[:len(specs) - len(shared)]
         if specs[len(own):] != shared:  # every built-in benchmark ends with the LLM flags
             raise SystemExit(f"{name}: its options model must end with LLMOptions' fields")
         lines += [f"  {name!r}: (", *map(_literal, own), "    *LLM,", "  ),"]
+    lines += ["}", "", "HELP = {  # each command's help and example: the driver's help, example",
+              *helps]
     return "\n".join([*lines, "}", ""])
 
 

@@ -167,6 +167,9 @@ class Driver(ABC, Generic[OptionsT]):
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel]] = BaseModel
     scoring: ClassVar[Scoring] = Scoring()
+    # `a2abench run <name> --help`: what the command does, and one example command line.
+    help: ClassVar[str] = ""
+    example: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -96,6 +96,9 @@ class CRMArenaOptions(LLMOptions):
 
 class CRMArenaDriver(Driver[CRMArenaOptions]):
     name = "crmarena"
+    help = "Run CRMArena or CRMArena-Pro against an A2A agent."
+    example = ("a2abench run crmarena --white-agent-url http://127.0.0.1:9999 --org b2b "
+               "--task-category handle_time")
     scoring = Scoring(
         headline="macro_category_mean",
         description="CRMArena: mean reward per category (token F1 for free-text tasks), "

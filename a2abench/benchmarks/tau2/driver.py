@@ -162,6 +162,10 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
 
 class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
+    help = ("Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an "
+            "A2A agent.")
+    example = ("a2abench run tau2 --white-agent-url http://127.0.0.1:9999 --domain airline "
+               "--user-llm gpt-4.1 --max-tasks 5")
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
 
