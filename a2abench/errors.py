@@ -5,8 +5,6 @@ a `kind` used by the run engine to classify failed task-trials:
 
     A2ABenchError                      kind      exit
     ├── ConfigError                    usage     2   bad flag values, bad environment
-    ├── NotAvailableYet                harness   1   a command of a later release
-    ├── Interrupted                    harness   130 Ctrl-C; results are kept
     ├── ScoreBelowThreshold            -         3   --fail-under missed (or no/incomplete score)
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
@@ -78,14 +76,6 @@ class A2ABenchError(Exception):
 class ConfigError(A2ABenchError):
     kind = "usage"
     exit_code = 2
-
-
-class NotAvailableYet(A2ABenchError):
-    """A command whose capability belongs to a later release."""
-
-
-class Interrupted(A2ABenchError):
-    exit_code = 130
 
 
 class ScoreBelowThreshold(A2ABenchError):
