@@ -6,6 +6,7 @@ a `kind` used by the run engine to classify failed task-trials:
     A2ABenchError                      kind      exit
     ├── ConfigError                    usage     2   bad flag values, bad environment
     ├── ScoreBelowThreshold            -         3   --fail-under missed (or no/incomplete score)
+    ├── PluginError                    harness   1   a benchmark's hook raised outside a run
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
@@ -76,6 +77,11 @@ class A2ABenchError(Exception):
 class ConfigError(A2ABenchError):
     kind = "usage"
     exit_code = 2
+
+
+class PluginError(A2ABenchError):
+    """A benchmark's own hook (`rescore`, `setup`, an exporter) raised where no task-trial
+    can hold the failure (`report`): one line naming the benchmark, never a traceback."""
 
 
 class ScoreBelowThreshold(A2ABenchError):
