@@ -77,3 +77,22 @@ def test_the_type_argument_alone_declares_the_options_model() -> None:
 
             async def run_task(self, ctx: TaskContext) -> TaskOutcome:
                 return TaskOutcome()
+
+
+def test_the_guides_hook_table_is_generated_from_driver() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "gen_hook_table.py"
+    spec = importlib.util.spec_from_file_location("gen_hook_table", script)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    text = gen.TARGET.read_text(encoding="utf-8")
+    assert gen.render(text) == text, "run python scripts/gen_hook_table.py"
+    table = gen.render_table()
+    for hook, kind in [("setup", "async method"), ("run_task", "async method"),
+                       ("rescore", "async method"), ("aclose", "async method"),
+                       ("tasks", "method"), ("compat", "method"), ("exporters", "classmethod"),
+                       ("domain", "property"), ("help", "class attribute")]:
+        assert f"| `{hook}` | {kind} |" in table, hook
