@@ -19,18 +19,24 @@ ROOT = PACKAGE.parent
 DOOR = "a2abench.plugin"
 
 
-def _imports_at(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every absolute import in one file, lazy ones included; `from
-    a2abench import x` counts as importing `a2abench.x`."""
+def _imports_at(path: Path, package: list[str] | None = None) -> list[tuple[int, str]]:
+    """(line, module) of every import in one file, lazy ones included; a relative import is
+    resolved against the file's package (`from ....errors import x` under
+    a2abench/benchmarks/crmarena/sandbox/ is `a2abench.errors`), and `from a2abench import x`
+    counts as importing `a2abench.x`."""
+    if package is None:
+        package = list(path.relative_to(ROOT).parts[:-1]) if path.is_relative_to(ROOT) else []
     out: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out.extend((node.lineno, alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            if node.module == "a2abench":
-                out.extend((node.lineno, f"a2abench.{a.name}") for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            if module == "a2abench" or (node.level and not node.module):
+                out.extend((node.lineno, f"{module}.{a.name}") for a in node.names)
             else:
-                out.append((node.lineno, node.module))
+                out.append((node.lineno, module))
     return sorted(out)
 
 
@@ -78,3 +84,15 @@ def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
     assert _side_doors(tmp_path, "a2abench.benchmarks") == [
         "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench._download",
         "m.py:4 imports a2abench.a2a._limits"]
+
+
+def test_the_door_scan_resolves_relative_imports() -> None:
+    sandbox = PACKAGE / "benchmarks" / "crmarena" / "sandbox" / "engine.py"
+    found = dict(_imports_at(sandbox))
+    assert "a2abench.benchmarks.crmarena.sandbox.schema" in found.values()
+
+def test_a_relative_import_out_of_the_benchmarks_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("from ....errors import DataError\nfrom .. import tasks\n")
+    inside = ["a2abench", "benchmarks", "crmarena", "sandbox"]
+    assert _imports_at(tmp_path / "m.py", inside) == [
+        (1, "a2abench.errors"), (2, "a2abench.benchmarks.crmarena.tasks")]

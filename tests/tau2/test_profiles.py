@@ -204,7 +204,7 @@ def test_the_agentify_text_is_read_from_the_pinned_upstream_file(
 def test_a_prompt_style_sets_the_whole_format() -> None:
     from pydantic import ValidationError
 
-    from a2abench.benchmarks.tau2.driver import Tau2Options
+    from a2abench.benchmarks.tau2.options import Tau2Options
 
     assert Tau2Options(prompt_style="agentbeats").prompt_style == "agentbeats"
     for clash in ({"solo": True}, {"tool_call_format": "tags"}):

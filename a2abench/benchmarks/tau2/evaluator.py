@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 from a2abench.benchmarks.tau2.dbdiff import db_diff
-from a2abench.benchmarks.tau2.domain import Tau2Domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment, tool_call_pairs
 from a2abench.benchmarks.tau2.models import (
     ActionCheck,

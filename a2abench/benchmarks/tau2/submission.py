@@ -22,7 +22,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.export import _simulation
 from a2abench.plugin import A2ABENCH_VERSION as __version__
 from a2abench.plugin import RecordsError, iter_records
@@ -105,7 +106,7 @@ def _check(runs: list[DomainRun]) -> list[str]:
 
 
 def _domain(r: DomainRun) -> Tau2Domain:
-    from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config
+    from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config
 
     o = r.options
     known = {k: v for k, v in o.items() if k in Tau2Options.model_fields and v is not None}

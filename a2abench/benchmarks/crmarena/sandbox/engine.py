@@ -21,7 +21,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ....errors import DataCorrupt, DataMissing
+from a2abench.plugin import DataCorrupt, DataMissing
+
 from .catalog import OrgKind
 from .errors import SalesforceError
 from .parser import parse_soql

@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...._paths import cache_dir
-from ....errors import DataError
+from a2abench.plugin import DataError, cache_dir
+
 from .errors import SalesforceError, unsupported_type
 from .lexer import tokenize
 from .nodes import Call, FieldPath, Select, SelectField

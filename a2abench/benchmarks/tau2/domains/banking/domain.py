@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from a2abench.benchmarks.tau2 import data, upstream
-from a2abench.benchmarks.tau2.domain import DomainSpec, Tau2Domain, _task
+from a2abench.benchmarks.tau2.domain_core import DomainSpec, Tau2Domain, _task
 from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker
 from a2abench.benchmarks.tau2.domains.banking.retrieval import (
     DEFAULT_UPSTREAM,
