@@ -6,7 +6,10 @@ need, a plugin written from docs/writing-a-benchmark.md can have too."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
 
 import a2abench
 
@@ -19,7 +22,8 @@ ROOT = PACKAGE.parent
 DOOR = "a2abench.plugin"
 
 
-def _imports_at(path: Path, package: list[str] | None = None) -> list[tuple[int, str]]:
+def _imports_at(path: Path, package: list[str] | None = None, *,
+                names: bool = False) -> list[tuple[int, str]]:
     """(line, module) of every import in one file, lazy ones included; a relative import is
     resolved against the file's package (`from ....errors import x` under
     a2abench/benchmarks/crmarena/sandbox/ is `a2abench.errors`), and `from a2abench import x`
@@ -33,9 +37,10 @@ def _imports_at(path: Path, package: list[str] | None = None) -> list[tuple[int,
         elif isinstance(node, ast.ImportFrom):
             base = package[:len(package) - node.level + 1] if node.level else []
             module = ".".join([*base, *([node.module] if node.module else [])])
-            if module == "a2abench" or (node.level and not node.module):
+            if names or module == "a2abench" or (node.level and not node.module):
+                # `from pkg import x`: x may be a module (with `names`, always listed)
                 out.extend((node.lineno, f"{module}.{a.name}") for a in node.names)
-            else:
+            if not (module == "a2abench" or (node.level and not node.module)):
                 out.append((node.lineno, module))
     return sorted(out)
 
@@ -96,3 +101,65 @@ def test_a_relative_import_out_of_the_benchmarks_is_caught(tmp_path: Path) -> No
     inside = ["a2abench", "benchmarks", "crmarena", "sandbox"]
     assert _imports_at(tmp_path / "m.py", inside) == [
         (1, "a2abench.errors"), (2, "a2abench.benchmarks.crmarena.tasks")]
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _circles(folder: Path) -> list[list[str]]:
+    """Groups of modules under `folder` that import each other in a loop (type-only and lazy
+    imports count: they tie the files as much), by Tarjan's strongly connected components."""
+    modules = {_module_of(p): p for p in folder.rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for _, target in _imports_at(path, names=True):
+            while target and target not in modules:  # `from pkg.mod import name`
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):
+                found.add(target)  # a package's __init__ is not a loop of its own modules
+        edges[name] = found
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return out
+
+
+def test_no_import_circle_in_the_benchmarks() -> None:
+    assert _circles(PACKAGE / "benchmarks") == []
+
+
+def test_the_circle_scan_sees_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "loop"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from loop.b import x\n")
+    (pkg / "b.py").write_text("def f():\n    from loop import a\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _circles(pkg) == [["loop.a", "loop.b"]]

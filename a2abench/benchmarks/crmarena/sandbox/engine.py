@@ -179,7 +179,8 @@ class OrgSandbox:
         with self._lock:
             if self._search is None:
                 self._search = SearchIndex.open(self.db_path, self.schema)
-            return run_search(self, self._search, text, today)
+            records = run_search(self, self._search, text, today)
+            return QueryResult(records, len(records))
 
     # -- execution ---------------------------------------------------------------------
     def fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
