@@ -80,6 +80,7 @@ def test_every_flag_is_named_after_its_field_with_its_env_var_and_help(benchmark
         assert option.help and option.help.strip(), name
 
 
+@pytest.mark.slow
 def test_the_flag_table_is_generated_from_the_models() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_run_flags.py"), "--check"],
                           capture_output=True, text=True, check=False)

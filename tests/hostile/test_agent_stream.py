@@ -108,6 +108,7 @@ async def test_deep_stream_event_is_too_deep() -> None:
                 await a2a.conversation().send("hi")
 
 
+@pytest.mark.slow
 async def test_twenty_thousand_artifact_events_are_linear_and_capped() -> None:
     def artifact(i: int) -> bytes:
         return ("data: " + json.dumps({"jsonrpc": "2.0", "id": "1", "result": {
