@@ -1,6 +1,6 @@
 """Domain errors. The core raises these; the CLI renders them once, as `Error: ...`.
 
-Every error carries a `hint` (the next step for the user), an `exit_code` (DESIGN.md §2) and
+Every error carries a `hint` (the next step for the user), an `exit_code` (docs/design.md §2) and
 a `kind` used by the run engine to classify failed task-trials:
 
     A2ABenchError                      kind      exit

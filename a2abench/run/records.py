@@ -1,4 +1,4 @@
-"""The metrics.jsonl record schema (DESIGN.md §4), written by `run`, read by `report`.
+"""The metrics.jsonl record schema (docs/design.md §4), written by `run`, read by `report`.
 
 One JSON object per line, `type` first. Readers skip lines they cannot use; `schema_version`
 lets a future reader refuse what it does not understand.

@@ -82,7 +82,7 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err  # DESIGN.md §2: interrupted
+    assert proc.returncode == 130, err  # docs/design.md §2: interrupted
     assert "Traceback" not in err
     assert "rejected: the text is not a JSON object" in err  # the server's own log line
 

@@ -1,6 +1,6 @@
 """The white agent's reply -> one action: execute a query, or respond with an answer.
 
-Accepted (DESIGN.md §3), first match wins:
+Accepted (docs/design.md §3), first match wins:
 1. a DataPart `{"action": "execute", "query": ...}` / `{"action": "respond", "answer": ...}`;
 2. the same JSON in the text, bare or fenced, found with a balanced scan
    (`json.JSONDecoder.raw_decode` from every `{`), so SOSL braces inside the query survive;

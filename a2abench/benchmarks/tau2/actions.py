@@ -1,4 +1,5 @@
-"""A2A -> tau2: the agent's reply as tau2 actions (DESIGN.md §3, the seed design's a2a_to_tau2).
+"""A2A -> tau2: the agent's reply as tau2 actions (docs/design.md §3; the seed design's
+a2a_to_tau2).
 
 By `--tool-call-format` (docs/tau2.md, "Replies"):
 * `any` (default): a DataPart `{"tool_call": ...}` / `{"tool_calls": [...]}` is a call; text

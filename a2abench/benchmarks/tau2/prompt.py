@@ -1,4 +1,4 @@
-"""tau2 -> A2A: what the harness sends the agent (DESIGN.md §3, the seed design's tau2_to_a2a).
+"""tau2 -> A2A: what the harness sends the agent (docs/design.md §3, the seed design's tau2_to_a2a).
 
 The first message carries the instructions, the policy, the tools (as text and as a DataPart
 of complete OpenAI schemas) and the user's first words; later messages carry the user's
