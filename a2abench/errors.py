@@ -44,6 +44,8 @@ a `kind` used by the run engine to classify failed task-trials:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness"]
@@ -263,6 +265,19 @@ class RecordsError(DataError):
 
 class OutputError(DataError):
     """An output file cannot be written (a directory, no permission, a full disk)."""
+
+
+@contextmanager
+def foreign_errors_as(make: Callable[[str], A2ABenchError]) -> Iterator[None]:
+    """Let our own errors through and turn any other exception into `make(summary)`, chained;
+    the summary is "TypeName: message" (the message cut at 300 characters). Used where
+    another party's input or code is run: an agent's reply (`agent_input`), a plugin's hook."""
+    try:
+        yield
+    except A2ABenchError:
+        raise
+    except Exception as exc:
+        raise make(f"{type(exc).__name__}: {str(exc)[:300] or 'no message'}") from exc
 
 
 def write_output(path: Any, text: str) -> None:

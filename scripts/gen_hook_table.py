@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _generated import write_or_check
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "docs" / "writing-a-benchmark.md"
 BEGIN, END = "<!-- hook-table:begin -->", "<!-- hook-table:end -->"
@@ -81,17 +83,8 @@ def render(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = TARGET.read_text(encoding="utf-8")
-    new = render(text)
-    if "--check" in argv:
-        if new != text:
-            print(f"{TARGET.relative_to(ROOT)}: the hook table is stale: run python "
-                  "scripts/gen_hook_table.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(new, encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)}")
-    return 0
+    return write_or_check(TARGET, render(TARGET.read_text(encoding="utf-8")), argv,
+                          "gen_hook_table.py")
 
 
 if __name__ == "__main__":

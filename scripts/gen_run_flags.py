@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _generated import write_or_check
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "a2abench" / "cli" / "_flag_table.py"
 BUILT_IN = ("tau2", "crmarena")
@@ -74,16 +76,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET.relative_to(ROOT)} is stale: run python scripts/gen_run_flags.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)}")
-    return 0
+    return write_or_check(TARGET, render(), argv, "gen_run_flags.py")
 
 
 if __name__ == "__main__":

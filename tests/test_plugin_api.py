@@ -79,11 +79,12 @@ def test_the_type_argument_alone_declares_the_options_model() -> None:
                 return TaskOutcome()
 
 
-def test_the_guides_hook_table_is_generated_from_driver() -> None:
+def test_the_guides_hook_table_is_generated_from_driver(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
     from pathlib import Path
 
     script = Path(__file__).resolve().parents[1] / "scripts" / "gen_hook_table.py"
+    monkeypatch.syspath_prepend(str(script.parent))  # its sibling _generated.py
     spec = importlib.util.spec_from_file_location("gen_hook_table", script)
     assert spec is not None and spec.loader is not None
     gen = importlib.util.module_from_spec(spec)

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from a2abench.errors import A2ABenchError, ConfigError, PluginError, RecordsError
+from a2abench.errors import ConfigError, PluginError, RecordsError, foreign_errors_as
 from a2abench.run.records import TaskRecord
 from a2abench.run.registry import get_driver
 from a2abench.run.writer import RecordWriter, iter_records
@@ -72,12 +72,7 @@ T = TypeVar("T")
 
 async def _hook(benchmark: str, hook: str, call: Awaitable[T]) -> T:
     """Await a benchmark hook; its own bug becomes one line naming the benchmark."""
-    try:
+    with foreign_errors_as(lambda summary: PluginError(
+            f"the {benchmark} benchmark's {hook} hook failed: {summary}",
+            hint="A bug in the benchmark: tell its authors.")):
         return await call
-    except A2ABenchError:
-        raise
-    except Exception as exc:
-        detail = str(exc)[:300] or "no message"
-        raise PluginError(f"the {benchmark} benchmark's {hook} hook failed: "
-                          f"{type(exc).__name__}: {detail}",
-                          hint="A bug in the benchmark: tell its authors.") from exc

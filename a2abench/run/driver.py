@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from a2abench.errors import A2ABenchError, ProtocolError
+from a2abench.errors import ProtocolError, foreign_errors_as
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
@@ -123,15 +123,10 @@ def agent_input(what: str) -> Iterator[None]:
     must not be able to drop its own failures from the score by sending input that makes
     a2abench raise (JSON nested 900 deep, 4,000-digit numbers, 5,000 nested NOTs).
     """
-    try:
+    with foreign_errors_as(lambda summary: ProtocolError(
+            f"a2abench could not process the agent's {what} ({summary})",
+            hint="Scored as an agent error.")):
         yield
-    except A2ABenchError:
-        raise
-    except Exception as exc:
-        detail = str(exc)[:300] or "no message"
-        raise ProtocolError(f"a2abench could not process the agent's {what} "
-                            f"({type(exc).__name__}: {detail})",
-                            hint="Scored as an agent error.") from exc
 
 
 def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
