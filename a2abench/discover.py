@@ -252,7 +252,7 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
     Raises the named error when no card can be obtained; otherwise returns a result whose
     `usable` says whether a2abench can benchmark the agent and `error` names the first problem.
     """
-    from a2abench.a2a._limits import ReplyLimits
+    from a2abench._limits import ReplyLimits
     from a2abench.a2a.client import A2AClient
 
     limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()

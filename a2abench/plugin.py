@@ -32,6 +32,14 @@ from __future__ import annotations
 
 from a2abench._download import RemoteFile, git_blob_sha1_file, raw_base, sha256_file
 from a2abench._download import ensure as ensure_files
+from a2abench._egress import egress_refusal
+from a2abench._limits import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_TOOL_CALLS,
+    check_count,
+    loads,
+    raw_decode,
+)
 from a2abench._paths import cache_dir
 from a2abench._version import __version__ as A2ABENCH_VERSION
 from a2abench.a2a import (
@@ -43,14 +51,6 @@ from a2abench.a2a import (
     Message,
     TextPart,
 )
-from a2abench.a2a._limits import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_TOOL_CALLS,
-    check_count,
-    loads,
-    raw_decode,
-)
-from a2abench.a2a.hosts import egress_refusal
 from a2abench.a2a.models import Part, TaskState
 from a2abench.errors import (
     A2ABenchError,

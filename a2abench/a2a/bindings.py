@@ -17,9 +17,9 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from a2abench._limits import ReplyLimits
 from a2abench._retry import RetryPolicy
 from a2abench.a2a import dialects
-from a2abench.a2a._limits import ReplyLimits
 from a2abench.a2a.config import check_http_url
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect

@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from a2abench._egress import HostPolicy
+from a2abench._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.a2a import bindings, dialects
-from a2abench.a2a._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.a2a.bindings import Binding, BindingName, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
 from a2abench.a2a.config import A2AConfig
-from a2abench.a2a.hosts import HostPolicy
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import (
     AgentCard,

@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from a2abench._limits import ReplyLimits
 from a2abench._retry import RetryPolicy
-from a2abench.a2a._limits import ReplyLimits
 from a2abench.errors import ConfigError
 
 # Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     current_reply_cap,

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from a2abench._limits import ReplyLimits
 from a2abench.a2a import dialects
-from a2abench.a2a._limits import ReplyLimits
 from a2abench.a2a.client import AgentReply, check_reply
 from a2abench.a2a.models import Artifact, Task, TaskStatus, TextPart
 from a2abench.benchmarks.crmarena import actions

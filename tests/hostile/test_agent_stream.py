@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from a2abench._limits import ReplyLimits, task_deadline
 from a2abench.a2a import A2AClient, A2AConfig, RetryPolicy
-from a2abench.a2a._limits import ReplyLimits, task_deadline
 from a2abench.discover import discover
 from a2abench.errors import (
     AgentTimeout,

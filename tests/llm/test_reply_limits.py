@@ -1,5 +1,5 @@
 """LLM replies are read like agent replies: a byte cap, a nesting limit, a whole-request
-deadline and the task-trial's deadline (a2a/_limits.py)."""
+deadline and the task-trial's deadline (_limits.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from a2abench.a2a._limits import reply_cap, task_deadline
+from a2abench._limits import reply_cap, task_deadline
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm import ChatLLM, LLMConfig, RetryPolicy
 

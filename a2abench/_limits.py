@@ -15,7 +15,8 @@ A reply is read as a bounded stream, never as one unbounded `response.content`:
 own, or the task-trial's set by the run engine with `task_deadline`); each caller turns it into
 its own typed error, because who is to blame differs (an agent, an LLM endpoint).
 
-Bindings (JSON-RPC, HTTP+JSON, gRPC) share this module so every one enforces the same limits.
+The A2A bindings (JSON-RPC, HTTP+JSON, gRPC) and the LLM clients share this module, which sits
+below both (a top-level module, not part of `a2a/`), so every reply meets the same limits.
 """
 
 from __future__ import annotations
