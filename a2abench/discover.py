@@ -17,12 +17,11 @@ from a2abench.a2a.bindings import (
     interface_options,
     resolve_url,
     select_interface,
-    transport_choice,
     unsupported_reason,
     url_is_relative,
 )
 from a2abench.a2a.card import WARN_CARD_BYTES, CardFetch
-from a2abench.a2a.config import A2AConfig
+from a2abench.a2a.config import A2AConfig, transport_choice
 from a2abench.a2a.dialects import dialect_of_version
 from a2abench.a2a.models import AgentCard, Dialect
 

@@ -23,9 +23,9 @@ import httpx
 from a2abench._egress import HostPolicy
 from a2abench._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.a2a import bindings, dialects
-from a2abench.a2a.bindings import Binding, BindingName, InterfaceChoice
+from a2abench.a2a.bindings import Binding, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
-from a2abench.a2a.config import A2AConfig
+from a2abench.a2a.config import A2AConfig, BindingName, transport_choice
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import (
     AgentCard,
@@ -276,7 +276,7 @@ class A2AClient:
         if not self._transports:
             fetched = await self.card()
             choice = self._pinned or select_interface(
-                fetched.card, fetched.card_url, bindings.transport_choice(self.config.transport))
+                fetched.card, fetched.card_url, transport_choice(self.config.transport))
             self.interface = choice
             pool = self._pool[:1] if choice.binding == "GRPC" else self._pool
             headers = self.config.headers()

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
-from a2abench.a2a.config import transport_choice
+from a2abench.a2a.config import transport_field
 from a2abench.errors import ConfigError
 from a2abench.options import option
 
@@ -202,7 +202,7 @@ class RunConfig(BaseModel):
     @field_validator("transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
-        return transport_choice(value)
+        return transport_field(value)
 
     def secrets(self) -> list[str]:
         """Every secret value this run knows: the agent's token, URL passwords, secret-named
