@@ -50,7 +50,7 @@ from a2abench.run.records import (
     TaskStatus,
     is_success,
 )
-from a2abench.run.status import failed_reward
+from a2abench.run.status import Counts, failed_reward
 from a2abench.run.writer import RecordWriter
 
 
@@ -107,17 +107,15 @@ class RunSummary(BaseModel):
     status: str  # completed | interrupted | aborted
     planned: int
     skipped: int
-    ran: int
-    passed: int
-    failed: int
-    agent_errors: int
-    evaluator_errors: int = 0
-    infra_errors: int
-    harness_errors: int
+    counts: Counts  # the task-trials of this session, by outcome
     duration_s: float
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+
+    @property
+    def ran(self) -> int:
+        return self.counts.done
 
 
 class Engine:
@@ -207,7 +205,7 @@ class Engine:
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
                     run_id=self.run_id, status=status, finished_at=now_iso(),
-                    duration_s=round(duration, 3), counts=self.progress.as_dict(),
+                    duration_s=round(duration, 3), counts=self.progress.snapshot(),
                     reason=self._abort))
                 await self.writer.durable()
             finally:
@@ -391,13 +389,10 @@ class Engine:
 
     def _summary(self, output: Path, status: str, planned: int, skipped: int,
                  duration: float) -> RunSummary:
-        p = self.progress
-        counts: dict[str, Any] = p.as_dict()
-        counts["ran"] = counts.pop("done")
-        return RunSummary.model_validate({
-            **counts, "run_id": self.run_id, "output": output, "status": status,
-            "planned": planned, "skipped": skipped, "duration_s": round(duration, 3),
-            "reason": self._abort, "first_infra_error": self._first_infra})
+        return RunSummary(
+            run_id=self.run_id, output=output, status=status, planned=planned, skipped=skipped,
+            counts=self.progress.snapshot(), duration_s=round(duration, 3), reason=self._abort,
+            first_infra_error=self._first_infra)
 
 
 def run_host_policy(config: RunConfig) -> HostPolicy | None:

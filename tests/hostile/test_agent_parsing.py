@@ -174,7 +174,7 @@ async def test_task_deadline_outside_the_agent_is_infrastructure(tmp_path: Path)
             summary = await execute_async(config, lambda _: None)
     finally:
         unregister("slow-harness")
-    assert summary.infra_errors == 1
+    assert summary.counts.infra_errors == 1
     text = (tmp_path / "m.jsonl").read_text()
     assert "not waiting for the agent" in text and '"error":"TaskTimeout"' in text
 
