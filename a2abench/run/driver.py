@@ -149,6 +149,18 @@ def _options_argument(cls: type) -> type[BaseModel] | None:
     return None
 
 
+@dataclass(frozen=True)
+class Skill:
+    """How serve-green's agent card offers a benchmark: a title, what it does and which
+    config keys a request may set, search tags, and example configs (each becomes an
+    example request naming the benchmark)."""
+
+    title: str
+    description: str
+    tags: tuple[str, ...] = ()
+    examples: tuple[dict[str, Any], ...] = ({},)
+
+
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
 
 
@@ -165,6 +177,8 @@ class Driver(ABC, Generic[OptionsT]):
     # `a2abench run <name> --help`: what the command does, and one example command line.
     help: ClassVar[str] = ""
     example: ClassVar[str] = ""
+    # serve-green's card skill for this benchmark (None: a generic one naming the plugin).
+    skill: ClassVar[Skill | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -34,6 +34,7 @@ from a2abench.plugin import (
     LLMOptions,
     LLMUsage,
     Scoring,
+    Skill,
     TaskContext,
     TaskOutcome,
     TaskRecord,
@@ -99,6 +100,14 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
     help = "Run CRMArena or CRMArena-Pro against an A2A agent."
     example = ("a2abench run crmarena --white-agent-url http://127.0.0.1:9999 --org b2b "
                "--task-category handle_time")
+    skill = Skill(
+        "CRMArena / CRMArena-Pro assessment",
+        "Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored by the "
+        "official evaluator. Config: dataset, org, task_category, task_ids, max_tasks, "
+        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.",
+        ("benchmark", "crmarena", "crm", "salesforce"),
+        ({"task_category": "handle_time", "max_tasks": 5},
+         {"org": "b2c", "task_category": "all", "interactive": True}))
     scoring = Scoring(
         headline="macro_category_mean",
         description="CRMArena: mean reward per category (token F1 for free-text tasks), "

@@ -35,6 +35,7 @@ from a2abench.plugin import (
     Exporter,
     LLMUsage,
     Scoring,
+    Skill,
     TaskContext,
     TaskOutcome,
     TaskRecord,
@@ -68,6 +69,15 @@ class Tau2Driver(Driver[Tau2Options]):
             "A2A agent.")
     example = ("a2abench run tau2 --white-agent-url http://127.0.0.1:9999 --domain airline "
                "--user-llm gpt-4.1 --max-tasks 5")
+    skill = Skill(
+        "tau2-bench assessment",
+        "Customer-service conversations (airline, retail, mock, telecom) with an LLM user "
+        "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
+        "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
+        "user_llm_args, judge_llm, max_steps, max_errors, seed.",
+        ("benchmark", "tau2", "customer-service", "tool-use"),
+        ({"domain": "airline", "max_tasks": 5},
+         {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
 
