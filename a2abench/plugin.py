@@ -78,6 +78,7 @@ from a2abench.llm import (
 from a2abench.llm._embeddings import EmbeddingClient
 from a2abench.options import option
 from a2abench.run.driver import (
+    DataSet,
     Driver,
     EngineTermination,
     Exporter,
@@ -116,6 +117,7 @@ __all__ = [
     "DataMissing",
     "DataPart",
     "DataProgress",
+    "DataSet",
     "Driver",
     "EmbeddingClient",
     "EngineTermination",

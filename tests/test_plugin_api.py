@@ -14,7 +14,7 @@ from a2abench.plugin import Driver, TaskContext, TaskOutcome, TaskSpec
 EXPECTED = [
     "A2ABENCH_VERSION", "A2ABenchError", "A2AClient", "AgentError", "AgentReply", "ChatLLM",
     "ChatResult", "ConfigError", "Conversation", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_TOOL_CALLS",
-    "DataCorrupt", "DataError", "DataMissing", "DataPart", "DataProgress", "Driver",
+    "DataCorrupt", "DataError", "DataMissing", "DataPart", "DataProgress", "DataSet", "Driver",
     "ENTRY_POINT_GROUP", "EmbeddingClient", "EngineTermination", "ErrorInfo", "Exporter",
     "FilePart", "InfrastructureError", "LLMArgs", "LLMConfig", "LLMError", "LLMOptions",
     "LLMUsage", "Message", "OptionsT", "Part", "ProtocolError", "RecordsError", "RemoteFile",
@@ -98,3 +98,25 @@ def test_the_guides_hook_table_is_generated_from_driver(monkeypatch: pytest.Monk
                        ("tasks", "method"), ("compat", "method"), ("exporters", "classmethod"),
                        ("domain", "property"), ("help", "class attribute")]:
         assert f"| `{hook}` | {kind} |" in table, hook
+
+
+def test_a_plugin_declares_its_pinned_data_for_the_data_command() -> None:
+    from a2abench import data
+    from a2abench.plugin import DataSet, RemoteFile, register, unregister
+
+    class Pinned(Bench):
+        @classmethod
+        def data_sets(cls) -> list[DataSet]:
+            files = (RemoteFile("q.json", "http://127.0.0.1:9/q.json", "0" * 64),)
+            return [DataSet("questions", "pinned/1", files, "the questions"),
+                    DataSet("big", "pinned/1", files, "a large extra", large=True)]
+
+    register("pinned", Pinned)
+    try:
+        every = data.file_sets(["pinned"])  # type: ignore[list-item]
+        small = data.file_sets(["pinned"], org_dbs=False)  # type: ignore[list-item]
+    finally:
+        unregister("pinned")
+    assert [(s.benchmark, s.name) for s in every] == [("pinned", "questions"), ("pinned", "big")]
+    assert [s.name for s in small] == ["questions"]
+    assert [s.name for s in data.file_sets(["crmarena"], org_dbs=False)] == ["texts", "reference"]

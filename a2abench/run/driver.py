@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
+from a2abench._download import RemoteFile
 from a2abench.errors import ProtocolError, foreign_errors_as
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
@@ -150,6 +151,19 @@ def _options_argument(cls: type) -> type[BaseModel] | None:
 
 
 @dataclass(frozen=True)
+class DataSet:
+    """A group of pinned files a benchmark needs, cached together under the user cache's
+    `folder`: what `a2abench data pull` fetches ahead of a run and `data status` checks.
+    `large` sets (CRMArena's org dumps) are left out by `data pull --no-org-dbs`."""
+
+    name: str
+    folder: str
+    files: tuple[RemoteFile, ...]
+    purpose: str
+    large: bool = False
+
+
+@dataclass(frozen=True)
 class Skill:
     """How serve-green's agent card offers a benchmark: a title, what it does and which
     config keys a request may set, search tags, and example configs (each becomes an
@@ -229,6 +243,12 @@ class Driver(ABC, Generic[OptionsT]):
     async def rescore(self, record: TaskRecord) -> TaskRecord | None:
         """Re-score one recorded task-trial from its transcript; None if not supported."""
         return None
+
+    @classmethod
+    def data_sets(cls) -> list[DataSet]:
+        """The pinned data `a2abench data pull <name>` fetches ahead of a run (none: the
+        benchmark downloads nothing, or does it itself)."""
+        return []
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:

@@ -29,6 +29,7 @@ from a2abench.benchmarks.crmarena.tasks import (
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
 from a2abench.plugin import (
     ChatLLM,
+    DataSet,
     Driver,
     Exporter,
     LLMOptions,
@@ -309,6 +310,18 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
             "reward_components": verdict.components if verdict else {},
             "details": {**details, **(verdict.details() if verdict
                                       else {"scoring_path": None})}})
+
+    @classmethod
+    def data_sets(cls) -> list[DataSet]:
+        from a2abench.benchmarks.crmarena import reference, upstream
+
+        sets = [DataSet("texts", upstream.folder(), tuple(upstream.text_files()),
+                        "upstream prompts and evaluator text"),
+                DataSet("reference", reference.FOLDER, tuple(reference.reference_files()),
+                        "task and schema dumps for --tasks-file / --schema-file")]
+        return sets + [DataSet(f"org {org}", upstream.folder(), (upstream.org_file(org),),
+                               "SQLite org for --backend sandbox", large=True)
+                       for org in sorted(upstream.manifest().orgs)]
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:

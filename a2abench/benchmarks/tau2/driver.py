@@ -30,6 +30,7 @@ from a2abench.plugin import (
     ConfigError,
     Conversation,
     DataProgress,
+    DataSet,
     Driver,
     ErrorInfo,
     Exporter,
@@ -41,6 +42,7 @@ from a2abench.plugin import (
     TaskRecord,
     TaskSpec,
     build_llm,
+    cache_dir,
     evaluator_failure,
     failed_reward,
     is_success,
@@ -292,6 +294,16 @@ class Tau2Driver(Driver[Tau2Options]):
         for llm in (self.user_llm, self.judge_llm):
             if llm is not None:
                 await llm.aclose()
+
+    @classmethod
+    def data_sets(cls) -> list[DataSet]:
+        from a2abench.benchmarks.tau2 import data
+
+        folder = f"tau2/{data.manifest().commit}"
+        files, sources = data.pinned_files()
+        return [DataSet("data", folder, tuple(files),
+                        f"every domain's data; --data-dir {cache_dir() / folder / 'data'}"),
+                DataSet("sources", folder, tuple(sources), "upstream tool text and judge prompt")]
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:
