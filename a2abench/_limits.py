@@ -84,25 +84,6 @@ def check_count(count: int, limit: int, what: str) -> None:
                                  hint="The agent sent far more than any benchmark turn needs.")
 
 
-_max_bytes: ContextVar[int] = ContextVar("a2abench_max_reply_bytes",
-                                         default=DEFAULT_MAX_REPLY_BYTES)
-
-
-@contextmanager
-def reply_cap(max_bytes: int) -> Iterator[None]:
-    """Make `max_bytes` the cap of every reply read in this context that has no cap of its
-    own (the run engine sets --max-reply-bytes so LLM replies follow it too)."""
-    token = _max_bytes.set(max_bytes)
-    try:
-        yield
-    finally:
-        _max_bytes.reset(token)
-
-
-def current_reply_cap() -> int:
-    return _max_bytes.get()
-
-
 # --- bytes ------------------------------------------------------------------------------------
 
 async def read_body(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
 from a2abench._download import RemoteFile
+from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ProtocolError, foreign_errors_as
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
@@ -210,6 +211,9 @@ class Driver(ABC, Generic[OptionsT]):
         # The engine's event sink, set before `setup()` so a driver can report a data
         # download (`DataProgress`); call it on the event loop's thread only.
         self.emit: EventSink | None = None
+        # The run's --max-reply-bytes, set before `setup()`: pass it to `build_llm` so the
+        # LLM clients a driver builds refuse replies over the same cap as the agent's.
+        self.max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     @property
     def domain(self) -> str | None:

@@ -22,7 +22,6 @@ from a2abench._limits import (
     DeadlinePassed,
     ReplyLimits,
     deadline_scope,
-    reply_cap,
     task_deadline,
 )
 from a2abench._version import __version__
@@ -154,13 +153,14 @@ class Engine:
         """
         config, driver = self.config, self.driver
         started = time.monotonic()
-        # LLM replies follow the run's byte cap; downloads and logins its --allow-host.
-        with reply_cap(config.max_reply_bytes), egress_policy(run_host_policy(config)):
+        # Downloads and logins follow the run's --allow-host.
+        with egress_policy(run_host_policy(config)):
             return await self._run(config, driver, started)
 
     async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         driver.emit = self.emit
+        driver.max_reply_bytes = config.max_reply_bytes  # for the LLM clients it builds
         await driver.setup()
         selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
         if not selected:

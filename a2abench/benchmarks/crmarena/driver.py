@@ -143,12 +143,12 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                 base_url=opts.judge_llm_base_url or opts.user_llm_base_url, args={},
                 cache=opts.llm_cache, flag="--judge-llm",
                 alternative="pass --judge-llm offline for deterministic scoring (labelled "
-                            "offline)")
+                            "offline)", max_reply_bytes=self.max_reply_bytes)
         if opts.interactive:
             self.user_llm = build_llm(opts.user_llm or UPSTREAM_MODEL,
                                       base_url=opts.user_llm_base_url,
                                       args=dict(opts.user_llm_args), cache=opts.llm_cache,
-                                      flag="--user-llm")
+                                      flag="--user-llm", max_reply_bytes=self.max_reply_bytes)
         self.evaluator = Evaluator(self._judge() if self.judge_llm else None, self.texts.texts)
 
     def _judge(self, usage: LLMUsage | None = None) -> Judge:

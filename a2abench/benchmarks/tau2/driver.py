@@ -101,12 +101,14 @@ class Tau2Driver(Driver[Tau2Options]):
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
-            embedding=embedding_config(opts), reranker=reranker_config(opts),
+            embedding=embedding_config(opts),
+            reranker=reranker_config(opts, max_reply_bytes=self.max_reply_bytes),
             progress=self._download_progress())
         if opts.judge_llm:
             self.judge_llm = build_llm(
                 opts.judge_llm, base_url=opts.judge_llm_base_url or opts.user_llm_base_url,
-                args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
+                args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm",
+                max_reply_bytes=self.max_reply_bytes)
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
 
@@ -132,7 +134,8 @@ class Tau2Driver(Driver[Tau2Options]):
                                        "endpoints; the key comes from OPENAI_API_KEY.")
             args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
             self.user_llm = build_llm(self.opts.user_llm, base_url=self.opts.user_llm_base_url,
-                                      args=args, cache=self.opts.llm_cache, flag="--user-llm")
+                                      args=args, cache=self.opts.llm_cache, flag="--user-llm",
+                                      max_reply_bytes=self.max_reply_bytes)
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:

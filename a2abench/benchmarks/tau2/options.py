@@ -89,14 +89,18 @@ def embedding_config(opts: Tau2Options) -> LLMConfig | None:
     return LLMConfig(**kwargs)
 
 
-def reranker_config(opts: Tau2Options) -> LLMConfig | None:
-    """The chat model of banking's reranker variants (None unless a flag names it)."""
+def reranker_config(opts: Tau2Options, *,
+                    max_reply_bytes: int | None = None) -> LLMConfig | None:
+    """The chat model of banking's reranker variants (None unless a flag names it), capped at
+    `max_reply_bytes` (default: 16 MB)."""
     if not (opts.reranker_llm or opts.reranker_llm_base_url):
         return None
     from a2abench.benchmarks.tau2.domains.banking.llm_search import DEFAULT_RERANKER_MODEL
 
     model = opts.reranker_llm or DEFAULT_RERANKER_MODEL
     kwargs: dict[str, Any] = {"model": model, "cache": opts.llm_cache}
+    if max_reply_bytes is not None:  # the run's --max-reply-bytes (the driver's)
+        kwargs["max_reply_bytes"] = max_reply_bytes
     if opts.reranker_llm_base_url:
         kwargs["base_url"] = opts.reranker_llm_base_url
     elif api_key_from_env() is None:  # as build_llm: fail now, not as dropped documents
