@@ -52,8 +52,9 @@ def transport_choice(value: str | None) -> BindingName | None:
         return None
     name = TRANSPORT_CHOICES.get(value.strip().lower())
     if name is None:
-        raise ConfigError(f"--transport {value!r} is not a binding a2abench speaks",
-                          hint="Use jsonrpc, http-json or grpc (or leave it unset).")
+        raise ConfigError(f"--transport {value!r} is not a binding a2abench speaks: use "
+                          "jsonrpc, http-json or grpc", hint="Or leave it unset: the agent's "
+                                                             "card decides.")
     return name
 
 
