@@ -54,6 +54,17 @@ def wait_for_tasks(path: Path, n: int, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.05)
 
 
+def _read_until(proc: subprocess.Popen[str], words: str) -> str:
+    """The process's stderr up to and including the first line holding `words`."""
+    assert proc.stderr is not None
+    seen = ""
+    while words not in seen:
+        line = proc.stderr.readline()
+        assert line, f"stderr ended before {words!r}: {seen}"
+        seen += line
+    return seen
+
+
 def reference(tmp_path: Path, base: str) -> dict[str, Any]:
     ref = tmp_path / "reference.jsonl"
     r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(ref), *OPTS)
@@ -95,8 +106,12 @@ def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path
         proc = spawn(base, out, "--concurrency", "2")
         wait_for_tasks(out, 4, proc)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        # The run has taken the signal once it says so; only then may the task-trials in
+        # flight finish (as Ctrl-C lets them), so none can start after it.
+        said = _read_until(proc, "interrupted")
         legacy.hold_after = None
+        _, rest = proc.communicate(timeout=60)
+        err = said + rest
         assert proc.returncode == 130, err
         assert "Traceback" not in err and "Resume with:" in err
         command = err.split("Resume with:")[1].strip().splitlines()[0]
