@@ -58,6 +58,8 @@ class RunRecord(_Record):
     started_at: str
     # The A2A interface used: binding, dialect, url, streaming (absent in runs before 0.2).
     interface: dict[str, Any] | None = None
+    # An adaptive run's plan (run/adaptive): mode, confidence, strata and their weights.
+    adaptive: dict[str, Any] | None = None
 
 
 class RequestRecord(_Record, ProtocolMetrics):
@@ -103,6 +105,7 @@ class TaskRecord(_Record):
     error: ErrorInfo | None = None
     transcript: list[dict[str, Any]] | None = None
     details: dict[str, Any] = Field(default_factory=dict)  # benchmark-specific extras
+    adaptive: dict[str, Any] | None = None  # an adaptive run's {stratum, rank} of this one
     started_at: str
     finished_at: str
 
@@ -119,3 +122,5 @@ class RunEndRecord(_Record):
     counts: Counts  # the run's task-trials by outcome (run/status.py)
     score: float | None = None
     reason: str | None = None
+    # An adaptive run's stop: reason, n of N, the confidence sequence's bounds, decision.
+    adaptive: dict[str, Any] | None = None
