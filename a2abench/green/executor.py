@@ -410,7 +410,9 @@ class AssessmentExecutor(AgentExecutor):
         if report is not None or status == "completed":
             data = result_data(report, config, status, request.participants, request.format,
                                server_only(type(planned.driver).options_model),
-                               role=request.role, time_used=time_used)
+                               role=request.role, time_used=time_used,
+                               scored_apart={c for cats in planned.driver.scoring.separate.values()
+                                             for c in cats})
             text = summary_text(data, request.white_agent_url)
             # The Result as JSON text, not a DataPart: a DataPart's numbers are doubles on
             # the wire (counts would read 2.0); AgentBeats' gateway reads JSON text parts too.

@@ -63,13 +63,15 @@ def _task_rewards(report: Report) -> dict[str, float | None]:
     return {task: (sum(v) / len(v) if v else None) for task, v in rewards.items()}
 
 
-def _task_results(report: Report) -> list[dict[str, Any]]:
+def _task_results(report: Report, apart: set[str]) -> list[dict[str, Any]]:
     """One row per task-trial: what lets N shard Results be recombined (pass^k, per-task
-    rates) and what a leaderboard lists. `scored` is False for infrastructure/harness errors,
-    which count in no rate."""
+    rates, the headline) and what a leaderboard lists. `scored` is False for infrastructure
+    and harness errors, which count in no rate; `headline` is False for categories scored
+    apart (CRMArena's confidentiality tasks), which the headline score leaves out."""
     return [{"task_id": line.task_id, "trial": line.trial, "domain": line.domain,
              "category": line.category, "status": line.status,
-             "scored": line.status in SCORED, "reward": line.reward, "success": line.success,
+             "scored": line.status in SCORED, "headline": line.category not in apart,
+             "reward": line.reward, "success": line.success,
              "termination": line.termination, "turns": line.turns,
              "duration": round(line.latency_ms / 1000, 3)}
             for line in sorted(report.lines, key=lambda i: (natural(i.task_id), i.trial))]
@@ -82,11 +84,13 @@ def _percent(value: float | None) -> float | None:
 def result_data(report: Report | None, config: RunConfig, status: str,
                 participants: dict[str, str], request_format: str,
                 operator_only: set[str] | None = None, *, role: str = "agent",
-                time_used: float | None = None) -> dict[str, Any]:
+                time_used: float | None = None,
+                scored_apart: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """The Result. `report` is None when no task-trial finished. `operator_only` names the
     options that stay out of it (paths, endpoints). The participant is named by its role
     (`role`, one of `participants`' keys): its URL is the gateway's loopback proxy, which
-    identifies nobody; AgentBeats' workflow adds the AgentBeats ids beside the Results."""
+    identifies nobody; AgentBeats' workflow adds the AgentBeats ids beside the Results.
+    `scored_apart` are the categories the benchmark leaves out of its headline score."""
     public = public_config(config, operator_only or set())
     options = public["options"]
     shard = config.shard
@@ -116,7 +120,7 @@ def result_data(report: Report | None, config: RunConfig, status: str,
                     "score_method": report.score_method, "mean_reward": report.mean_reward,
                     "total_tasks": report.tasks, "total_passed": report.passed,
                     "task_trials": report.task_trials, "scored": report.scored,
-                    "errors": report.errors},
+                    "errors": report.errors, "scored_apart": report.group_scores},
         # Stock tau2 greens report pass_rate in percent and task_rewards: the same figures.
         "pass_rate_pct": _percent(report.pass_rate),
         # tau2 tasks have no category upstream: its leaderboards group by domain.
@@ -124,7 +128,7 @@ def result_data(report: Report | None, config: RunConfig, status: str,
         "by_domain": by_domain,
         "pass_k": {str(p.k): p.value for p in report.pass_k},
         "tasks": rewards, "task_rewards": rewards,
-        "task_results": _task_results(report),
+        "task_results": _task_results(report, set(scored_apart)),
     }
 
 
