@@ -53,3 +53,16 @@ async def test_without_heartbeats_the_same_client_times_out(settings: GreenSetti
             with pytest.raises(Exception) as info:
                 await send(client, agentbeats(sluggish, benchmark="scripted", tasks=1, turns=1))
     assert isinstance(info.value, httpx.ReadTimeout) or "timeout" in repr(info.value).lower()
+
+
+def test_the_flag_and_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.clihelp import run_cli
+
+    captured: list[GreenSettings] = []
+    monkeypatch.setattr("a2abench.green.serve", lambda settings, **_: captured.append(settings))
+    assert run_cli("serve-green").code == 0 and captured[-1].heartbeat_s == 30
+    monkeypatch.setenv("A2ABENCH_HEARTBEAT", "5")
+    assert run_cli("serve-green").code == 0 and captured[-1].heartbeat_s == 5
+    assert run_cli("serve-green", "--heartbeat", "0").code == 0 and captured[-1].heartbeat_s == 0
+    refused = run_cli("serve-green", "--heartbeat", "-1")
+    assert refused.code == 2 and "--heartbeat" in refused.err
