@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from a2abench._version import __version__
+from a2abench.errors import ConfigError
 from a2abench.report.aggregate import SCORED, GroupStats, Report, natural
 from a2abench.report.wording import passed_over, unscored_note
 from a2abench.run.config import RunConfig, redact
@@ -138,7 +139,7 @@ def _default_split(config: RunConfig) -> str | None:
 
     try:
         info = get_driver(config.benchmark).options_model.model_fields.get("split")
-    except Exception:  # an unknown plug-in: no split to report
+    except ConfigError:  # a benchmark no longer registered: no split to report
         return None
     default = None if info is None else info.get_default(call_default_factory=True)
     return default if isinstance(default, str) else None
