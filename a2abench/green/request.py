@@ -361,7 +361,8 @@ def shard_config(config: dict[str, Any]) -> dict[str, Any]:
         if index >= count:
             raise RequestRejected(f"`shard_index` {index} is not below `num_shards` {count} "
                                   "(shards are numbered 0..num_shards-1)")
-        config["shard"] = Shard(index=index + 1, count=count)
+        if count > 1:  # one shard is the whole run (adaptive runs refuse real shards)
+            config["shard"] = Shard(index=index + 1, count=count)
     if instances is not None:
         instances = _whole("num_instances", instances, 1)
         current = config.get("max_tasks")
@@ -427,10 +428,15 @@ async def check_tasks(planned: Planned) -> None:
 
 
 def _position(value: Any, ids: list[str], where: str) -> str:
+    """tau-bench's agentify counts integers as positions; a string is a task id, as it is
+    everywhere else ("9" is retail task 9, never the task at position 9)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # a DataPart carries numbers as doubles
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    if isinstance(value, str):
+        if value in ids:
+            return value
+        raise RequestRejected(f"task id {value!r} is not in {where} (a string is a task id; "
+                              f"give an integer for a position); its ids: {_listing(ids)}")
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(ids):
         raise RequestRejected(f"task index {value!r} is not a position in {where} (0 to "
                               f"{len(ids) - 1}; tau-bench's agentify format counts positions, "
