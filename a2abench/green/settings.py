@@ -20,6 +20,7 @@ from a2abench.options import parse_pairs
 
 DEFAULT_PORT = 9009
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+DEFAULT_HEARTBEAT_S = 30.0
 DEFAULT_MAX_TRIALS = 8  # num_trials a request may ask for (tau2's leaderboard uses up to 4)
 
 
@@ -39,6 +40,9 @@ class GreenSettings:
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     cancel_grace_s: float = 30.0
     progress_interval_s: float = 1.0  # at most one progress status update per interval
+    # A WORKING update after this many silent seconds (0: none): streaming clients time out
+    # on silence (AgentBeats' gateway after 300 s) while one task-trial may take minutes.
+    heartbeat_s: float = DEFAULT_HEARTBEAT_S
     tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
     rpc_path: str | None = None  # serve JSON-RPC only here (default: `/` and the card's path)
     max_trials: int = DEFAULT_MAX_TRIALS
@@ -68,6 +72,9 @@ class GreenSettings:
             raise ConfigError(f"--rpc-path {self.rpc_path!r} does not start with /",
                               hint="Write it like /a2a, or leave it out to serve at / and at "
                                    "the card URL's path.")
+        if self.heartbeat_s < 0:
+            raise ConfigError("--heartbeat must not be negative",
+                              hint="Seconds between heartbeats; 0 turns them off.")
         if self.max_trials < 1:
             raise ConfigError("--max-trials must be at least 1")
         if self.log_format not in ("text", "json"):
