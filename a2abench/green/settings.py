@@ -8,7 +8,6 @@ API key is sent there), which white-agent hosts may be contacted, and the limits
 from __future__ import annotations
 
 import ipaddress
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import SecretStr
 
 from a2abench.errors import ConfigError
+from a2abench.options import parse_pairs
 
 DEFAULT_PORT = 9009
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000
@@ -134,16 +134,14 @@ def parse_presets(items: list[str] | None) -> dict[str, dict[str, Any]]:
 
     Values are JSON when they parse as JSON (numbers, booleans, objects), else plain strings.
     """
+    example = "e.g. --option tau2.data_dir=/data/tau2."
+    for item in items or []:  # the benchmark first: the shared parser knows only KEY=VALUE
+        bench, dot, name = item.partition("=")[0].strip().partition(".")
+        if not dot or not bench or not name:
+            raise ConfigError(f"--option {item!r} is not BENCHMARK.KEY=VALUE", hint=example)
     presets: dict[str, dict[str, Any]] = {}
-    for item in items or []:
-        key, sep, raw = item.partition("=")
-        bench, dot, name = key.strip().partition(".")
-        if not sep or not dot or not bench or not name:
-            raise ConfigError(f"--option {item!r} is not BENCHMARK.KEY=VALUE",
-                              hint="e.g. --option tau2.data_dir=/data/tau2.")
-        try:
-            value: Any = json.loads(raw)
-        except ValueError:
-            value = raw
+    pairs = parse_pairs(items, "--option", example="BENCHMARK.KEY=VALUE", hint=example)
+    for key, value in pairs.items():
+        bench, _, name = key.partition(".")
         presets.setdefault(bench, {})[name.replace("-", "_")] = value
     return presets

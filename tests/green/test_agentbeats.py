@@ -143,6 +143,7 @@ async def test_the_docs_run_sh_under_the_controller(tmp_path: Path, gold: str,  
 
 # --- the shipped scenario under the AgentBeats runner's PATH ---------------------------------
 
+@pytest.mark.slow
 def test_the_shipped_scenario_starts_whatever_python_comes_first(tmp_path: Path) -> None:
     """The runner (agentbeats-tutorial run_scenario.py) puts its own venv's bin first on PATH
     and starts each `cmd` with shlex.split; its python has a2a-sdk 0.3. A `python` that cannot

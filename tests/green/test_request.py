@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from a2abench.benchmarks.tau2.driver import Tau2Options
+from a2abench.benchmarks.tau2.options import Tau2Options
 from a2abench.green import GreenSettings, RequestRejected, parse_request, plan_run
 from a2abench.green.request import AssessmentRequest, secret_keys, server_only
 
