@@ -88,8 +88,9 @@ async def a2abench_run(base: str, trials: int, concurrency: int, tmp: Path) -> t
     c0, t0 = cpu(), time.perf_counter()
     summary = await execute_async(config, lambda event: None, driver=driver)
     wall, used = time.perf_counter() - t0, cpu() - c0
-    assert summary.ran == per_task * 7 and not summary.harness_errors, summary
-    assert not summary.agent_errors and not summary.infra_errors, summary
+    counts = summary.counts
+    assert summary.ran == per_task * 7 and not counts.harness_errors, summary
+    assert not counts.agent_errors and not counts.infra_errors, summary
     return wall / summary.ran, used / summary.ran
 
 
