@@ -9,6 +9,7 @@ Workers are started on first use, kept warm between calls, and replaced after a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -17,6 +18,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
+from typing import Any
 
 GREP_DEADLINE_S = 2.0  # a pattern over the whole KB takes ~5 ms; 400x that is hostile
 MAX_WORKERS = 4  # concurrent grep evaluations per process; more callers wait for one
@@ -62,10 +64,8 @@ class _Worker:
             self.proc.kill()
         for pipe in (self.proc.stdin, self.proc.stdout):
             if pipe is not None:
-                try:
+                with contextlib.suppress(OSError):
                     pipe.close()
-                except OSError:
-                    pass
         self.proc.wait()
 
 
@@ -88,8 +88,8 @@ class GrepPool:
                deadline_s: float | None = None,
                cancel: threading.Event | None = None) -> list[tuple[int, int]]:
         """(document index, match count) of the top_k documents, as upstream ranks them.
-        Raises GrepTimeout after `deadline_s` (default GREP_DEADLINE_S) of evaluation, GrepCancelled once `cancel` is
-        set, RuntimeError if the worker fails."""
+        Raises GrepTimeout after `deadline_s` (default GREP_DEADLINE_S) of evaluation,
+        GrepCancelled once `cancel` is set, RuntimeError if the worker fails."""
         request = (json.dumps({"pattern": pattern, "case_sensitive": case_sensitive,
                                "top_k": top_k}) + "\n").encode()
         while not self._slots.acquire(timeout=_POLL_S):
@@ -110,7 +110,8 @@ class GrepPool:
         except BaseException:
             worker.close(kill=True)
             raise
-        reply = json.loads(line) if line else {"error": "the grep worker exited"}
+        reply: dict[str, Any] = (json.loads(line) if line
+                                 else {"error": "the grep worker exited"})
         if "error" in reply:
             worker.close(kill=True)
             raise RuntimeError(f"grep failed: {reply['error']}")
