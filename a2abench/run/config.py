@@ -117,6 +117,9 @@ class Shard(BaseModel):
         return f"{self.index}/{self.count}"
 
 
+MAX_RUN_CONCURRENCY = 1000  # docs/limits.md: one event loop; far above what agents serve
+
+
 class RunConfig(BaseModel):
     """A benchmark run. Benchmark-specific options live in `options` (the driver's model)."""
 
@@ -130,7 +133,9 @@ class RunConfig(BaseModel):
     max_tasks: int | None = option(None, "Run at most N tasks (after filters).", ge=1,
                                    request=True)
     num_trials: int = option(1, "Trials per task (pass^k uses them).", ge=1, request=True)
-    concurrency: int = option(4, "Task-trials in flight at once.", ge=1, request=True)
+    concurrency: int = option(4, "Task-trials in flight at once (never more than there are "
+                                 "task-trials to run).", ge=1, le=MAX_RUN_CONCURRENCY,
+                              request=True)
     seed: int = option(300, "Run seed; per-trial seeds derive from it.", ge=-(2**63),
                        le=2**63 - 1, request=True)
     output: Path | None = option(
