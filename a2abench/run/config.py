@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.a2a.config import transport_choice
@@ -112,6 +112,14 @@ class Shard(BaseModel):
             raise ConfigError(f"--shard {text}: I must be between 1 and N",
                               hint="Shards are numbered 1..N, e.g. --shard 1/4.")
         return cls(index=index, count=count)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Shard:
+        # A shard given as an object (serve-green) meets the same rule as `--shard I/N`.
+        if self.count < 1 or not 1 <= self.index <= self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: I must be between 1 and N "
+                             "(shards are numbered 1..N, e.g. 1/4)")
+        return self
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
