@@ -26,6 +26,22 @@ class DemoResult:
     duration_s: float = 0.0
 
 
+def _prepare(output: Path) -> None:
+    """The demo's folder exists and takes files, or a ConfigError says why not."""
+    from a2abench.errors import ConfigError
+
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"--output {output} is a file, not a directory",
+                          hint="Pass a new or empty directory (the demo writes its data and "
+                               "metrics under it).")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "data").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--output {output} cannot be used: {exc.strerror or exc}",
+                          hint="Pass a writable directory.") from None
+
+
 @contextlib.contextmanager
 def _quiet(name: str) -> Iterator[None]:
     """Raise a logger's level to ERROR for the block, then restore it."""
@@ -60,6 +76,7 @@ async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
 
     started = time.monotonic()
     result = DemoResult(output=output)
+    _prepare(output)
     data_root = tau2_data.write(output / "data")
     # The scripted user has no price; the "unknown price" warning would only be noise here.
     with _quiet("a2abench.llm"), serve(agent.build_app) as agent_url, \

@@ -210,6 +210,12 @@ class RunConfig(BaseModel):
     @field_validator("allowed_hosts", mode="before")
     @classmethod
     def _hosts(cls, value: Any) -> Any:
+        from a2abench.a2a.hosts import pattern_problem
+
+        for pattern in value if isinstance(value, list) else []:
+            problem = pattern_problem(pattern) if isinstance(pattern, str) else None
+            if problem is not None:
+                raise ValueError(problem)
         return [] if value is None else value
 
     @field_validator("transport")

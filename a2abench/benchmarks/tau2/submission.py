@@ -25,7 +25,7 @@ from typing import Any
 from a2abench._version import __version__
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.export import _simulation
-from a2abench.errors import RecordsError
+from a2abench.errors import ConfigError, RecordsError
 from a2abench.run.writer import iter_records
 
 
@@ -256,10 +256,14 @@ def build_submission(paths: list[Path], out_dir: Path, meta: SubmissionMeta) -> 
                                         "and tool schemas unmodified, delivered over A2A."}},
     }
     traj_dir = out_dir / "trajectories"
-    traj_dir.mkdir(parents=True, exist_ok=True)
-    for name, doc in docs.items():
-        (traj_dir / files[name]).write_text(json.dumps(doc, indent=2, ensure_ascii=False),
-                                            encoding="utf-8")
-    (out_dir / "submission.json").write_text(json.dumps(submission, indent=2) + "\n",
-                                             encoding="utf-8")
+    try:
+        traj_dir.mkdir(parents=True, exist_ok=True)
+        for name, doc in docs.items():
+            (traj_dir / files[name]).write_text(json.dumps(doc, indent=2, ensure_ascii=False),
+                                                encoding="utf-8")
+        (out_dir / "submission.json").write_text(json.dumps(submission, indent=2) + "\n",
+                                                 encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write the submission under {out_dir}: "
+                          f"{exc.strerror or exc}", hint="Pass a writable directory.") from None
     return SubmissionResult(out_dir, results, warnings)
