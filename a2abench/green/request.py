@@ -314,6 +314,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
                            options=options, **run_keys)
     except ValidationError as exc:
         ranges = _server_ranges(settings)
+        _over_range(exc, ranges)
         raise RequestRejected("invalid config: " + _problems(exc, lambda key: (
             f" (this server's range: {ranges[key][0]:g}..{ranges[key][1]:g})"
             if key in ranges else ""))) from None
@@ -327,6 +328,22 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     # agent's card, its interfaces and any redirect.
     config.allowed_hosts = list(settings.allow_hosts)
     return Planned(config, driver, indexes)
+
+
+def _over_range(exc: ValidationError, ranges: dict[str, tuple[float, float]]) -> None:
+    """A value over the model's own ceiling (e.g. concurrency 10000 > 1000) is over this
+    server's range too: say it as check_limits does."""
+    for error in exc.errors():
+        key = str(error["loc"][0]) if error["loc"] else ""
+        if error["type"] != "less_than_equal" or key not in ranges:
+            continue
+        try:
+            value = float(error["input"])
+        except (TypeError, ValueError):
+            continue
+        low, high = ranges[key]
+        raise RequestRejected(f"{key} {value:g} is outside {low:g}..{high:g} "
+                              "(this server's limits)")
 
 
 # Limits on the values as the run engine will use them (after coercion: "10000" is 10000).
