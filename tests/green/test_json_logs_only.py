@@ -31,9 +31,9 @@ def spawn(tmp_path: Path, port: int) -> subprocess.Popen[str]:
 
 
 def rpc(base: str, part: str) -> Any:
-    body = ('{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": '
-            '{"kind": "message", "role": "user", "messageId": "m%d", "parts": [%s]}}}'
-            % (time.time_ns(), part))
+    head = ('{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": '
+            f'{{"kind": "message", "role": "user", "messageId": "m{time.time_ns()}", ')
+    body = head + '"parts": [' + part + "]}}}"
     return httpx.post(base, content=body, headers={"content-type": "application/json"},
                       timeout=30).json()
 
