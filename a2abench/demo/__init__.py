@@ -24,6 +24,29 @@ class DemoResult:
     output: Path
     metrics: dict[str, Path] = field(default_factory=dict)  # benchmark -> metrics.jsonl
     duration_s: float = 0.0
+    scripted: bool = True  # the bundled scripted agent (not the user's) was benchmarked
+
+
+# What the scripted agent scores, and why: it fails these on purpose so the reports show
+# failures (the CRMArena rules are in demo/crm_rules.py, the tau2 phrasings in tau2_data.py).
+EXPECTED = {
+    "tau2": (10, "the scripted agent matches keywords: create_5 and complete_5 are phrased so "
+                 "that it misreads them, on purpose"),
+    "crmarena": (4, "the scripted agent has rules for only a few of CRMArena's 21 categories "
+                    "(knowledge search, the most frequent issue, refusing private data) and "
+                    "answers \"None\" to the rest, on purpose: it checks the pipeline, it is "
+                    "not a baseline (examples/llm_agent.py is)"),
+}
+
+
+def explain(benchmark: str, passed: int, scored: int) -> str | None:
+    """Why the scripted agent scored what it did (None for a benchmark without a note)."""
+    if benchmark not in EXPECTED:
+        return None
+    want, why = EXPECTED[benchmark]
+    if passed == want:
+        return f"{passed}/{scored} is the expected score: {why}"
+    return f"{passed}/{scored} differs from the expected {want}/{scored}: please report it"
 
 
 def _prepare(output: Path) -> None:
@@ -69,17 +92,33 @@ def _crm_data(folder: Path) -> tuple[Path, Path]:
     return db, tasks
 
 
-async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
-    from a2abench.demo import agent, tau2_data, user_llm
+@contextlib.contextmanager
+def _agent(url: str | None) -> Iterator[str]:
+    """The agent under test: the user's at `url`, else the bundled scripted one."""
+    if url is not None:
+        yield url
+        return
+    from a2abench.demo import agent
+    from a2abench.demo.servers import serve
+
+    with serve(agent.build_app) as base:
+        yield base
+
+
+async def run_demo(output: Path, on_event: EventSink,
+                   white_agent_url: str | None = None) -> DemoResult:
+    """The demo's two runs; against `white_agent_url` when given (still offline: the data
+    and the user are generated here)."""
+    from a2abench.demo import tau2_data, user_llm
     from a2abench.demo.servers import serve
     from a2abench.run import RunConfig, execute_async
 
     started = time.monotonic()
-    result = DemoResult(output=output)
+    result = DemoResult(output=output, scripted=white_agent_url is None)
     _prepare(output)
     data_root = tau2_data.write(output / "data")
     # The scripted user has no price; the "unknown price" warning would only be noise here.
-    with _quiet("a2abench.llm"), serve(agent.build_app) as agent_url, \
+    with _quiet("a2abench.llm"), _agent(white_agent_url) as agent_url, \
             serve(lambda _: user_llm.app()) as user_url:
         tau2 = RunConfig(
             benchmark="tau2", white_agent_url=agent_url, concurrency=4,
@@ -94,7 +133,7 @@ async def run_demo(output: Path, on_event: EventSink) -> DemoResult:
             benchmark="crmarena", white_agent_url=agent_url, concurrency=4,
             output=output / "crmarena" / "metrics.jsonl",
             options={"org": "b2b", "crm_db": str(crm_db), "tasks_file": str(tasks_file),
-                     "judge_llm": "offline"})
+                     "judge_llm": "offline", "upstream_text": False})
         await execute_async(crm, on_event)
         assert crm.output is not None  # set above
         result.metrics["crmarena"] = crm.output

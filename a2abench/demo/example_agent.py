@@ -1,6 +1,6 @@
 """`a2abench-example-agent`: the example white agents as a console script.
 
-    a2abench-example-agent echo --port 9019          # echoes every message (scores zero)
+    a2abench-example-agent echo --port 9019          # echoes every message (no tool calls)
     a2abench-example-agent scripted --port 9019      # the demo's rule-based agent
 
 A console script runs on the interpreter a2abench was installed with, whatever `python` is
