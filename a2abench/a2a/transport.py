@@ -22,8 +22,7 @@ from typing import Any
 import httpx
 
 from a2abench._http import parse_retry_after
-from a2abench._retry import RetryPolicy
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
@@ -34,6 +33,7 @@ from a2abench.a2a._limits import (
     read_body,
     read_prefix,
 )
+from a2abench._retry import RetryPolicy
 from a2abench.a2a.card import status_origin
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens

@@ -17,17 +17,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from a2abench._version import __version__
-from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
-from a2abench.a2a._limits import (
+from a2abench._egress import HostPolicy, egress_policy, policy_for
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
     deadline_scope,
-    reply_cap,
     task_deadline,
 )
-from a2abench.a2a.hosts import HostPolicy, egress_policy, policy_for
+from a2abench._version import __version__
+from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
 from a2abench.run.adaptive import is_adaptive
@@ -52,7 +51,7 @@ from a2abench.run.records import (
     TaskStatus,
     is_success,
 )
-from a2abench.run.status import failed_reward
+from a2abench.run.status import Counts, failed_reward
 from a2abench.run.writer import RecordWriter
 
 if TYPE_CHECKING:  # numpy comes with it: imported only when a run is adaptive
@@ -118,17 +117,15 @@ class RunSummary(BaseModel):
     status: str  # completed | interrupted | aborted
     planned: int
     skipped: int
-    ran: int
-    passed: int
-    failed: int
-    agent_errors: int
-    evaluator_errors: int = 0
-    infra_errors: int
-    harness_errors: int
+    counts: Counts  # the task-trials of this session, by outcome
     duration_s: float
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+
+    @property
+    def ran(self) -> int:
+        return self.counts.done
 
 
 class Engine:
@@ -168,13 +165,14 @@ class Engine:
         """
         config, driver = self.config, self.driver
         started = time.monotonic()
-        # LLM replies follow the run's byte cap; downloads and logins its --allow-host.
-        with reply_cap(config.max_reply_bytes), egress_policy(run_host_policy(config)):
+        # Downloads and logins follow the run's --allow-host.
+        with egress_policy(run_host_policy(config)):
             return await self._run(config, driver, started)
 
     async def _run(self, config: RunConfig, driver: Driver, started: float) -> RunSummary:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         driver.emit = self.emit
+        driver.max_reply_bytes = config.max_reply_bytes  # for the LLM clients it builds
         try:
             return await self._start(config, driver, output, started)
         except _StoppedEarly:  # Ctrl-C or SIGTERM before the run record: nothing to keep
@@ -247,7 +245,7 @@ class Engine:
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
                     run_id=self.run_id, status=status, finished_at=now_iso(),
-                    duration_s=round(duration, 3), counts=self.progress.as_dict(),
+                    duration_s=round(duration, 3), counts=self.progress.snapshot(),
                     reason=self._abort,
                     adaptive=self.policy.tracker.summary() if self.policy else None))
                 await self.writer.durable()
@@ -382,7 +380,7 @@ class Engine:
 
     async def _within_deadline(self, ctx: TaskContext) -> TaskOutcome:
         """Run one task-trial under --task-timeout. Requests to the agent see the deadline
-        (a2a/_limits.py) and fail with TaskTimeout, the agent's error, when it passes while
+        (_limits.py) and fail with TaskTimeout, the agent's error, when it passes while
         the agent is answering; the scope here catches it anywhere else (infrastructure)."""
         with task_deadline(self.config.task_timeout) as deadline:
             if deadline is None:
@@ -447,13 +445,10 @@ class Engine:
 
     def _summary(self, output: Path, status: str, planned: int, skipped: int,
                  duration: float) -> RunSummary:
-        p = self.progress
-        counts: dict[str, Any] = p.as_dict()
-        counts["ran"] = counts.pop("done")
-        return RunSummary.model_validate({
-            **counts, "run_id": self.run_id, "output": output, "status": status,
-            "planned": planned, "skipped": skipped, "duration_s": round(duration, 3),
-            "reason": self._abort, "first_infra_error": self._first_infra})
+        return RunSummary(
+            run_id=self.run_id, output=output, status=status, planned=planned, skipped=skipped,
+            counts=self.progress.snapshot(), duration_s=round(duration, 3), reason=self._abort,
+            first_infra_error=self._first_infra)
 
 
 def adaptive_plan(config: RunConfig, tasks: list[Any], driver: Driver, output: Path,

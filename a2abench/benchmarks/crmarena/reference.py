@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from a2abench import _download
+from a2abench.plugin import RemoteFile, raw_base
 
 FOLDER = "crmarena/reference"
 
@@ -25,9 +25,9 @@ def _entries() -> dict[str, dict[str, Any]]:
     return files
 
 
-def reference_files() -> list[_download.RemoteFile]:
+def reference_files() -> list[RemoteFile]:
     """Every reference file, pinned by sha256 and git blob id, at its repository's commit."""
-    return [_download.RemoteFile(name, _download.raw_base(e["repository"], e["commit"])
+    return [RemoteFile(name, raw_base(e["repository"], e["commit"])
                                  + e["path"], sha256=e["sha256"],
                                  git_blob_sha1=e["git_blob_sha1"], size=int(e["size"]))
             for name, e in sorted(_entries().items())]

@@ -1,4 +1,4 @@
-"""tau2 -> A2A: what the harness sends the agent (DESIGN.md §3, the seed design's tau2_to_a2a).
+"""tau2 -> A2A: what the harness sends the agent (docs/design.md §3, the seed design's tau2_to_a2a).
 
 The first message carries the instructions, the policy, the tools (as text and as a DataPart
 of complete OpenAI schemas) and the user's first words; later messages carry the user's
@@ -11,9 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.actions import ToolCallFormat
 from a2abench.benchmarks.tau2.models import ToolCall, ToolMessage
+from a2abench.plugin import DataPart, Part, TextPart
 
 GREETING = "Hi! How can I help you today?"  # upstream's DEFAULT_FIRST_AGENT_MESSAGE
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from a2abench.a2a.client import Conversation
-from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.actions import EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Role
@@ -35,6 +33,7 @@ from a2abench.benchmarks.tau2.models import (
     UserMessage,
 )
 from a2abench.benchmarks.tau2.prompt import render_history, render_tools, reply_format
+from a2abench.plugin import Conversation, DataPart, Part, TextPart
 
 DONE = "done"  # upstream LLMSoloAgent.STOP_FUNCTION_NAME
 STOP = "###STOP###"  # upstream LLMSoloAgent.STOP_TOKEN
