@@ -37,7 +37,8 @@ def write_export(fmt: ExportFormat, paths: list[Path], output: Path | None,
         where = ".".join(map(str, error["loc"]))
         message = error["msg"].removeprefix("Value error, ")
         raise ConfigError(f"--format {fmt.name}: invalid option {where}: {message}",
-                          hint="Check the format's flags in `a2abench report --help`.") from None
+                          hint="Set it with its report flag (see --help) or "
+                               "--format-option KEY=VALUE.") from None
     result = fmt.write(paths, output, model)
     if inspect.isawaitable(result):
         asyncio.run(_awaited(result))
