@@ -84,3 +84,14 @@ def test_an_unknown_format_still_names_the_known_ones(records: Path) -> None:
     r = run_cli("report", str(records), "--format", "nope")
     assert r.code == 2, r.err
     assert "unknown --format 'nope'" in r.err and "board" in r.err, r.err
+
+
+def test_tau2_submission_flags_come_from_its_options_and_read_their_variables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = write_run(tmp_path / "metrics.jsonl", "run000000001", [True])
+    monkeypatch.setenv("A2ABENCH_MODEL_NAME", "m")
+    monkeypatch.setenv("A2ABENCH_CONTACT_EMAIL", "me@example.org")
+    r = run_cli("report", str(records), "--format", "tau2-submission",
+                "--model-organization", "org")
+    assert r.code == 2, r.err
+    assert "Error: --format tau2-submission needs --output DIR. e.g." in r.err, r.err
