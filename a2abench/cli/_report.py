@@ -10,7 +10,7 @@ import typer
 
 from a2abench.cli import _common as c
 from a2abench.cli._flag_table import EXPORTS
-from a2abench.cli._flags import parameter
+from a2abench.cli._flags import parameter, with_signature
 
 
 def _with_export_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,10 +32,7 @@ def _with_export_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
                 exports[fmt][spec.target] = value
         return fn(exports=exports, **kwargs)
 
-    grafted: Any = command  # functools.wraps' type declares no __signature__
-    grafted.__signature__ = inspect.Signature(params)
-    command.__annotations__ = {p.name: p.annotation for p in params}
-    return command
+    return with_signature(command, params)
 
 
 @_with_export_flags
