@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import SecretStr, TypeAdapter, model_validator
 
 from a2abench.a2a.client import Conversation
+from a2abench.benchmarks.tau2 import mcp_tools
 from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
@@ -23,10 +24,17 @@ from a2abench.benchmarks.tau2.models import (
     TerminationReason,
 )
 from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
-from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
+from a2abench.benchmarks.tau2.solo import (
+    SoloOrchestrator,
+    is_solo_task,
+    solo_agent,
+    solo_schemas,
+)
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.errors import A2ABenchError, ConfigError
 from a2abench.llm import ChatLLM, LLMConfig, LLMOptions, api_key_from_env, build_llm
+from a2abench.mcp.channel import McpChannel
+from a2abench.mcp.options import ToolChannelOptions
 from a2abench.options import option
 from a2abench.run.driver import (
     Driver,
@@ -44,7 +52,7 @@ from a2abench.run.status import failed_reward
 _MESSAGES = TypeAdapter(list[Message])
 
 
-class Tau2Options(LLMOptions):
+class Tau2Options(LLMOptions, ToolChannelOptions):
     """Options of `run tau2`: each field is a flag (`--max-steps` for `max_steps`)."""
 
     domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = option(
@@ -87,6 +95,10 @@ class Tau2Options(LLMOptions):
         if self.prompt_style != "a2abench" and (self.solo or self.tool_call_format != "any"):
             raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
                              "--tool-call-format and --solo go with --prompt-style a2abench")
+        if self.tool_channel == "mcp" and (self.prompt_style != "a2abench"
+                                           or self.tool_call_format != "any"):
+            raise ValueError("--tool-channel mcp serves the tools over MCP: --prompt-style and "
+                             "--tool-call-format describe the A2A channel; leave them unset")
         return self
 
 
@@ -139,12 +151,18 @@ def reranker_config(opts: Tau2Options) -> LLMConfig | None:
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
-                         ctx: TaskContext, start: int) -> TaskOutcome:
+                         ctx: TaskContext, start: int,
+                         mcp_calls: list[int] | None = None) -> TaskOutcome:
     """For the report viewer: each A2A reply's state and latency with the transcript index of
     the assistant message it became (every assistant message from `start` on is the agent's,
-    one per reply; a reply refused for its task state has none), and LLM usage per role."""
+    one per reply, but for the calls it made over MCP; a reply refused for its task state
+    has none), the MCP calls' indices, and LLM usage per role."""
+    over_mcp = set(mcp_calls or ())
     replies = [i for i, m in enumerate(outcome.messages)
-               if i >= start and isinstance(m, AssistantMessage)]
+               if i >= start and isinstance(m, AssistantMessage) and i not in over_mcp]
+    if mcp_calls is not None:
+        result.details["tool_channel"] = "mcp"
+        result.details["mcp_calls"] = mcp_calls
     result.details["a2a_turns"] = [{**turn, "message": replies[k] if k < len(replies) else None}
                                    for k, turn in enumerate(chat.log)]
     if ctx.usage.by_role:
@@ -166,6 +184,7 @@ class Tau2Driver(Driver[Tau2Options]):
         self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
         self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
+        self.mcp = McpChannel(options)
 
     @property
     def domain(self) -> str | None:
@@ -184,6 +203,7 @@ class Tau2Driver(Driver[Tau2Options]):
                 args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
+        await self.mcp.start()
 
     def _download_progress(self) -> Callable[[int, int], None] | None:
         """A progress callback for the download threads that hands `DataProgress` events to
@@ -232,7 +252,8 @@ class Tau2Driver(Driver[Tau2Options]):
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
                          "judge_prompt": domain.judge_prompt is not None,
-                         "prompt_text": self.prompt_text, **solo, **domain.describe()},
+                         "prompt_text": self.prompt_text, **solo, **domain.describe(),
+                         **self.mcp.describe()},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -245,7 +266,7 @@ class Tau2Driver(Driver[Tau2Options]):
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
-                "prompt_style": o.prompt_style,
+                "prompt_style": o.prompt_style, "tool_channel": o.tool_channel,
                 **({"retrieval_variant": self._domain().policy_kind, **{
                     k: v for k, v in self._domain().describe().items()
                     if k in ("embedding_model", "reranker_model")}}
@@ -263,14 +284,25 @@ class Tau2Driver(Driver[Tau2Options]):
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
         chat = ctx.conversation()
+        start = len(history) if history else 1  # the fixed greeting is not the agent's
+        if self.mcp.enabled:
+            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+                preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
+                                                 session.pointer(self.mcp.url), history)
+                outcome, calls = await mcp_tools.run_over_mcp(
+                    session, self.mcp.url, chat, lambda agent: Orchestrator(
+                        env, user, agent, history=history, max_steps=self.opts.max_steps,
+                        max_errors=self.opts.max_errors),
+                    env.agent_tool_schemas(), preamble)
+            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
+                                        ctx, start, calls)
         agent = AgentLink(chat, domain.policy_for(task), env.agent_tool_schemas(), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        # the fixed greeting opens a conversation without history; the agent did not send it
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
-                                    start=len(history) if history else 1)
+                                    start)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
         try:
@@ -306,6 +338,18 @@ class Tau2Driver(Driver[Tau2Options]):
         env.set_solo()
         assert domain.solo_policy is not None  # setup loads the domain with solo=True
         chat = ctx.conversation()
+        if self.mcp.enabled:
+            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+                preamble = mcp_tools.solo_parts(domain.solo_policy, self.mcp.url,
+                                                session.pointer(self.mcp.url), task.ticket,
+                                                history)
+                outcome, calls = await mcp_tools.run_over_mcp(
+                    session, self.mcp.url, chat, lambda agent: SoloOrchestrator(
+                        env, agent, history=history, max_steps=self.opts.max_steps,
+                        max_errors=self.opts.max_errors),
+                    solo_schemas(env), preamble)
+            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
+                                        ctx, len(history), calls)
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
                            tool_call_format=self.opts.tool_call_format)
         outcome = await SoloOrchestrator(env, agent, history=history,
@@ -369,6 +413,7 @@ class Tau2Driver(Driver[Tau2Options]):
         for llm in (self.user_llm, self.judge_llm):
             if llm is not None:
                 await llm.aclose()
+        await self.mcp.aclose()
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:
