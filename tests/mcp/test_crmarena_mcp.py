@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mcp.shared.exceptions import MCPError
 
 from a2abench.benchmarks.crmarena.synthetic import generate_org

@@ -131,11 +131,8 @@ def test_solo_over_mcp_scores_as_over_a2a(tmp_path: Path, name: str) -> None:
     tasks = dict(list(tasks.items())[:4])
     results = {}
     for mode, extra in (("solo", ()), ("mcp-solo", ("--tool-channel", "mcp"))):
-        holder: dict[str, Any] = {}
-
         def factory(base: str, mode: str = mode) -> Any:
-            app, holder["executor"] = gold_agent.app(base, tasks, mode)
-            return app
+            return gold_agent.app(base, tasks, mode)[0]
 
         out = tmp_path / f"{mode}.jsonl"
         with serve(factory) as base:
