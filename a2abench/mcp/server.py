@@ -62,7 +62,7 @@ class McpEndpoint:
 
     def __init__(self, registry: ToolRegistry | None = None, *,
                  idle_timeout_s: float = 1800.0) -> None:
-        self.registry = registry or ToolRegistry()
+        self.registry = registry if registry is not None else ToolRegistry()
         self.server: Server[Any] = Server(
             "a2abench", version=__version__,
             instructions="The tools of one a2abench task-trial; call them while you hold "
