@@ -1,20 +1,30 @@
 """`a2abench demo`: an offline run on generated data with the bundled scripted agent."""
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 from a2abench.cli import _common as c
 
 
+class ToolChannel(StrEnum):
+    a2a = "a2a"
+    mcp = "mcp"
+
+
 def demo(
     output: Annotated[Path | None, c.opt("--output", "Directory for the demo's data and "
                                                      "metrics [default: runs/demo-<time>/].",
                                          show_default=False)] = None,
+    tool_channel: Annotated[ToolChannel, c.opt(
+        "--tool-channel", "Where the scripted agent finds its tools: a2a (in its messages) | "
+                          "mcp (an MCP server per task-trial; the MCP example agent).")
+    ] = ToolChannel.a2a,
     json_: c.JsonFlag = False,
 ) -> None:
     """Run a short benchmark offline: no network, no API key, about 10 seconds.
 
-    Example: a2abench demo
+    Example: a2abench demo --tool-channel mcp
     """
     import asyncio
     from datetime import UTC, datetime
@@ -26,7 +36,7 @@ def demo(
 
     out = Output.for_command(json_)
     target = output or Path("runs") / datetime.now(UTC).strftime("demo-%Y%m%dT%H%M%SZ")
-    result = asyncio.run(run_demo(target, make_display(out)))
+    result = asyncio.run(run_demo(target, make_display(out), tool_channel.value))
     for benchmark, path in result.metrics.items():
         report = build_report([path])
         if json_:

@@ -186,13 +186,12 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         source = self._source()
         backend = self.backend.describe() if self.backend else {}
         return {"data": {"tasks": source.describe, "schema": self.schema_info, "org": backend,
-                         **self.texts.describe()},
+                         **self.texts.describe(), **self.mcp.describe()},
                 "models": {"scoring": OFFLINE if self.evaluator.offline else "judged",
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
                            "user_simulator": self.user_llm.config.to_record()
-                           if self.user_llm else None},
-                **({"tools": self.mcp.describe()} if self.mcp.enabled else {})}
+                           if self.user_llm else None}}
 
     def compat(self) -> dict[str, Any]:
         o = self.opts
