@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -70,13 +71,14 @@ def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> A
     if kind == "mcp":
         from a2abench.demo import mcp_agent
 
+        mcp_url = args.mcp_url if args is not None else None
         if args is None or args.scripted:
-            return mcp_agent.build_app(base_url, mcp_agent.ScriptedBrain())
+            return mcp_agent.build_app(base_url, mcp_agent.ScriptedBrain(), mcp_url)
         from a2abench.llm import build_llm
 
         llm = build_llm(args.model, base_url=args.base_url, args={}, cache=False,
                         flag="--model")
-        return mcp_agent.build_app(base_url, mcp_agent.LLMBrain(llm))
+        return mcp_agent.build_app(base_url, mcp_agent.LLMBrain(llm), mcp_url)
     from a2abench.demo.agent import build_app
 
     return build_app(base_url)
@@ -96,6 +98,10 @@ def main(argv: list[str] | None = None) -> None:
                              "[default: OpenAI's]")
     parser.add_argument("--scripted", action="store_true",
                         help="mcp: deterministic rules instead of a model")
+    parser.add_argument("--mcp-url", default=os.environ.get("A2ABENCH_MCP_URL") or None,
+                        help="mcp: reach the tools here instead of at the URL the first "
+                             "message names (its headers are kept), e.g. an Amber slot's URL "
+                             "+ /mcp [env: A2ABENCH_MCP_URL]")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9019)
     parser.add_argument("--card-url", default=None,

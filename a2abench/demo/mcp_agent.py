@@ -116,9 +116,11 @@ class ScriptedBrain:
         return str(action["answer"])
 
 
-def build_app(base_url: str, brain: Brain) -> Any:
+def build_app(base_url: str, brain: Brain, mcp_url: str | None = None) -> Any:
     """The Starlette app of the MCP-native agent whose public URL is `base_url`; its card
-    declares MCP client support (a skill tagged `mcp`)."""
+    declares MCP client support (a skill tagged `mcp`). `mcp_url` replaces the URL of every
+    pointer (its headers kept): where this agent reaches the green agent's MCP export when
+    only a declared binding leads there (an Amber scenario's slot)."""
     from a2a.helpers import get_data_parts, new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
@@ -134,7 +136,10 @@ def build_app(base_url: str, brain: Brain) -> Any:
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
             chat = chats.setdefault(context.context_id or "", Conversation())
             parts = list(context.message.parts) if context.message else []
-            chat.pointer = chat.pointer or find_pointer(get_data_parts(parts))
+            if chat.pointer is None:
+                chat.pointer = find_pointer(get_data_parts(parts))
+                if chat.pointer is not None and mcp_url:
+                    chat.pointer["url"] = mcp_url
             text = context.get_user_input() if context.message else ""
             answer = await brain.turn(chat, text)
             await event_queue.enqueue_event(new_message([new_text_part(answer)],
