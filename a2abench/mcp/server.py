@@ -12,7 +12,8 @@ The endpoint speaks the initialize-handshake protocol revisions (2025-11-25 and 
 which every MCP client speaks; a request announcing a later revision is answered with
 "unsupported protocol version" listing ours, and SDK clients fall back to the handshake.
 That keeps `notifications/tools/list_changed` (banking's unlocked tools) on the one path
-that delivers it: the call's own response stream.
+that delivers it: the call's own response stream, which is SSE for the sessions that
+announce changes and plain JSON for the others (cheaper; clients accept both).
 """
 
 from __future__ import annotations
@@ -69,14 +70,17 @@ class McpEndpoint:
                          "the turn of its A2A conversation.",
             on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         # No DNS-rebinding check: every request carries a task-trial's random token, and
-        # behind a proxy the Host header is the proxy's.
-        self.manager = StreamableHTTPSessionManager(
+        # behind a proxy the Host header is the proxy's. Two managers: plain JSON responses
+        # (a third cheaper than SSE) for sessions whose tool list never changes, SSE for
+        # those that announce changes (the notification rides the call's response stream).
+        self.manager, self.streaming = (StreamableHTTPSessionManager(
             app=self.server, security_settings=None, session_idle_timeout=idle_timeout_s,
-            max_request_body_size=MAX_BODY_BYTES)
+            json_response=plain, max_request_body_size=MAX_BODY_BYTES)
+            for plain in (True, False))
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        async with self.manager.run():
+        async with self.manager.run(), self.streaming.run():
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -84,7 +88,8 @@ class McpEndpoint:
             return
         headers = scope.get("headers", [])
         token = bearer(headers)
-        if token is None or self.registry.get(token) is None:
+        session = self.registry.get(token) if token is not None else None
+        if session is None:
             await _unauthorized(send, "a bearer token" if token is None
                                 else "a live task-trial's token (this one is unknown or expired)")
             return
@@ -99,8 +104,12 @@ class McpEndpoint:
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
             await _unsupported_version(version, receive, send)
             return
-        user = AuthenticatedUser(AccessToken(token=token, client_id=token, scopes=[]))
-        await self.manager.handle_request({**scope, "user": user}, receive, send)
+        if session.principal is None:  # built once per session: it costs ~1 ms per request
+            session.principal = AuthenticatedUser(AccessToken(token=session.token,
+                                                              client_id=session.token, scopes=[]))
+        scope["user"] = session.principal  # in place, as Starlette's AuthenticationMiddleware
+        manager = self.streaming if session.announces else self.manager
+        await manager.handle_request(scope, receive, send)
 
     def _session(self, ctx: ServerRequestContext[Any, Any]) -> ToolSession:
         request = ctx.request

@@ -105,6 +105,8 @@ class ToolSession:
     # An infrastructure failure during a call (a deadline overrun): the episode raises it
     # once the turn is over, so the task-trial ends as an infrastructure error.
     failure: A2ABenchError | None = None
+    principal: Any = None  # the SDK's AuthenticatedUser for this token (server.py)
+    announces: bool = False  # its tool list can change: responses stream (list_changed)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def pointer(self, url: str) -> dict[str, Any]:
@@ -169,8 +171,8 @@ class ToolSession:
     async def _run(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         assert self.backend is not None
         try:
-            return await asyncio.wait_for(self.backend.call(name, arguments),
-                                          self.limits.call_timeout_s)
+            async with asyncio.timeout(self.limits.call_timeout_s):  # no extra task
+                return await self.backend.call(name, arguments)
         except TimeoutError:
             self.failure = ToolCallTimeout(
                 f"the MCP tool call {name} of {self.label or 'a task-trial'} ran past the "

@@ -100,9 +100,12 @@ class McpEpisode(Episode):
     ended: bool = False
     mcp_entries: list[int] = field(default_factory=list)
     _out: EpisodeResult | None = None
+    _specs: list[ToolSpec] = field(default_factory=list)
 
     def tools(self) -> list[ToolSpec]:
-        return tool_specs(self.schema_text)
+        if not self._specs:  # the schema text is long: build the two descriptions once
+            self._specs = tool_specs(self.schema_text)
+        return self._specs
 
     def finished(self) -> bool:
         return self.ended

@@ -201,5 +201,8 @@ async def run_over_mcp(session: ToolSession, url: str, chat: Conversation,
     orchestrator = make(agent)
     tools = Tau2Tools(orchestrator, schemas)
     session.backend = tools
+    # banking's unlocked tools join the list: those sessions announce it (list_changed)
+    session.announces = isinstance(getattr(orchestrator.env.tools, "agent_tools_state", None),
+                                   dict)
     outcome = await orchestrator.run()
     return outcome, tools.mcp_messages
