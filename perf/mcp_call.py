@@ -9,10 +9,10 @@ the SDK's Streamable HTTP session manager: `bare` is the SDK alone (lowlevel Ser
 registry, the turn and limit checks, call counters) with a tool session whose backend answers
 the same, answering in plain JSON (its default) or, as the bare server and a2abench's
 sessions that announce tool changes do, over SSE. One `mcp.Client` per server makes
-`--calls` sequential calls per round, the servers alternating. The figures are medians per
-call of the server process's CPU time (user + system, from /proc: what the server costs, far
-steadier under the shared machine's load) and of the client's wall time (which the load
-moves a lot).
+`--calls` sequential calls per round, the servers alternating (each round starts with the
+next one). The figures are medians per call of the server process's CPU time (user +
+system, from /proc: what the server costs, far steadier under the shared machine's load)
+and of the client's wall time (which the load moves a lot).
 """
 
 from __future__ import annotations
@@ -148,8 +148,8 @@ async def main() -> None:
                    for k, p in procs.items()}
         walls: dict[str, list[float]] = {k: [] for k in kinds}
         cpus: dict[str, list[float]] = {k: [] for k in kinds}
-        for _ in range(args.rounds):  # alternate, so drift in the machine's load is shared
-            for k in kinds:
+        for r in range(args.rounds):  # alternate, and rotate who goes first: the load
+            for k in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:  # drifts within a round
                 wall, cpu = await timed(servers[k], args.calls)
                 walls[k].append(wall)
                 cpus[k].append(cpu)

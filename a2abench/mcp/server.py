@@ -3,10 +3,13 @@
 `McpEndpoint` is an ASGI app (mount it anywhere: `run` serves it alone on loopback,
 serve-green under `/mcp`) plus a lifespan (`async with endpoint.running():`) that runs the
 SDK's session manager. Every HTTP request must carry `Authorization: Bearer <token>` of a
-live task-trial: anything else is refused with 401 before the SDK sees it, and the SDK binds
-each MCP session to the credential that opened it, so one task-trial's token never reaches
-another's session. Tool handlers look the token up again on every call: a task-trial that
-ended between two calls answers with an MCP error.
+live task-trial: anything else is refused with 401 before the SDK sees it, and each MCP
+session is bound to the token that opened it (a request naming another token's session is
+answered 404, as the SDK answers an unknown session), so one task-trial's token never
+reaches another's session. (The SDK can bind sessions itself from an authenticated user in
+the ASGI scope, but that costs about a millisecond per request on its SSE path.) Tool
+handlers look the token up again on every call: a task-trial that ended between two calls
+answers with an MCP error.
 
 The endpoint speaks the initialize-handshake protocol revisions (2025-11-25 and earlier),
 which every MCP client speaks; a request announcing a later revision is answered with
@@ -25,8 +28,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import mcp_types as types
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import AccessToken
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -44,6 +45,7 @@ REJECTED = -32000  # a call refused by a limit or outside the turn: nothing chan
 UNSUPPORTED_VERSION = -32022
 MAX_BODY_BYTES = 4_000_000  # far above any argument limit; the SDK's own default
 _PROTOCOL_HEADER = b"mcp-protocol-version"
+_SESSION_HEADER = b"mcp-session-id"
 _AUTH_HEADER = b"authorization"
 
 
@@ -104,10 +106,14 @@ class McpEndpoint:
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
             await _unsupported_version(version, receive, send)
             return
-        if session.principal is None:  # built once per session: it costs ~1 ms per request
-            session.principal = AuthenticatedUser(AccessToken(token=session.token,
-                                                              client_id=session.token, scopes=[]))
-        scope["user"] = session.principal  # in place, as Starlette's AuthenticationMiddleware
+        mcp_session = next((v.decode("latin-1") for k, v in headers if k == _SESSION_HEADER),
+                           None)
+        if mcp_session is None:  # opening a session: remember that it is this token's
+            send = _recording(send, session.mcp_sessions)
+        elif mcp_session not in session.mcp_sessions:
+            await _respond(send, 404, {"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": "Session not found"}})
+            return
         manager = self.streaming if session.announces else self.manager
         await manager.handle_request(scope, receive, send)
 
@@ -147,6 +153,16 @@ class McpEndpoint:
                                                 related_request_id=ctx.request_id)
         return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)],
                                     is_error=result.is_error)
+
+
+def _recording(send: Send, into: set[str]) -> Send:
+    """`send` that adds the MCP session id the response assigns to `into`."""
+    async def recording(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            into.update(v.decode("latin-1") for k, v in message.get("headers", [])
+                        if k.lower() == _SESSION_HEADER)
+        await send(message)
+    return recording
 
 
 async def _respond(send: Send, status: int, payload: dict[str, Any],

@@ -105,7 +105,7 @@ class ToolSession:
     # An infrastructure failure during a call (a deadline overrun): the episode raises it
     # once the turn is over, so the task-trial ends as an infrastructure error.
     failure: A2ABenchError | None = None
-    principal: Any = None  # the SDK's AuthenticatedUser for this token (server.py)
+    mcp_sessions: set[str] = field(default_factory=set)  # MCP session ids it opened
     announces: bool = False  # its tool list can change: responses stream (list_changed)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
