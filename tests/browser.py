@@ -26,6 +26,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+# Where browser tests leave what a person may want to look at (screenshots); CI can keep it.
+ARTEFACTS = Path(os.environ.get("A2ABENCH_TEST_ARTEFACTS")
+                 or Path(__file__).resolve().parents[1] / "test-artefacts")
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-extensions", "--disable-dev-shm-usage", "--remote-debugging-port=0",

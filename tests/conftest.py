@@ -34,13 +34,29 @@ def clean_environ(tmp_path_factory: pytest.TempPathFactory,
 
 
 def shared_data(*parts: str) -> Path:
-    """A path in the reference data (`parts[0]` is "tau2" or "crmarena"), or skip the test."""
+    """A path in the reference data (`parts[0]` is "tau2" or "crmarena"), or skip the test.
+
+    Only inside a test or fixture: at collection a missing copy would skip outside a test,
+    which aborts the whole session on a bare clone (so it is refused there, data or not)."""
+    if refdata.RESOLVER.collecting:
+        raise RuntimeError(f"reference data {'/'.join(parts)} read while collecting tests: "
+                           "read it inside the test (or a fixture), so a clone without the "
+                           "data still collects every test")
     root = refdata.RESOLVER.root(parts[0])
     path = root.joinpath(*parts[1:]) if root is not None else None
     if path is None or not path.exists():
         refdata.RESOLVER.skipped += 1
         pytest.skip(f"reference data {'/'.join(parts)} not found: {refdata.RESOLVER.why()}")
     return path
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    refdata.RESOLVER.collecting = True
+    try:
+        return (yield)
+    finally:
+        refdata.RESOLVER.collecting = False
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -43,6 +43,7 @@ class Resolver:
         self.pull_error: str | None = None
         self.pulled = False
         self.skipped = 0
+        self.collecting = False  # set by conftest while pytest collects: data reads refused
         self._links: Path | None = None
 
     def _user_env(self, mp: pytest.MonkeyPatch) -> None:
@@ -108,7 +109,12 @@ class Resolver:
         return f"looked in {looked}{pulled}. Fix: {FIX}"
 
     def summary(self) -> str | None:
+        """The session's one line about reference data: why tests skipped and the command
+        that fixes it, or where this session's pull put the data."""
         if not self.skipped:
+            if self.pulled and self.pull_error is None:
+                return (f"reference data pulled into the cache {self.cache} (as "
+                        "`a2abench data pull all --no-org-dbs` does); later runs reuse it")
             return None
         missing = ", ".join(sorted(b for b, p in self.found.items() if p is None))
         return (f"{self.skipped} tests skipped: no {missing} reference data"

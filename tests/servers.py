@@ -46,7 +46,12 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
     options: dict[str, Any] = {"log_level": "warning", "loop": "asyncio", "ws": "none",
                                "lifespan": "auto", "timeout_graceful_shutdown": 2}
     options.update(config)
-    server = _ThreadServer(uvicorn.Config(factory(base), **options))
+    try:
+        app = factory(base)
+    except BaseException:  # e.g. a skip for missing reference data: free the bound port
+        sock.close()
+        raise
+    server = _ThreadServer(uvicorn.Config(app, **options))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name=f"uvicorn-{port}", daemon=True)
     thread.start()

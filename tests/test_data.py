@@ -44,13 +44,12 @@ def _serve_reference(server: FileServer) -> None:
 
 @pytest.fixture
 def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
-    server = FileServer()
-    _serve_reference(server)
-    server.thread.start()
-    monkeypatch.setenv(_download.MIRROR_ENV, server.url)
-    yield server
-    server.httpd.shutdown()
-    server.httpd.server_close()
+    # Started (and so closed) by `serving()` whatever happens: a skip for missing reference
+    # data inside _serve_reference used to leave the bound socket open.
+    with FileServer.serving() as server:
+        _serve_reference(server)
+        monkeypatch.setenv(_download.MIRROR_ENV, server.url)
+        yield server
 
 
 def _counts() -> tuple[int, int, int]:
@@ -188,6 +187,7 @@ def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
     n_data, _, n_reference = _counts()
     assert "skipped" not in first.stdout and len(mirror.requests) == n_data + n_reference
     assert "26 passed" in first.stdout, first.stdout
+    assert "reference data pulled into the cache" in first.stdout  # the session's one line
     # Offline from now on: the cache alone serves the next run.
     cached = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=dead)
     assert cached.returncode == 0 and "skipped" not in cached.stdout, cached.stdout
@@ -203,3 +203,14 @@ def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
     lines = [line for line in none.stdout.splitlines() if "a2abench data pull all" in line]
     assert len(lines) == 1 and "tests skipped: no crmarena, tau2 reference data" in lines[0]
     assert "pull failed" in lines[0]
+
+
+def test_reading_reference_data_while_collecting_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A read at import time skips outside a test on a bare clone, which aborts the session
+    # (issue 22): refused during collection even where the data is present.
+    from tests import refdata
+
+    monkeypatch.setattr(refdata.RESOLVER, "collecting", True)
+    with pytest.raises(RuntimeError, match="read while collecting tests"):
+        shared_data("tau2")

@@ -77,3 +77,15 @@ def test_every_command_is_documented() -> None:
     leaves = [c for c in tree() if c and not any(o.startswith(c + " ") for o in tree())]
     for command in leaves:
         assert f"a2abench {command}" in README or f"`{command}`" in README, command
+
+
+def test_the_readme_tells_a_newcomer_how_the_tests_find_data_and_how_to_try_an_agent() -> None:
+    # Issue 22: the test data variable and the data command were never named; the offline
+    # "try it on your own agent" line is the one tests/demo checks against a live agent.
+    from tests import refdata
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert refdata.TEST_DATA_ENV in readme and "a2abench data pull all --no-org-dbs" in readme
+    assert refdata.FIX.startswith("a2abench data pull all --no-org-dbs")
+    assert "a2abench-example-agent scripted --port 9019 &\n" \
+           "a2abench demo --white-agent-url http://127.0.0.1:9019\n" in readme

@@ -151,6 +151,28 @@ RUN = (
       help=('Let --fail-under pass on a score that leaves task-trials unscored '
             '(infrastructure/harness errors).'),
       default=False),
+    F(name='target_ci',
+      flag='--target-ci',
+      kind='float',
+      help=("Adaptive: stop starting task-trials once the headline score's 95% confidence "
+            'sequence is ±W or narrower (in-flight ones finish and count).'),
+      minimum=0,
+      maximum=0.5,
+      open_min=True,
+      show_default=False),
+    F(name='adaptive_gate',
+      flag='--adaptive-gate',
+      kind='bool',
+      help=("Adaptive, with --fail-under: stop as soon as the score's 95% confidence "
+            'sequence lies wholly above the threshold (exit 0) or below it (exit 3).'),
+      default=False),
+    F(name='allocate',
+      flag='--allocate',
+      kind='str',
+      help=('Adaptive order over strata (categories, else domains): proportional (every '
+            'prefix representative) | neyman (stratum size x estimated spread; with several '
+            'trials, tasks with mixed outcomes drawn twice as often).'),
+      default='proportional'),
 )
 
 LLM = (  # LLMOptions: the user-simulator and judge flags
@@ -366,6 +388,13 @@ BENCHMARKS = {
       flag='--aided/--no-aided',
       kind='bool',
       help="Add the task's optional context (upstream's aided mode).",
+      default=True),
+    F(name='upstream_text',
+      flag='--upstream-text/--no-upstream-text',
+      kind='bool',
+      help=("Word prompts with upstream's files at the pinned commit (downloaded once, then "
+            "cached); --no-upstream-text uses a2abench's own wording, needs no download and "
+            'has no LLM judge.'),
       default=True),
     F(name='tool_channel',
       flag='--tool-channel',

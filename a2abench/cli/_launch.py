@@ -29,7 +29,8 @@ def run_config(benchmark: str, options: dict[str, Any], run: dict[str, Any]) -> 
         field = str(error["loc"][0]) if error["loc"] else ""
         spec = next((s for s in RUN if s.target == field), None)
         where = f"{spec.flag.split('/')[0]} ({spec.env}): " if spec else ""
-        raise ConfigError(f"invalid run configuration: {where}{error['msg']}") from None
+        message = error["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"invalid run configuration: {where}{message}") from None
 
 
 def launch_run(benchmark: str, options: dict[str, Any], run: dict[str, Any],

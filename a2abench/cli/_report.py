@@ -137,7 +137,7 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
     from a2abench.errors import ConfigError, write_output
     from a2abench.render.output import Output
     from a2abench.report import step_summary
-    from a2abench.report.compare import compare, group_runs, to_markdown
+    from a2abench.report.compare import compare, to_markdown
 
     if format not in ("table", "markdown", "json", "html"):
         raise ConfigError(f"--compare writes table, markdown, json or html, not {format!r}")
@@ -157,7 +157,7 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
         if format == "html":
             from a2abench.report.html import compare_html
 
-            text = compare_html(comparison, group_runs(paths))
+            text = compare_html(comparison, [[Path(f) for f in g] for g in comparison.files])
         elif format == "json":
             text = comparison.model_dump_json(indent=2, exclude={"reports"})
         else:

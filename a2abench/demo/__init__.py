@@ -25,6 +25,29 @@ class DemoResult:
     output: Path
     metrics: dict[str, Path] = field(default_factory=dict)  # benchmark -> metrics.jsonl
     duration_s: float = 0.0
+    scripted: bool = True  # the bundled scripted agent (not the user's) was benchmarked
+
+
+# What the scripted agent scores, and why: it fails these on purpose so the reports show
+# failures (the CRMArena rules are in demo/crm_rules.py, the tau2 phrasings in tau2_data.py).
+EXPECTED = {
+    "tau2": (10, "the scripted agent matches keywords: create_5 and complete_5 are phrased so "
+                 "that it misreads them, on purpose"),
+    "crmarena": (4, "the scripted agent has rules for only a few of CRMArena's 21 categories "
+                    "(knowledge search, the most frequent issue, refusing private data) and "
+                    "answers \"None\" to the rest, on purpose: it checks the pipeline, it is "
+                    "not a baseline (examples/llm_agent.py is)"),
+}
+
+
+def explain(benchmark: str, passed: int, scored: int) -> str | None:
+    """Why the scripted agent scored what it did (None for a benchmark without a note)."""
+    if benchmark not in EXPECTED:
+        return None
+    want, why = EXPECTED[benchmark]
+    if passed == want:
+        return f"{passed}/{scored} is the expected score: {why}"
+    return f"{passed}/{scored} differs from the expected {want}/{scored}: please report it"
 
 
 @contextlib.contextmanager
@@ -63,17 +86,32 @@ def _agent_app(tool_channel: str) -> Callable[[str], Any]:
     return agent.build_app
 
 
-async def run_demo(output: Path, on_event: EventSink, tool_channel: str = "a2a") -> DemoResult:
+@contextlib.contextmanager
+def _agent(url: str | None, tool_channel: str = "a2a") -> Iterator[str]:
+    """The agent under test: the user's at `url`, else the bundled scripted one."""
+    if url is not None:
+        yield url
+        return
+    from a2abench.demo.servers import serve
+
+    with serve(_agent_app(tool_channel)) as base:
+        yield base
+
+
+async def run_demo(output: Path, on_event: EventSink,
+                   white_agent_url: str | None = None, tool_channel: str = "a2a") -> DemoResult:
+    """The demo's two runs; against `white_agent_url` when given (still offline: the data
+    and the user are generated here); `tool_channel` "mcp" serves the tools over MCP."""
     from a2abench.demo import tau2_data, user_llm
     from a2abench.demo.servers import serve
     from a2abench.run import RunConfig, execute_async
 
     started = time.monotonic()
-    result = DemoResult(output=output)
+    result = DemoResult(output=output, scripted=white_agent_url is None)
     data_root = tau2_data.write(output / "data")
     channel = {"tool_channel": tool_channel}
     # The scripted user has no price; the "unknown price" warning would only be noise here.
-    with _quiet("a2abench.llm"), serve(_agent_app(tool_channel)) as agent_url, \
+    with _quiet("a2abench.llm"), _agent(white_agent_url, tool_channel) as agent_url, \
             serve(lambda _: user_llm.app()) as user_url:
         tau2 = RunConfig(
             benchmark="tau2", white_agent_url=agent_url, concurrency=4,
@@ -88,7 +126,7 @@ async def run_demo(output: Path, on_event: EventSink, tool_channel: str = "a2a")
             benchmark="crmarena", white_agent_url=agent_url, concurrency=4,
             output=output / "crmarena" / "metrics.jsonl",
             options={"org": "b2b", "crm_db": str(crm_db), "tasks_file": str(tasks_file),
-                     "judge_llm": "offline", **channel})
+                     "judge_llm": "offline", "upstream_text": False, **channel})
         await execute_async(crm, on_event)
         assert crm.output is not None  # set above
         result.metrics["crmarena"] = crm.output

@@ -1,6 +1,6 @@
 """`a2abench-example-agent`: the example white agents as a console script.
 
-    a2abench-example-agent echo --port 9019          # echoes every message (scores zero)
+    a2abench-example-agent echo --port 9019          # echoes every message (no tool calls)
     a2abench-example-agent scripted --port 9019      # the demo's rule-based agent
     a2abench-example-agent mcp --model gpt-4.1       # calls its tools over MCP (an LLM)
     a2abench-example-agent mcp --scripted            # ... or by the demo's rules

@@ -97,6 +97,7 @@ def build_app(settings: GreenSettings, url: str | None = None,
     executor = AssessmentExecutor(settings, list_benchmarks, monitoring, (mcp, mcp_url))
     if metrics is not None:
         metrics.bind(lambda: executor.admission.running, lambda: executor.admission.waiting)
+        metrics.know(list_benchmarks())
     readiness = Readiness(lambda: executor.admission.waiting, settings.max_queued_assessments,
                           lambda: executor.admission.running,
                           settings.max_concurrent_assessments)

@@ -41,7 +41,7 @@ from a2abench.green.result import progress_data, progress_text, result_data, sum
 from a2abench.green.settings import GreenSettings
 from a2abench.report import Report, build_report
 from a2abench.run import execute_async
-from a2abench.run.events import Event, Notice, RunStarted, TaskFinished
+from a2abench.run.events import Event, Notice, RunStarted, TaskFinished, task_list
 
 logger = logging.getLogger("a2abench.green")
 
@@ -179,7 +179,8 @@ class _ProgressPump:
         elif isinstance(event, RunStarted):
             self._push("note", f"running {event.total} task-trial(s) of {event.benchmark}"
                                + (f" ({event.domain})" if event.domain else "")
-                               + f" against {event.agent} ({event.dialect})")
+                               + f" against {event.agent} ({event.dialect})"
+                               + (f": {task_list(event.tasks)}" if event.tasks else ""))
         elif isinstance(event, Notice) and event.level in ("warning", "error"):
             self._push("note", f"{event.level}: {event.message}")
 

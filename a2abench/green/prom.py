@@ -15,6 +15,10 @@ from a2abench.green.monitoring import DURATION_BUCKETS, LATENCY_BUCKETS, error_c
 
 PREFIX = "a2abench_green_"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+FINAL_STATUSES = ("completed", "failed", "canceled", "interrupted", "aborted")
+TASK_RESULTS = ("passed", "failed", "agent_error", "evaluator_error", "infrastructure_error",
+                "harness_error")
+REJECT_REASONS = ("invalid", "busy")
 
 
 class GreenMetrics:
@@ -62,6 +66,19 @@ class GreenMetrics:
         self.http_requests = Counter(f"{p}http_requests", "HTTP requests this server answered, "
                                      "by route group and status code.", ["route", "code"],
                                      registry=r)
+
+    def know(self, benchmarks: list[str]) -> None:
+        """Every label set known at start, at 0: a dashboard then shows 0, not "No data",
+        until the first event (and rate() has a starting point)."""
+        for benchmark in benchmarks:
+            self.started.labels(benchmark=benchmark)
+            self.duration.labels(benchmark=benchmark)
+            for status in FINAL_STATUSES:
+                self.finished.labels(benchmark=benchmark, status=status)
+            for result in TASK_RESULTS:
+                self.task_trials.labels(benchmark=benchmark, result=result)
+        for reason in REJECT_REASONS:
+            self.rejected.labels(reason=reason)
 
     def bind(self, running: Callable[[], int], waiting: Callable[[], int]) -> None:
         """Where the in-flight and queued gauges read their values (the admission)."""

@@ -385,10 +385,15 @@ async def check_tasks(planned: Planned) -> None:
 
 
 def _position(value: Any, ids: list[str], where: str) -> str:
+    """tau-bench's agentify counts integers as positions; a string is a task id, as it is
+    everywhere else ("9" is retail task 9, never the task at position 9)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # a DataPart carries numbers as doubles
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    if isinstance(value, str):
+        if value in ids:
+            return value
+        raise RequestRejected(f"task id {value!r} is not in {where} (a string is a task id; "
+                              f"give an integer for a position); its ids: {_listing(ids)}")
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(ids):
         raise RequestRejected(f"task index {value!r} is not a position in {where} (0 to "
                               f"{len(ids) - 1}; tau-bench's agentify format counts positions, "

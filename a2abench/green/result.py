@@ -20,6 +20,8 @@ from a2abench.run.events import Progress
 
 # The run-level settings a leaderboard reader needs; the rest of RunConfig is the operator's.
 PUBLIC_RUN_KEYS = ("task_ids", "max_tasks", "num_trials", "seed")
+# An adaptive run's settings, shown only for adaptive runs (full runs' Results stay as they were).
+ADAPTIVE_KEYS = ("target_ci", "adaptive_gate", "fail_under", "allocate")
 
 
 def progress_text(p: Progress) -> str:
@@ -40,7 +42,10 @@ def public_config(config: RunConfig, operator_only: set[str]) -> dict[str, Any]:
     """The configuration as a leaderboard may show it: benchmark options a request could
     set (never paths or endpoints) and the task/trial selection; secrets redacted."""
     options = {k: v for k, v in config.options.items() if k not in operator_only}
-    run = {k: getattr(config, k) for k in PUBLIC_RUN_KEYS}
+    from a2abench.run.adaptive import is_adaptive
+
+    keys = PUBLIC_RUN_KEYS + (ADAPTIVE_KEYS if is_adaptive(config) else ())
+    run = {k: getattr(config, k) for k in keys}
     cleaned: dict[str, Any] = redact({**run, "options": options})
     return cleaned
 
@@ -90,7 +95,21 @@ def result_data(report: Report | None, config: RunConfig, status: str,
         "by_domain": {g.name: _group(g) for g in report.by_domain if g.name != "-"},
         "pass_k": {str(p.k): p.value for p in report.pass_k},
         "tasks": _task_rewards(report),
+        "adaptive": _adaptive(report),
     }
+
+
+def _adaptive(report: Report) -> dict[str, Any] | None:
+    """An adaptive run's statement: mode, confidence, n of N, bounds, stop, decision, cost."""
+    adaptive = report.adaptive
+    if not adaptive or not adaptive.get("summary"):
+        return None
+    header, summary = adaptive["header"], adaptive["summary"]
+    return {"mode": header.get("mode"), "confidence": header.get("confidence"),
+            "method": header.get("method"), **{k: summary.get(k) for k in (
+                "n", "N", "lower", "upper", "half_width", "estimate", "stop_reason",
+                "decided_at", "decision")}, "partial": summary["n"] < summary["N"],
+            "cost": adaptive.get("cost")}
 
 
 def summary_text(data: dict[str, Any], agent: str) -> str:
@@ -107,6 +126,16 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
     note = unscored_note(s["task_trials"] - s["scored"], s["task_trials"])
     if note:
         lines.append(f"{note} (infrastructure or harness errors)")
+    adaptive = data.get("adaptive")
+    if adaptive:
+        from a2abench.run.adaptive.wording import confidence_text
+
+        lines.append(f"{adaptive['mode']}: {adaptive['n']} of {adaptive['N']} task-trials"
+                     f"{' (PARTIAL run)' if adaptive['partial'] else ''}, "
+                     f"{confidence_text(adaptive)} confidence sequence "
+                     f"[{adaptive['lower']:.3f}, {adaptive['upper']:.3f}], stop: "
+                     f"{adaptive['stop_reason']}"
+                     + (f", gate {adaptive['decision']}" if adaptive["decision"] else ""))
     if data["pass_k"]:
         lines.append("pass^k: " + ", ".join(f"k={k} {v:.3f}" for k, v in data["pass_k"].items()))
     if data["by_category"]:

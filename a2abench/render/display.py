@@ -18,6 +18,7 @@ from a2abench.run.events import (
     RunStarted,
     TaskFinished,
     event_dict,
+    task_list,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class PlainDisplay:
                       f"{event.agent} (A2A {event.dialect} {event.binding}"
                       f"{', streaming' if event.streaming else ''}), "
                       f"{count(event.total, 'task-trial')}"
+                      f"{' of ' + task_list(event.tasks) if event.tasks is not None else ''}"
                       f"{skipped}, concurrency {event.concurrency}"
                       f"{', shard ' + event.shard if event.shard else ''} -> {event.output}",
                       markup=False, highlight=False)
@@ -191,7 +193,15 @@ def render_report(report: Report, out: Output) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from a2abench.report.text import headline, interfaces, num, pct
+    from a2abench.report.text import (
+        adaptive_lines,
+        headline,
+        interfaces,
+        num,
+        pass_k_note,
+        pct,
+        shown_pass_k,
+    )
 
     con = out.out
     incomplete = "" if report.score_complete else " (incomplete)"
@@ -202,23 +212,30 @@ def render_report(report: Report, out: Output) -> None:
         con.print(f"A2A interface: {interfaces(report)}", markup=False, highlight=False)
     for name, value in report.group_scores.items():
         con.print(f"{name.capitalize()} (scored apart): {num(value, 4)}", highlight=False)
+    for line in adaptive_lines(report):
+        con.print(line, markup=False, highlight=False)
     for warning in report.warnings:
         out.warn(warning)
     if report.pass_k:
         t = Table(title=f"pass^k (95% CI: {report.ci_method})", title_justify="left")
         for col in ("k", "pass^k", "95% CI"):
             t.add_column(col)
-        for p in report.pass_k:
+        for p in shown_pass_k(report.pass_k):
             t.add_row(str(p.k), num(p.value, 3), f"{num(p.ci_low, 3)} – {num(p.ci_high, 3)}")
+        note = pass_k_note(report.pass_k)
+        if note:
+            t.caption, t.caption_justify = note, "left"
         con.print(t)
     for title, groups in (("By domain / org", report.by_domain),
                           ("By category", report.by_category)):
         if not any(g.name != "-" for g in groups):
             continue
         t = Table(title=title, title_justify="left")
-        for col in ("name", "task-trials", "mean reward", "pass rate", "agent err",
-                    "infra err"):
-            t.add_column(col)
+        # Names in full (piped output is 80 columns wide): the number columns give way.
+        t.add_column("name", min_width=min(max(len(g.name) for g in groups), 60),
+                     overflow="fold")
+        for col in ("task-trials", "mean reward", "pass rate", "agent err", "infra err"):
+            t.add_column(col, overflow="fold")
         for g in groups:
             t.add_row(escape(g.name), str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
                       str(g.agent_errors), str(g.infra_errors))
@@ -244,7 +261,8 @@ def _render_run_stats(report: Report, out: Output) -> None:
     ]
     for name, value in rows:
         con.print(f"{name:32s} {value}", markup=False, highlight=False)
-    if report.failed:
-        con.print(f"failed task-trials: {len(report.failed)} (first: "
-                  + ", ".join(f"{x.task_id}#{x.trial}" for x in report.failed[:8]) + ")",
-                  markup=False, highlight=False)
+    if report.failed_total:
+        first = report.failed[:8]
+        con.print(f"failed task-trials: {report.failed_total} (showing {len(first)} of "
+                  f"{report.failed_total}: " + ", ".join(f"{x.task_id}#{x.trial}" for x in first)
+                  + ")", markup=False, highlight=False)

@@ -40,6 +40,13 @@ def _export(report: Report, fmt: str, paths: list[Path]) -> str:
     if not report.benchmark:
         raise ConfigError(f"unknown --format {fmt!r}")
     exporters = get_driver(report.benchmark).exporters()
+    summary = (report.adaptive or {}).get("summary")
+    if fmt in exporters and summary and summary["n"] < summary["N"]:
+        raise ConfigError(f"--format {fmt}: this is a partial adaptive run ({summary['n']} of "
+                          f"{summary['N']} task-trials) and {fmt} has no way to say so",
+                          hint="Use --format json, markdown, html or junit, which state it; "
+                               "for this format, run every task-trial (a new --output, "
+                               "without --target-ci/--adaptive-gate).")
     if fmt not in exporters:
         known = ", ".join([*BUILTIN_FORMATS, *exporters])
         raise ConfigError(f"unknown --format {fmt!r} for {report.benchmark} runs",

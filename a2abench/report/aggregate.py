@@ -28,6 +28,7 @@ SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
 _STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
+FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
 
 class GroupStats(BaseModel):
@@ -109,9 +110,13 @@ class Report(BaseModel):
     tokens: dict[str, int]
     cost_usd: float | None
     slowest: list[TaskLine]
-    failed: list[TaskLine]
+    failed: list[TaskLine]  # the first FAILED_SHOWN, in task order
+    failed_total: int = 0  # every task-trial that did not pass
+    failed_truncated: bool = False  # `failed` holds fewer than failed_total
     read: dict[str, int]
     warnings: list[str]
+    # An adaptive run (report/adaptive.py): {header, summary, cost}; None for a full run.
+    adaptive: dict[str, Any] | None = None
     lines: list[TaskLine] = Field(default_factory=list, exclude=True)  # for junit / charts
     latency_bins: list[tuple[float, float, int]] = Field(default_factory=list, exclude=True)
 
@@ -188,6 +193,7 @@ class _Accumulator:
         self.run_ends: dict[str, dict[str, Any]] = {}
         self.tasks: dict[tuple[Any, ...], TaskLine] = {}
         self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
+        self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
         self.requests = 0
@@ -210,6 +216,11 @@ class _Accumulator:
             if old.status in SCORED and line.status not in SCORED:
                 return  # keep the scored result over a later infrastructure failure
         self.tasks[key] = line
+        tag = rec.get("adaptive")
+        if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
+                and isinstance(tag.get("pick"), int):
+            self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
+                              safe_number(tag.get("scale")), safe_number(tag.get("top")))
         self.task_extra[key] = (safe_count(rec.get("input_tokens")),
                                 safe_count(rec.get("output_tokens")),
                                 safe_count(rec.get("llm_prompt_tokens")),
@@ -394,8 +405,13 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     task_h, turns_h = LogHistogram(), LogHistogram()
     task_h.extend(i.latency_ms for i in lines)
     turns_h.extend(float(i.turns) for i in lines)
+    failed = [i for i in lines if not i.success]
     extras = list(acc.task_extra.values())
     costs = [e[4] for e in extras if e[4] is not None]
+    adaptive = _adaptive(acc, extras, costs, warnings)
+    if adaptive is not None and adaptive.get("summary") and \
+            adaptive["summary"]["n"] < adaptive["summary"]["N"]:
+        score = adaptive["summary"]["estimate"]  # stratified: Neyman over-samples strata
     return Report(
         files=[str(p) for p in paths],
         benchmark=_text(acc.runs[0].get("benchmark")) if acc.runs
@@ -424,8 +440,33 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                 "llm_completion": sum(e[3] for e in extras)},
         cost_usd=sum(costs) if costs else None,
         slowest=sorted(lines, key=lambda i: -i.latency_ms)[:10],
-        failed=[i for i in lines if not i.success][:200],
+        failed=failed[:FAILED_SHOWN], failed_total=len(failed),
+        failed_truncated=len(failed) > FAILED_SHOWN,
         read={"lines": stats.lines, "records": stats.records, "corrupt": stats.corrupt,
               "foreign": stats.foreign, "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
-        warnings=warnings, lines=lines, latency_bins=task_h.bins())
+        warnings=warnings, adaptive=adaptive, lines=lines, latency_bins=task_h.bins())
+
+
+def _adaptive(acc: _Accumulator, extras: list[tuple[int, int, int, int, float | None]],
+              costs: list[float], warnings: list[str]) -> dict[str, Any] | None:
+    """The adaptive run's confidence sequence and cost view (None for a full run)."""
+    if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
+        return None
+    from a2abench.report.adaptive import cost_view, rebuild
+    results = [(acc.tags[k], line.status, line.reward) for k, line in acc.tasks.items()
+               if k in acc.tags]
+    out = rebuild(acc.runs, acc.run_ends.values(), results)
+    if out is None or out.get("summary") is None:
+        warnings.append(f"adaptive run: {(out or {}).get('error', 'no plan')}; its score "
+                        "has no confidence sequence")
+        return out
+    tokens = sum(sum(e[:4]) for e in extras)
+    out["cost"] = cost_view(len(acc.tasks), out["summary"]["N"], tokens,
+                            sum(costs) if costs else None)
+    summary = out["summary"]
+    if summary["n"] < summary["N"]:
+        warnings.append(f"a partial adaptive run: {summary['n']} of {summary['N']} "
+                        "task-trials counted; the score is the stratified estimate within its "
+                        "confidence sequence, not a full run's score")
+    return out

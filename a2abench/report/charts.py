@@ -24,6 +24,20 @@ def _legend(labels: list[str], x: int, y: int) -> str:
         for i, label in enumerate(labels))
 
 
+def k_ticks(max_k: int, step_px: float, min_gap_px: float = 22.0) -> list[int]:
+    """The k labelled on the x axis: every k while they fit, else 1, 2, 4, 8, … and the
+    last, dropping a power of two too close to the last (64 trials stay legible)."""
+    if step_px * 1 >= min_gap_px:
+        return list(range(1, max_k + 1))
+    ticks = [k for k in (2 ** i for i in range(max_k.bit_length())) if k <= max_k]
+    kept = [k for k in ticks if k == max_k or (max_k - k) * step_px >= min_gap_px]
+    out: list[int] = []
+    for k in kept:
+        if not out or (k - out[-1]) * step_px >= min_gap_px:
+            out.append(k)
+    return out + ([max_k] if out[-1] != max_k else [])
+
+
 def pass_k_curve(series: list[list[PassK]], labels: list[str]) -> str:
     """pass^k against k, one line per run, with the 95% CI as a band."""
     if not any(series):
@@ -43,7 +57,7 @@ def pass_k_curve(series: list[list[PassK]], labels: list[str]) -> str:
     for tick in (0.0, 0.5, 1.0):
         _, y = xy(1, tick)
         parts.append(f'<text x="{pad - 4}" y="{y + 4:.1f}" text-anchor="end">{tick:.1f}</text>')
-    for k in range(1, max_k + 1):
+    for k in k_ticks(max_k, (width - pad - 20) / max(max_k - 1, 1)):
         x, _ = xy(k, 0)
         parts.append(f'<text x="{x:.1f}" y="{height + 14}" text-anchor="middle">{k}</text>')
     for index, points in enumerate(series):
@@ -74,7 +88,8 @@ def group_bars(runs: list[list[GroupStats]], labels: list[str]) -> str:
     names = sorted({g.name for groups in runs for g in groups if g.pass_rate is not None})
     if not names:
         return "<p>No scored task-trials.</p>"
-    label_w, bar_w, bar_h = 200, 300, 14
+    # Room for the longest name (about 7 px a character at the page's font): never cut.
+    label_w, bar_w, bar_h = max(200, 7 * max(len(n) for n in names) + 12), 300, 14
     row_h = bar_h * len(runs) + 8
     legend_h = 16 * len(labels) if len(labels) > 1 else 0
     height = row_h * len(names) + 10
@@ -83,7 +98,7 @@ def group_bars(runs: list[list[GroupStats]], labels: list[str]) -> str:
     for i, name in enumerate(names):
         y0 = 5 + i * row_h
         parts.append(f'<text x="{label_w - 6}" y="{y0 + row_h / 2 + 3:.1f}" text-anchor="end">'
-                     f'{escape(name[:32])}</text>')
+                     f'{escape(name)}</text>')
         for j, groups in enumerate(runs):
             g = next((g for g in groups if g.name == name), None)
             y = y0 + j * bar_h

@@ -1,26 +1,29 @@
 """`report --compare`: several different runs side by side (b2b vs b2c, single-turn vs
 interactive, two agents, two models).
 
-Files are grouped into runs by their configuration (shards and resumes of one run stay one
-column); each column is a full Report, and the rows are the headline, pass^1, the groups
-scored apart, and every category / domain.
+Files are grouped into runs: shards of one run (same settings, different shards) and resumes
+(appended to their run's file) stay one column; two runs with the same settings are two
+columns, and a run given twice is refused. Each column is a full Report; the rows are the
+headline, pass^1, the groups scored apart, and every category / domain.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from a2abench.errors import ConfigError
 from a2abench.report.aggregate import Report, build_report
-from a2abench.run.plan import diff
 from a2abench.run.writer import iter_records
 
 
 class Comparison(BaseModel):
     columns: list[str]  # a label per run: what sets it apart
+    files: list[list[str]] = []  # the files of each column
     reports: list[Report]
     rows: list[tuple[str, list[float | None]]]
 
@@ -36,33 +39,107 @@ def _key(run: dict[str, Any]) -> str:
     return json.dumps(key, sort_keys=True, default=str)
 
 
-def group_runs(paths: list[Path]) -> list[list[Path]]:
-    """Files grouped by run identity, in the order the runs first appear."""
-    groups: dict[str, list[Path]] = {}
+def _shard(run: dict[str, Any]) -> tuple[int, int] | None:
+    value = run.get("shard")
+    if isinstance(value, list | tuple) and len(value) == 2 \
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return (value[0], value[1])
+    return None
+
+
+@dataclass
+class _Group:
+    key: str
+    shards: set[tuple[int, int]] = field(default_factory=set)
+    paths: list[Path] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _place(groups: list[_Group], path: Path, runs: list[dict[str, Any]]) -> None:
+    """Add a file to the run it belongs to: another shard of a sharded run with the same
+    settings, else a run of its own (two runs with the same settings are still two runs;
+    a resume appends to its own file, so it arrives with the run it continues)."""
+    key = _key(runs[0]) if runs else f"file:{path}"
+    shard = _shard(runs[0]) if runs else None
+    for group in groups:
+        if shard is not None and group.key == key and group.shards \
+                and shard not in group.shards and shard[1] == next(iter(group.shards))[1]:
+            group.shards.add(shard)
+            group.paths.append(path)
+            group.runs += runs
+            return
+    groups.append(_Group(key, {shard} if shard else set(), [path], list(runs)))
+
+
+def _groups(paths: list[Path]) -> list[_Group]:
+    groups: list[_Group] = []
+    seen: dict[str, Path] = {}
     for path in paths:
-        run = next(iter_records([path], types=frozenset({"run"})), None)
-        groups.setdefault(_key(run) if run else str(path), []).append(path)
-    return list(groups.values())
+        runs = list(iter_records([path], types=frozenset({"run"})))
+        for run in runs:
+            earlier = seen.get(str(run.get("run_id")))
+            if earlier is not None:
+                raise ConfigError(
+                    f"{path} and {earlier} hold the same run ({run.get('run_id')}): a run "
+                    "cannot be compared with itself",
+                    hint="Pass each run once (a run's shards and resumes together are fine).")
+        seen.update({str(run.get("run_id")): path for run in runs})
+        _place(groups, path, runs)
+    return groups
 
 
-def _labels(paths: list[list[Path]]) -> list[str]:
-    """A short label per run: the settings where it differs from the first run."""
+def group_runs(paths: list[Path]) -> list[list[Path]]:
+    """Files grouped into runs (shards of one run together), in the order they appear."""
+    return [g.paths for g in _groups(paths)]
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        out.update(_flat(v, f"{k}." if not prefix else f"{prefix}{k}."))
+    return {k.rstrip("."): v for k, v in out.items()}
+
+
+def _short(value: Any) -> str:
+    """At most 25 characters, keeping both ends (a URL's port, a model's version)."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 25 else text[:10] + "…" + text[-14:]
+
+
+def _labels(groups: list[_Group]) -> list[str]:
+    """A short label per run: the settings that differ between the runs ("num_trials=4"),
+    else (same settings) the run's id and start time."""
     keys = []
-    for group in paths:
-        run = next(iter_records(group, types=frozenset({"run"})), None)
-        keys.append(_compat(run))
+    for g in groups:
+        key = _flat(_compat(g.runs[0] if g.runs else None))
+        key.pop("shard", None)
+        key.pop("options.domain", None)  # the same as `domain`
+        keys.append(key)
+    names = sorted({n for k in keys for n in k})
+    differ = [n for n in names if len({json.dumps(k.get(n), default=str) for k in keys}) > 1]
     out = []
-    for index, key in enumerate(keys):
-        changes = [d.split(": recorded")[0] + "=" + d.rsplit("now ", 1)[-1]
-                   for d in diff(keys[0], key) if not d.startswith("shard")]
-        label = f"{key.get('benchmark', '?')} {key.get('domain') or ''}".strip()
-        out.append(f"{index + 1}: {label}" + (f" ({', '.join(changes)})" if changes else ""))
+    for g, key in zip(groups, keys, strict=True):
+        parts = [f"{n.removeprefix('options.')}={_short(key.get(n))}" for n in differ[:3]]
+        if len(differ) > 3:
+            parts.append(f"+{len(differ) - 3} more")
+        if not parts:
+            run = g.runs[0] if g.runs else {}
+            parts = [f"run {str(run.get('run_id', '?'))[:8]}"
+                     + (f" {str(run.get('started_at'))[:16]}" if run.get("started_at") else "")]
+        out.append(", ".join(parts))
+    alike = {label for label in out if out.count(label) > 1}
+    for index, (label, g) in enumerate(zip(list(out), groups, strict=True)):
+        if label in alike:  # runs alike in what sets the others apart
+            run_id = str((g.runs[0] if g.runs else {}).get("run_id", index + 1))[:8]
+            out[index] = f"{label} (run {run_id})"
     return out
 
 
 def compare(paths: list[Path]) -> Comparison:
-    groups = group_runs(paths)
-    reports = [build_report(group) for group in groups]
+    groups = _groups(paths)
+    reports = [build_report(group.paths) for group in groups]
     rows: list[tuple[str, list[float | None]]] = [
         ("score", [r.score for r in reports]),
         ("pass^1", [r.pass_k[0].value if r.pass_k else None for r in reports])]
@@ -73,7 +150,8 @@ def compare(paths: list[Path]) -> Comparison:
         for name in names:
             rows.append((name, [next((g.mean_reward for g in getattr(r, attr)
                                       if g.name == name), None) for r in reports]))
-    return Comparison(columns=_labels(groups), reports=reports, rows=rows)
+    return Comparison(columns=_labels(groups), files=[[str(p) for p in g.paths] for g in groups],
+                      reports=reports, rows=rows)
 
 
 def to_markdown(comparison: Comparison) -> str:

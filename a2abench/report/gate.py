@@ -7,6 +7,8 @@ caller allows it: an agent that makes task-trials fail unscored must not pass by
 
 from __future__ import annotations
 
+from typing import Any
+
 from a2abench.errors import ScoreBelowThreshold
 from a2abench.report.aggregate import Report
 from a2abench.report.wording import count
@@ -23,6 +25,10 @@ def no_score_reason(report: Report | None) -> str:
 
 def check(report: Report | None, threshold: float, *, allow_incomplete: bool = False) -> None:
     """Raise ScoreBelowThreshold (exit 3) unless `report` passes `--fail-under threshold`."""
+    adaptive = report.adaptive if report is not None else None
+    summary = adaptive.get("summary") if adaptive else None
+    if report is not None and summary and summary["n"] < summary["N"]:
+        return _check_partial(report, threshold, adaptive or {}, summary)
     if report is None or report.score is None:
         raise ScoreBelowThreshold(
             None, threshold, message=f"no score ({no_score_reason(report)}); --fail-under "
@@ -44,3 +50,35 @@ def _unscored(report: Report) -> str:
     names = {"infrastructure": "infrastructure", "harness": "harness", "invalid": "invalid"}
     return ", ".join(f"{report.errors[k]} {v}" for k, v in names.items()
                      if report.errors.get(k))
+
+
+def _check_partial(report: Report, threshold: float, adaptive: dict[str, Any],
+                   summary: dict[str, Any]) -> None:
+    """A partial adaptive run passes only on its confidence sequence, and only when it was an
+    --adaptive-gate run: a full-run gate needs every task-trial."""
+    where = (f"after {summary['n']} of {count(summary['N'], 'task-trial')}, the "
+             f"{100 * float(adaptive['header'].get('confidence', 0.95)):g}% confidence "
+             f"sequence [{summary['lower']:.4f}, {summary['upper']:.4f}]")
+    if not (adaptive["header"].get("settings") or {}).get("gate"):
+        raise ScoreBelowThreshold(
+            report.score, threshold,
+            message=f"a partial adaptive run ({summary['n']} of "
+                    f"{count(summary['N'], 'task-trial')}): --fail-under {threshold:g} "
+                    "without --adaptive-gate needs every task-trial",
+            hint="Run with --adaptive-gate to decide on the confidence sequence, or without "
+                 "--target-ci to run every task-trial.")
+    decision = summary.get("decision") if threshold == (
+        adaptive["header"].get("settings") or {}).get("fail_under") else None
+    if decision is None:
+        decision = ("pass" if summary["lower"] >= threshold else
+                    "fail" if summary["upper"] < threshold else None)
+    if decision == "pass":
+        return
+    if decision == "fail":
+        raise ScoreBelowThreshold(report.score, threshold,
+                                  message=f"{where} lies wholly below --fail-under "
+                                          f"{threshold:g}")
+    raise ScoreBelowThreshold(report.score, threshold,
+                              message=f"undecided: {where} contains --fail-under "
+                                      f"{threshold:g}",
+                              hint="Resume the run (--resume) to let it decide.")

@@ -15,7 +15,7 @@ import orjson
 from a2abench.report import charts
 from a2abench.report.aggregate import GroupStats, Report
 from a2abench.report.compare import Comparison
-from a2abench.report.text import headline, num, pct
+from a2abench.report.text import adaptive_lines, headline, num, pct
 from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, ViewerData, collect
 
 
@@ -43,9 +43,19 @@ def _script_json(value: object) -> str:
     return text.replace("<", "\\u003c")
 
 
-def _page(title: str, summary: list[str], data: ViewerData, runs: list[str]) -> str:
-    meta = {"runs": runs, "columns": COLUMNS, "request_fields": REQUEST_FIELDS,
-            "rows": data.rows}
+def user_of(report: Report) -> str:
+    """What played the user, for labels: the user simulator's model (the demo's is
+    `scripted-user`, no LLM), or none in solo runs and benchmarks without a user."""
+    models = (report.runs[0].get("models") or {}) if report.runs else {}
+    entry = models.get("user_simulator") if isinstance(models, dict) else None
+    model = entry.get("model") if isinstance(entry, dict) else None
+    return str(model) if model else "none"
+
+
+def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
+          users: list[str]) -> str:
+    meta = {"runs": runs, "users": users, "columns": COLUMNS,
+            "request_fields": REQUEST_FIELDS, "rows": data.rows}
     return "".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -69,6 +79,7 @@ def to_html(report: Report, paths: list[Path]) -> str:
         f'<p class="score">{num(report.score, 4)}</p><p>{escape(headline(report))}</p>',
         *[f"<p><b>{escape(name)} (scored apart): {num(value, 4)}</b></p>"
           for name, value in report.group_scores.items()],
+        *[f"<p class=\"adaptive\">{escape(line)}</p>" for line in adaptive_lines(report)],
         *[f'<p class="warn">{escape(w)}</p>' for w in report.warnings],
         '<div class="cards">',
         "<div><h2>pass^k</h2>" + charts.pass_k_curve([report.pass_k], ["run"])
@@ -86,7 +97,7 @@ def to_html(report: Report, paths: list[Path]) -> str:
         + _tokens(report) + "</details>",
     ]
     title = f"a2abench report — {report.benchmark or ''} {', '.join(report.domains)}".strip()
-    return _page(title, summary, collect(paths), [title])
+    return _page(title, summary, collect(paths), [title], [user_of(report)])
 
 
 def _tokens(report: Report) -> str:
@@ -114,4 +125,5 @@ def compare_html(comparison: Comparison, groups: list[list[Path]]) -> str:
             [_groups(r) for r in comparison.reports], comparison.columns) + "</div>",
         "</div>",
     ]
-    return _page("a2abench comparison", summary, data, comparison.columns)
+    return _page("a2abench comparison", summary, data, comparison.columns,
+                 [user_of(r) for r in comparison.reports])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape, quoteattr
 
-from a2abench.report.aggregate import GroupStats, Report, TaskLine
+from a2abench.report.aggregate import GroupStats, PassK, Report, TaskLine
 from a2abench.report.wording import passed_over
 from a2abench.run.records import SCORED_STATUSES
 
@@ -19,6 +19,44 @@ def num(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
+def shown_pass_k(pass_k: list[PassK]) -> list[PassK]:
+    """The rows a table for people shows: k = 1, 2, 4, 8, … and the last k (JSON and HTML
+    keep every k; 64 trials would otherwise be a 64-row table)."""
+    last = pass_k[-1].k if pass_k else 0
+    return [p for p in pass_k if p.k & (p.k - 1) == 0 or p.k == last]
+
+
+def pass_k_note(pass_k: list[PassK]) -> str | None:
+    """Says which rows were left out, or None when every k is shown."""
+    shown = len(shown_pass_k(pass_k))
+    if shown == len(pass_k):
+        return None
+    return (f"showing {shown} of {len(pass_k)} k (1, 2, 4, … and {pass_k[-1].k}); every k is "
+            "in --format json and html")
+
+
+def adaptive_lines(report: Report) -> list[str]:
+    """An adaptive run's mode, confidence, n of N, half-width, stop reason and cost view
+    (nothing for a full run): the same lines in every format."""
+    from a2abench.run.adaptive.wording import cost_text, headline_text
+
+    adaptive = report.adaptive
+    if not adaptive or not adaptive.get("summary"):
+        return []
+    out = [f"Adaptive: {headline_text(adaptive)}"]
+    summary = adaptive["summary"]
+    decision = summary.get("decision")
+    if decision:
+        settings = adaptive["header"].get("settings") or {}
+        when = (f"decided when the run stopped, after {summary.get('decided_at')} task-trials"
+                if str(summary.get("stop_reason")).startswith("gate_")
+                else f"from the bounds after {summary['n']} task-trials")
+        out.append(f"Gate --fail-under {settings.get('fail_under'):g}: {decision} ({when})")
+    if adaptive.get("cost"):
+        out.append(f"Cost: {cost_text(adaptive['cost'])}")
+    return out
+
+
 def to_json(report: Report) -> str:
     return report.model_dump_json(indent=2)
 
@@ -28,6 +66,10 @@ def headline(report: Report) -> str:
     method = {"macro_category_mean": "macro average over categories",
               "mean_reward": "mean reward"}.get(report.score_method, report.score_method)
     incomplete = "" if report.score_complete else f", incomplete: {report.unscored} unscored"
+    summary = (report.adaptive or {}).get("summary")
+    if summary and summary["n"] < summary["N"]:
+        method = (f"adaptive stratified estimate after {summary['n']} of {summary['N']} "
+                  f"task-trials, ±{summary['half_width']:.3f}")
     return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} "
             f"({method}{incomplete}); "
             + passed_over(report.passed, report.scored, tasks=report.tasks,
@@ -88,6 +130,8 @@ def to_markdown(report: Report) -> str:
            ""]
     for name, value in report.group_scores.items():
         out += [f"**{md(name.capitalize())} (scored apart): {num(value, 4)}**", ""]
+    for line in adaptive_lines(report):
+        out += [md(line), ""]
     for warning in report.warnings:
         out.append(f"> ⚠️ {md(warning)}")
     if report.warnings:
@@ -96,7 +140,10 @@ def to_markdown(report: Report) -> str:
         out += ["### pass^k (95% CI: " + report.ci_method + ")", ""]
         out += _md_table(["k", "pass^k", "95% CI"],
                          [[str(p.k), num(p.value, 3),
-                           f"{num(p.ci_low, 3)} – {num(p.ci_high, 3)}"] for p in report.pass_k])
+                           f"{num(p.ci_low, 3)} – {num(p.ci_high, 3)}"]
+                          for p in shown_pass_k(report.pass_k)])
+        note = pass_k_note(report.pass_k)
+        out += [f"_{note}_", ""] if note else []
     head = ["name", "task-trials", "mean reward", "pass rate", "agent errors", "infra errors"]
     if len(report.by_domain) > 1 or (report.by_domain and report.by_domain[0].name != "-"):
         out += ["### By domain / org", "", *_md_table(head, _group_rows(report.by_domain))]
@@ -123,9 +170,12 @@ def to_markdown(report: Report) -> str:
         ["cost", "n/a" if report.cost_usd is None else f"${report.cost_usd:.4f}"],
     ])
     cols = ["task", "trial", "group", "status", "reward", "termination", "time", "error"]
-    if report.failed:
-        out += [f"### Failed task-trials ({len(report.failed)})", ""]
-        out += _md_table(cols, _task_rows(report.failed[:50]))
+    if report.failed_total:
+        shown = report.failed[:50]
+        out += [f"### Failed task-trials ({report.failed_total}"
+                + (f", showing {len(shown)} of {report.failed_total})" if len(shown)
+                   < report.failed_total else ")"), ""]
+        out += _md_table(cols, _task_rows(shown))
     out += ["### Slowest task-trials", "", *_md_table(cols, _task_rows(report.slowest[:5]))]
     return "\n".join(out)
 
@@ -150,6 +200,12 @@ def to_junit(report: Report) -> str:
            f'errors="{errors}" time="{total_s:.3f}">',
            f'  <testsuite name={quoteattr(suite)} tests="{len(lines)}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">']
+    adaptive = adaptive_lines(report)
+    if adaptive:
+        out.append("    <properties>")
+        out += [f"      <property name=\"a2abench.adaptive.{i}\" value={quoteattr(_xml(text))}/>"
+                for i, text in enumerate(adaptive)]
+        out.append("    </properties>")
     for t in lines:
         classname = _xml(".".join(p for p in (suite, t.domain, t.category) if p))
         name = _xml(f"{t.task_id} [trial {t.trial}]")

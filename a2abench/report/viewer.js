@@ -375,7 +375,12 @@
       ["user simulator cost in the transcript (USD)", fmt(userCost, 4)]].concat(
       Object.keys((b.details || {}).llm_usage || {}).map(function (role) {
         const u = b.details.llm_usage[role];
-        return ["LLM " + role.replace("_", " ") + ": calls, tokens prompt / completion, cost",
+        // Say what played the role: the demo's user is scripted, not an LLM.
+        const user = (meta.users || [])[r.run] || "?";
+        const who = role === "user_simulator"
+          ? (user.indexOf("scripted") === 0 ? "scripted user (" + user + ", no LLM)" : "LLM user simulator (" + user + ")")
+          : "LLM " + role.replace("_", " ");
+        return [who + ": calls, tokens prompt / completion, cost",
           u.calls + ", " + u.prompt_tokens + " / " + u.completion_tokens + ", " +
           (u.cost_usd === null || u.cost_usd === undefined ? "n/a" : "$" + fmt(u.cost_usd, 4))];
       }), [

@@ -7,10 +7,10 @@ import re
 from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.a2a.config import transport_choice
@@ -179,10 +179,39 @@ class RunConfig(BaseModel):
         flag="--allow-host", default_factory=list)
     # The report gate (cli/_launch.py): serve-green runs never gate.
     fail_under: float | None = option(
-        None, "Exit 3 when the score is below X (0-1), missing, or incomplete.", ge=0, le=1)
+        None, "Exit 3 when the score is below X (0-1), missing, or incomplete.", ge=0, le=1,
+        request=True)
     allow_incomplete: bool = option(
         False, "Let --fail-under pass on a score that leaves task-trials unscored "
                "(infrastructure/harness errors).")
+    # Adaptive assessment (run/adaptive, docs/run-semantics.md): a seeded stratified order
+    # and an always-valid confidence sequence that may stop the run early.
+    target_ci: float | None = option(
+        None, "Adaptive: stop starting task-trials once the headline score's 95% confidence "
+              "sequence is ±W or narrower (in-flight ones finish and count).", gt=0, le=0.5,
+        request=True)
+    adaptive_gate: bool = option(
+        False, "Adaptive, with --fail-under: stop as soon as the score's 95% confidence "
+               "sequence lies wholly above the threshold (exit 0) or below it (exit 3).",
+        request=True)
+    allocate: Literal["proportional", "neyman"] = option(
+        "proportional", "Adaptive order over strata (categories, else domains): "
+                        "proportional (every prefix representative) | neyman (stratum size "
+                        "x estimated spread; with several trials, tasks with mixed outcomes "
+                        "drawn twice as often).", request=True)
+
+    @model_validator(mode="after")
+    def _adaptive(self) -> RunConfig:
+        if self.adaptive_gate and self.fail_under is None:
+            raise ValueError("--adaptive-gate needs --fail-under: add --fail-under T, the score "
+                             "the run should decide against")
+        from a2abench.run.adaptive import is_adaptive
+
+        if is_adaptive(self) and self.shard is not None:
+            raise ValueError("--shard cannot be combined with --target-ci, --adaptive-gate or "
+                             "--allocate neyman: an adaptive run stops on what all of its "
+                             "task-trials show, which no single shard sees; run it unsharded")
+        return self
 
     @field_validator("shard", mode="before")
     @classmethod

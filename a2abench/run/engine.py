@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -29,6 +29,7 @@ from a2abench.a2a._limits import (
 from a2abench.a2a.hosts import HostPolicy, egress_policy, policy_for
 from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
+from a2abench.run.adaptive import is_adaptive
 from a2abench.run.config import Redactor, RunConfig, redact, redact_url, resolve_output
 from a2abench.run.driver import Driver, TaskContext, TaskOutcome
 from a2abench.run.events import (
@@ -52,6 +53,9 @@ from a2abench.run.records import (
 )
 from a2abench.run.status import failed_reward
 from a2abench.run.writer import RecordWriter
+
+if TYPE_CHECKING:  # numpy comes with it: imported only when a run is adaptive
+    from a2abench.run.adaptive.sequence import Sequence
 
 
 def _redacting(sink: EventSink, redactor: Redactor) -> EventSink:
@@ -144,6 +148,7 @@ class Engine:
         self._abort: str | None = None
         self._first_infra: str | None = None
         self.writer: RecordWriter | None = None
+        self.policy: Sequence | None = None  # an adaptive run's plan: order and stop rule
 
     async def run(self) -> RunSummary:
         """Plan, run and record the whole run; returns the summary the CLI renders.
@@ -179,6 +184,8 @@ class Engine:
         planned = len(items)
         skipped = plan.skipped(items, previous, config.retry_errors)
         todo = plan.pending(items, previous, config.retry_errors)
+        if is_adaptive(config):  # a seeded, stratified order that stops once the score is known
+            todo = self.policy = adaptive_plan(config, selected, driver, output, previous)
         async with self._client() as client:
             card = await client.card()  # fail fast, before writing anything, if unreachable
             transport = await client.transport()
@@ -202,13 +209,15 @@ class Engine:
                     card.card.name or redact_url(config.white_agent_url), transport.dialect,
                     planned, skipped, planned - skipped, config.concurrency,
                     str(config.shard) if config.shard else None, transport.binding,
-                    config.streaming))
+                    config.streaming,
+                    [t.task_id for t in selected] if config.task_ids is not None else None))
                 status = await self._execute(todo, planned - skipped, client)
                 duration = time.monotonic() - started
                 self.writer.write(RunEndRecord(
                     run_id=self.run_id, status=status, finished_at=now_iso(),
                     duration_s=round(duration, 3), counts=self.progress.as_dict(),
-                    reason=self._abort))
+                    reason=self._abort,
+                    adaptive=self.policy.tracker.summary() if self.policy else None))
                 await self.writer.durable()
             finally:
                 self.writer.close()
@@ -257,7 +266,8 @@ class Engine:
             scoring=self.driver.scoring, planned=planned, skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
-            interface=interface))
+            interface=interface,
+            adaptive=self.policy.tracker.header() if self.policy else None))
 
     def _on_request(self, m: ProtocolMetrics) -> None:
         tally = _current.get()
@@ -301,6 +311,8 @@ class Engine:
                 record = await self._run_one(item, client)
             finally:
                 self.progress.running -= 1
+            if self.policy is not None:
+                self._observe(record)
             assert self.writer is not None
             self.writer.write(record)
             await self.writer.durable()
@@ -379,6 +391,17 @@ class Engine:
             record.success, record.termination, record.turns, record.latency_ms,
             f"{record.error.error}: {record.error.message}" if record.error else None, p))
 
+    def _observe(self, record: TaskRecord) -> None:
+        """Count a result in the adaptive sequence; say so once it stops the run."""
+        assert self.policy is not None
+        tracker = self.policy.tracker
+        before = tracker.stop_reason
+        self.policy.observe(record)
+        if before is None and tracker.stop_reason is not None:
+            from a2abench.run.adaptive.wording import stop_text
+
+            self.emit(Notice("info", stop_text(tracker.header(), tracker.summary())))
+
     def _watch_circuit(self, record: TaskRecord) -> None:
         unreachable = record.error is not None and record.error.error == AgentUnreachable.__name__
         self._consecutive_unreachable = self._consecutive_unreachable + 1 if unreachable else 0
@@ -398,6 +421,16 @@ class Engine:
             **counts, "run_id": self.run_id, "output": output, "status": status,
             "planned": planned, "skipped": skipped, "duration_s": round(duration, 3),
             "reason": self._abort, "first_infra_error": self._first_infra})
+
+
+def adaptive_plan(config: RunConfig, tasks: list[Any], driver: Driver, output: Path,
+                  previous: plan.Previous | None) -> Sequence:
+    """The adaptive Sequence of this run, continued from `output` when resuming."""
+    from a2abench.run.adaptive.sequence import start
+    from a2abench.run.writer import iter_records
+
+    records = iter_records([output], types=frozenset({"run", "task"})) if previous else None
+    return start(config, tasks, driver.scoring.model_dump(), records)
 
 
 def run_host_policy(config: RunConfig) -> HostPolicy | None:

@@ -32,6 +32,7 @@ class RunStarted:
     shard: str | None
     binding: str = "JSONRPC"
     streaming: bool = False
+    tasks: list[str] | None = None  # the ids chosen by --task-ids (None: no id selection)
     kind: str = "run_started"
 
 
@@ -97,3 +98,11 @@ def event_dict(event: Event) -> dict[str, Any]:
     if progress is not None:
         data["progress"]["pass_rate"] = progress.pass_rate
     return data
+
+
+def task_list(ids: list[str] | None, limit: int = 10) -> str:
+    """`tasks 36, 9` for a run header ("" without an id selection)."""
+    if ids is None:
+        return ""
+    shown = ", ".join(ids[:limit]) + (f", … ({len(ids)} tasks)" if len(ids) > limit else "")
+    return f"task{'s' if len(ids) != 1 else ''} {shown}"

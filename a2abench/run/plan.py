@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from a2abench.errors import ConfigError, ResumeMismatch
+from a2abench.run.adaptive import is_adaptive
 from a2abench.run.config import RunConfig, Shard, trial_seed
 from a2abench.run.driver import TaskSpec
 from a2abench.run.writer import ReadStats, iter_records
@@ -85,11 +86,18 @@ def shard_items(items: list[Item], shard: Shard | None) -> list[Item]:
 def compat_key(config: RunConfig, driver_compat: dict[str, Any],
                domain: str | None) -> dict[str, Any]:
     """What must be equal between runs that share an output (resume) or form one run
-    (shards). Concurrency, timeouts and the output path may change."""
-    return {"benchmark": config.benchmark, "domain": domain, "options": driver_compat,
-            "white_agent_url": config.white_agent_url, "task_ids": config.task_ids,
-            "max_tasks": config.max_tasks, "num_trials": config.num_trials, "seed": config.seed,
-            "shard": str(config.shard) if config.shard else None}
+    (shards). Concurrency, timeouts and the output path may change. An adaptive run's
+    settings are part of it: its bets depend on them, and changing them after seeing results
+    would void the confidence sequence."""
+    key = {"benchmark": config.benchmark, "domain": domain, "options": driver_compat,
+           "white_agent_url": config.white_agent_url, "task_ids": config.task_ids,
+           "max_tasks": config.max_tasks, "num_trials": config.num_trials, "seed": config.seed,
+           "shard": str(config.shard) if config.shard else None}
+    if is_adaptive(config):
+        key["adaptive"] = {"target_ci": config.target_ci, "adaptive_gate": config.adaptive_gate,
+                           "fail_under": config.fail_under if config.adaptive_gate else None,
+                           "allocate": config.allocate}
+    return key
 
 
 def diff(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:

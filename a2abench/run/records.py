@@ -57,6 +57,8 @@ class RunRecord(_Record):
     started_at: str
     # The A2A interface used: binding, dialect, url, streaming (absent in runs before 0.2).
     interface: dict[str, Any] | None = None
+    # An adaptive run's plan (run/adaptive): mode, confidence, strata and their weights.
+    adaptive: dict[str, Any] | None = None
 
 
 class RequestRecord(_Record, ProtocolMetrics):
@@ -102,6 +104,7 @@ class TaskRecord(_Record):
     error: ErrorInfo | None = None
     transcript: list[dict[str, Any]] | None = None
     details: dict[str, Any] = Field(default_factory=dict)  # benchmark-specific extras
+    adaptive: dict[str, Any] | None = None  # an adaptive run's {stratum, rank} of this one
     started_at: str
     finished_at: str
 
@@ -118,3 +121,5 @@ class RunEndRecord(_Record):
     counts: dict[str, int]
     score: float | None = None
     reason: str | None = None
+    # An adaptive run's stop: reason, n of N, the confidence sequence's bounds, decision.
+    adaptive: dict[str, Any] | None = None

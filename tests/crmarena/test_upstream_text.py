@@ -88,9 +88,7 @@ def test_the_real_upstream_files() -> None:
 def test_texts_are_downloaded_checked_and_read(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     files = upstream_shaped.write(tmp_path / "repo")
-    server = FileServer()
-    server.thread.start()
-    try:
+    with FileServer.serving() as server:
         for rel, path in files.items():
             server.files["/" + rel] = path.read_bytes()
         pinned = upstream.manifest()
@@ -106,6 +104,3 @@ def test_texts_are_downloaded_checked_and_read(tmp_path: Path,
         server.files["/" + upstream.ENV_PY] += b"\n# changed\n"  # cached copies still serve
         assert upstream.resolve_texts().texts == source.texts
         assert len(server.requests) == 3
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()

@@ -69,6 +69,25 @@ async def test_metrics_move_with_an_assessment(settings: GreenSettings, white: s
     assert not any("://" in v or "/" in v for v in labels), labels  # hosts, never URLs
 
 
+def test_every_label_known_at_start_is_exported_at_zero(settings: GreenSettings) -> None:
+    # Grafana shows "No data" for a series that does not exist yet (issue 22).
+    settings = dataclasses.replace(settings, metrics=True)
+    with green_server(settings) as (base, _):
+        samples = scrape(base)
+    p = "a2abench_green_"
+    for bench in ("tau2", "crmarena", "scripted"):
+        assert (p + "assessments_started_total", (("benchmark", bench),)) in samples
+        for status in ("completed", "failed", "canceled"):
+            assert (p + "assessments_finished_total",
+                    (("benchmark", bench), ("status", status))) in samples
+        for result in ("passed", "failed", "agent_error", "infrastructure_error"):
+            assert (p + "task_trials_total", (("benchmark", bench), ("result", result))) \
+                in samples
+        assert (p + "assessment_duration_seconds_count", (("benchmark", bench),)) in samples
+    for reason in ("invalid", "busy"):
+        assert samples[(p + "assessments_rejected_total", (("reason", reason),))] == 0
+
+
 def test_metrics_are_off_unless_asked_for(settings: GreenSettings) -> None:
     with green_server(settings, "/a2a") as (base, green):
         assert green.metrics is None

@@ -189,7 +189,7 @@ def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
                            "(serve-green --option tau2.data_dir=...)"),
     ({"user_llm_base_url": "http://evil"}, "user_llm_base_url can only be set by the server"),
     ({"colour": "red", "output": "/tmp/x"}, "unknown config key(s) for tau2: colour, output "
-                                            "(accepted: concurrency, domain, embedding_llm, "),
+                                            "(accepted: adaptive_gate, allocate, "),
     ({"domain": "chess"}, "invalid tau2 options: domain: Input should be 'airline'"),
     ({"num_trials": 0}, "invalid config: num_trials: Input should be greater than or equal to "
                         "1 (this server's range: 1..8)"),

@@ -113,7 +113,9 @@ def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
                               ".map(m => m.querySelector('.badge.a2a') !== null)")
     assert badges == [False, False, True, False, True, False]
     usage = _text(browser, "#usage")
-    assert "A2A tokens in / out" in usage and "LLM user simulator: calls" in usage
+    # The demo's user is scripted: never labelled an LLM (issue 22).
+    assert "A2A tokens in / out" in usage and "LLM user simulator" not in usage
+    assert "scripted user (scripted-user, no LLM): calls" in usage
     # walk the failures: "next" opens the other failed task-trial (the list is failed first)
     assert "(1 of 12)" in _text(browser, "#trial-detail p")
     browser.evaluate("document.getElementById('next').click()")
@@ -203,3 +205,48 @@ def test_recorded_text_is_shown_as_text_never_run(browser: Chromium, tmp_path: P
     # content, tool name and tool result verbatim; the arguments as JSON (quotes escaped)
     assert conversation.count(attack) == 3 and json.dumps(attack) in conversation
     assert "tool result (c1) — error" in conversation
+
+
+# Overlapping text boxes inside each summary chart, and text that leaves its chart.
+_CLASHES = """(() => {
+  const out = [];
+  document.querySelectorAll('#summary svg').forEach((svg, n) => {
+    const box = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].map(t => [t.textContent,
+                                                              t.getBoundingClientRect()]);
+    texts.forEach(([s, r], i) => {
+      if (r.left < box.left - 1 || r.right > box.right + 1) out.push(`svg ${n}: ${s} leaves it`);
+      texts.slice(i + 1).forEach(([s2, r2]) => {
+        const apart = r.right <= r2.left || r2.right <= r.left || r.bottom <= r2.top
+                      || r2.bottom <= r.top;
+        if (!apart) out.push(`svg ${n}: ${s} overlaps ${s2}`);
+      });
+    });
+  });
+  return out;
+})()"""
+
+
+@pytest.mark.slow
+def test_charts_stay_legible_at_64_trials_and_300_tasks(browser: Chromium,
+                                                        tmp_path: Path) -> None:
+    from tests.browser import ARTEFACTS
+    from tests.report.runs import write_grid
+    from tests.report.test_scale import LONG
+
+    metrics = write_grid(tmp_path / "m.jsonl", 300, 64, categories=LONG)
+    page = tmp_path / "big.html"
+    r = run_cli("report", str(metrics), "--format", "html", "--output", str(page))
+    assert r.code == 0, r.err
+    _open(browser, page)
+    assert browser.evaluate(_CLASHES) == []
+    ticks = browser.evaluate("[...document.querySelectorAll('#summary svg')[0]"
+                             ".querySelectorAll('text')].map(t => t.textContent)")
+    assert "64" in ticks and "3" not in ticks  # k = 1, …, 64 labelled sparsely
+    labels = browser.evaluate("[...document.querySelectorAll('#summary svg')[1]"
+                              ".querySelectorAll('text')].map(t => t.textContent)")
+    assert set(LONG) <= set(labels)  # category names whole
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTEFACTS / "report-64-trials-300-tasks.png"
+    browser.screenshot(shot)
+    assert shot.stat().st_size > 10_000

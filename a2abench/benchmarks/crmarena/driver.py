@@ -67,6 +67,10 @@ class CRMArenaOptions(LLMOptions, ToolChannelOptions):
     crm_db: Path | None = option(None, "SQLite org dump to query.")
     privacy_aware: bool = option(False, "Use the privacy-aware prompt.")
     aided: bool = option(True, "Add the task's optional context (upstream's aided mode).")
+    upstream_text: bool = option(
+        True, "Word prompts with upstream's files at the pinned commit (downloaded once, then "
+              "cached); --no-upstream-text uses a2abench's own wording, needs no download and "
+              "has no LLM judge.")
 
     @model_validator(mode="after")
     def _dataset_and_org(self) -> CRMArenaOptions:
@@ -121,9 +125,13 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
     async def setup(self) -> None:
         """Upstream texts and LLM clients; tasks, schema and org come in `tasks()`."""
         opts = self.opts
-        self.texts = await asyncio.to_thread(upstream.resolve_texts)
-        if self.texts.texts is None:
-            log.warning("CRMArena: %s", self.texts.note)
+        if not opts.upstream_text:  # asked for: nothing to download, nothing to warn about
+            self.texts = upstream.TextSource(None, "our own wording (--no-upstream-text); no "
+                                                   "LLM judge")
+        else:
+            self.texts = await asyncio.to_thread(upstream.resolve_texts)
+            if self.texts.texts is None:
+                log.warning("CRMArena: %s", self.texts.note)
         if not opts.offline and self.texts.texts is not None:
             self.judge_llm = build_llm(  # upstream sets no temperature
                 opts.judge_llm or UPSTREAM_MODEL,

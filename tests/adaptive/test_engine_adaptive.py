@@ -1,0 +1,95 @@
+"""Adaptive runs of the scripted benchmark against a deterministic loopback A2A agent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2abench.report import build_report, render
+from tests.clihelp import run_cli
+from tests.engine.conftest import agent, scripted_benchmark  # noqa: F401 - autouse fixture
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def run(base: str, out: Path, *extra: str) -> Any:
+    return run_cli("run", "scripted", "--white-agent-url", base, "--output", str(out),
+                   "--retry-delay", "0.01", "--option", "turns=1", *extra)
+
+
+# t000..t0xx: the agent echoes wrongly for ids in `wrong`, so those tasks always fail.
+WRONG = frozenset(f"t{i:03d}" for i in range(0, 60, 3))  # every cat0 task: 1/3 fail
+
+
+def test_target_ci_stops_early_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    with agent(wrong_for=WRONG) as (_, base):
+        r = run(base, out, "--option", "tasks=60", "--num-trials", "4", "--target-ci",
+                "0.2", "--concurrency", "2")
+    assert r.code == 0, r.err
+    recs = records(out)
+    tasks = [x for x in recs if x["type"] == "task"]
+    end = recs[-1]
+    assert end["type"] == "run_end" and end["adaptive"]["stop_reason"] == "target_ci"
+    assert len(tasks) < 240 and end["adaptive"]["n"] == len(tasks)
+    assert end["adaptive"]["half_width"] <= 0.2
+    assert recs[0]["adaptive"]["strata"] == {"cat0": 80, "cat1": 80, "cat2": 80}
+    # stratified: every stratum within one (plus in-flight) of its share
+    counts = {c: sum(t["category"] == c for t in tasks) for c in ("cat0", "cat1", "cat2")}
+    assert max(counts.values()) - min(counts.values()) <= 2
+    rep = build_report([out])
+    assert rep.adaptive is not None and rep.adaptive["summary"]["n"] == len(tasks)
+    assert rep.adaptive["summary"]["lower"] <= 2 / 3 <= rep.adaptive["summary"]["upper"]
+    assert "PARTIAL" in r.out and "adaptive stop after" in r.out + r.err
+    for fmt in ("markdown", "html", "junit", "json"):
+        text = render(rep, fmt, [out])
+        assert "of 240 task-trials" in text, fmt
+
+
+@pytest.mark.parametrize(("threshold", "code", "decision"), [(0.4, 0, "pass"),
+                                                              (0.9, 3, "fail")])
+def test_adaptive_gate_decides_early(tmp_path: Path, threshold: float, code: int,
+                                     decision: str) -> None:
+    out = tmp_path / "m.jsonl"
+    with agent(wrong_for=WRONG) as (_, base):
+        r = run(base, out, "--option", "tasks=60", "--num-trials", "4", "--fail-under",
+                str(threshold), "--adaptive-gate", "--allocate", "neyman")
+    assert r.code == code, r.err
+    end = records(out)[-1]
+    assert end["adaptive"]["stop_reason"] == f"gate_{decision}"
+    assert end["adaptive"]["n"] < 240
+    assert f"Gate --fail-under {threshold:g}: {decision}" in r.out
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_continues_the_sequence(tmp_path: Path) -> None:
+    from tests.engine.test_durability import spawn, wait_for_tasks
+
+    out = tmp_path / "m.jsonl"
+    flags = ("--option", "tasks=60", "--option", "turns=1", "--num-trials", "4",
+             "--target-ci", "0.2", "--concurrency", "3")
+    with agent(wrong_for=WRONG, delay=0.05) as (_, base):
+        proc = spawn(base, out, *flags)
+        wait_for_tasks(out, 8, proc)
+        proc.kill()  # SIGKILL: no run_end, task-trials in flight never recorded
+        proc.communicate()
+        resumed = spawn(base, out, *flags, "--resume")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+    recs = records(out)
+    tasks = [x for x in recs if x["type"] == "task"]
+    picks = sorted(t["adaptive"]["pick"] for t in tasks)
+    assert len(set(picks)) == len(picks)  # every pick recorded once
+    voids = {p for r in recs if r["type"] == "run" for p in r["adaptive"]["void_picks"]}
+    assert set(range(max(picks) + 1)) == set(picks) | voids  # no hole left in the path
+    end = recs[-1]["adaptive"]
+    assert recs[-1]["type"] == "run_end" and end["stop_reason"] == "target_ci"
+    rep = build_report([out])
+    summary = rep.adaptive["summary"]  # type: ignore[index]
+    assert (summary["n"], summary["lower"], summary["upper"]) == (
+        end["n"], end["lower"], end["upper"])  # the report rebuilds what the engine saw
