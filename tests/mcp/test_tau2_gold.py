@@ -93,7 +93,8 @@ def test_gold_over_mcp_scores_and_answers_as_over_a2a(tmp_path: Path, name: str)
         assert mcp["details"]["tool_channel"] == "mcp"
         assert mcp["tool_calls"] == a2a["tool_calls"] and len(indices) == len(got)
     # Gold rewards: the A2A channel's own results, which test_run_* hold to upstream.
-    assert [r["reward"] for r in over_mcp.values()] == [r["reward"] for r in over_a2a.values()]
+    assert {k: r["reward"] for k, r in over_mcp.items()} == {
+        k: r["reward"] for k, r in over_a2a.items()}
 
 
 @pytest.mark.slow
