@@ -107,6 +107,7 @@ class ToolSession:
     failure: A2ABenchError | None = None
     mcp_sessions: set[str] = field(default_factory=set)  # MCP session ids it opened
     announces: bool = False  # its tool list can change: responses stream (list_changed)
+    ended: bool = False  # a call ended the episode during the turn: its reply is not used
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def pointer(self, url: str) -> dict[str, Any]:

@@ -149,3 +149,29 @@ def test_solo_over_mcp_scores_as_over_a2a(tmp_path: Path, name: str) -> None:
         assert (mcp["reward"], mcp["termination"]) == (a2a["reward"], a2a["termination"])
         assert mcp["details"]["steps"] == a2a["details"]["steps"], task_id
         assert comparable(mcp["transcript"]) == comparable(a2a["transcript"]), task_id
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("limit", [("--max-steps", "4"), ("--max-errors", "1")])
+def test_limits_count_mcp_calls_as_a2a_calls(tmp_path: Path, limit: tuple[str, str]) -> None:
+    """A limit reached by a call over MCP ends the conversation where the same DataPart call
+    would: same termination, steps, errors and transcript (the reply to that turn unused)."""
+    tasks = domain_tasks("airline", ["3", "14", "19"], 3)
+    if limit[0] == "--max-errors":  # a failing call first: upstream's error text, counted
+        bad = [("get_reservation_details", {"reservation_id": "NOPE00"})]
+        plans = {t: bad + [(a.name, a.arguments) for a in tasks[t].evaluation_criteria.actions]
+                 for t in tasks}  # type: ignore[union-attr]
+        PLANS.update(plans)
+    try:
+        over_a2a, _ = run_gold("airline", tasks, "gold", tmp_path / "a.jsonl", *limit)
+        over_mcp, _ = run_gold("airline", tasks, "mcp", tmp_path / "m.jsonl",
+                               "--tool-channel", "mcp", *limit)
+    finally:
+        for t in tasks:
+            PLANS.pop(t, None)
+    for task_id, a2a in over_a2a.items():
+        mcp = over_mcp[task_id]
+        assert a2a["termination"] in ("max_steps", "too_many_errors")
+        assert (mcp["termination"], mcp["details"]["steps"], mcp["details"]["tool_errors"]) \
+            == (a2a["termination"], a2a["details"]["steps"], a2a["details"]["tool_errors"])
+        assert comparable(mcp["transcript"]) == comparable(a2a["transcript"]), task_id

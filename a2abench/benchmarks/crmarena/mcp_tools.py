@@ -30,7 +30,7 @@ from a2abench.benchmarks.crmarena.prompt import (
 from a2abench.benchmarks.crmarena.tasks import CRMTask
 from a2abench.benchmarks.crmarena.upstream import UpstreamTexts
 from a2abench.benchmarks.crmarena.user_sim import is_stop
-from a2abench.errors import ProtocolError
+from a2abench.errors import AgentError, ProtocolError
 from a2abench.mcp.session import CallRejected, ToolResult, ToolSession, ToolSpec
 
 SOQL, SOSL = "soql_query", "sosl_search"
@@ -175,14 +175,19 @@ class McpEpisode(Episode):
         parts: list[Any] = [outgoing]
         if not out.agent_turns:  # the first message carries where the tools are
             parts = [TextPart(text=outgoing), DataPart(data=self.pointer)]
-        async with self.session.turn():
-            reply = await self.chat.send(*parts)
+        try:
+            async with self.session.turn():
+                reply = await self.chat.send(*parts)
+        except AgentError:
+            if not self.ended:
+                raise
+            reply = None  # a query during the turn used the last action: the reply is moot
         out.agent_turns += 1
+        if reply is None or self.finished():
+            return None
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
-        if self.ended:
-            return None
         answer = answer_of(reply)
         self.transcript.append({"role": "agent", "text": reply.text,
                                 "action": Action("respond", answer, "text").to_json()

@@ -28,7 +28,7 @@ from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMess
 from a2abench.benchmarks.tau2.numbers import restore_integers
 from a2abench.benchmarks.tau2.prompt import GREETING, render_history
 from a2abench.benchmarks.tau2.solo import DONE, SoloOrchestrator
-from a2abench.errors import ProtocolError
+from a2abench.errors import AgentError, ProtocolError
 from a2abench.mcp.session import CallRejected, ToolResult, ToolSession, ToolSpec
 from a2abench.run.driver import agent_input
 
@@ -106,9 +106,16 @@ class McpAgentLink(AgentLink):
         if incoming is not None and not isinstance(incoming, list):
             parts.append(TextPart(text=incoming.content or ""))
         self._preamble = None
-        async with self.session.turn():
-            reply = await self.chat.send(*parts)
+        try:
+            async with self.session.turn():
+                reply = await self.chat.send(*parts)
+        except AgentError:
+            if not self.session.ended:
+                raise
+            reply = None  # a call during the turn ended the conversation: the reply is moot
         self.turns += 1
+        if reply is None or self.session.ended:
+            return AssistantMessage(content=None)  # not used: the orchestrator has stopped
         if reply.state in _FAILED_STATES:
             detail = reply.text[:200] or "no message"
             raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
@@ -131,8 +138,10 @@ def text_reply(reply: AgentReply) -> AssistantMessage:
 class Tau2Tools:
     """The `ToolBackend` of one tau2 task-trial (see the module docstring)."""
 
-    def __init__(self, orchestrator: Orchestrator, schemas: list[dict[str, Any]]) -> None:
+    def __init__(self, orchestrator: Orchestrator, schemas: list[dict[str, Any]],
+                 session: ToolSession) -> None:
         self.orchestrator = orchestrator
+        self.session = session
         self.specs = [_spec(s) for s in schemas]
         self.parameters = {s.name: s.input_schema for s in self.specs}
         self.mcp_messages: list[int] = []  # transcript indices of the calls made over MCP
@@ -165,9 +174,11 @@ class Tau2Tools:
         if name == DONE and isinstance(orch, SoloOrchestrator):
             self.mcp_messages.append(len(orch.trajectory))
             orch.stop_over_mcp()
+            self.session.ended = True
             return ToolResult(DONE_TEXT)
         self.mcp_messages.append(len(orch.trajectory))
         result: ToolMessage = await orch.run_mcp_call(call)
+        self.session.ended = orch.done  # a limit reached: the turn's reply will not count
         return ToolResult(result.content or "", result.error,
                           tools_changed=set(self._unlocked()) != before)
 
@@ -199,7 +210,7 @@ async def run_over_mcp(session: ToolSession, url: str, chat: Conversation,
     orchestrator; returns its outcome and the transcript indices of the MCP calls."""
     agent = McpAgentLink(chat, session, preamble, schemas)
     orchestrator = make(agent)
-    tools = Tau2Tools(orchestrator, schemas)
+    tools = Tau2Tools(orchestrator, schemas, session)
     session.backend = tools
     # banking's unlocked tools join the list: those sessions announce it (list_changed)
     session.announces = isinstance(getattr(orchestrator.env.tools, "agent_tools_state", None),
