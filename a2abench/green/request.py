@@ -53,7 +53,8 @@ MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's 
 MAX_TASK_TRIALS = 20_000
 _SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd",
                            "credential", "credentials", "authorization"})
-_SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db")
+# _host, _port: where `run` serves MCP (--mcp-host, --mcp-port); a server binds its own
+_SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db", "_host", "_port")
 _CRM_HINTS = frozenset({"task_category", "org", "dataset", "interactive", "max_turns",
                         "max_user_turns", "crm_db", "backend", "privacy_aware"})
 
