@@ -147,7 +147,7 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
 
 def _check_egress(request: httpx.Request) -> None:
     """Under a run's --allow-host, downloads (and their redirects) stay on allowed hosts."""
-    from a2abench.a2a.hosts import egress_refusal
+    from a2abench._egress import egress_refusal
 
     refusal = egress_refusal(str(request.url), "downloading data")
     if refusal is not None:

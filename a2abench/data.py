@@ -1,7 +1,7 @@
 """Benchmark data in the user cache: what `a2abench data pull` fetches, `data status` reports.
-
 Every file is pinned (sha256 and/or git blob id) and fetched through `a2abench._download`, the
 same verified downloader a run uses, so a pulled cache is exactly what a run would download.
+Each benchmark's driver declares its sets (`Driver.data_sets`); the built-ins':
 
     tau2      data            data/tau2/... of every domain at the pinned tau2-bench commit
               sources         src/tau2/... read for upstream prose (tool text, judge prompt)
@@ -79,39 +79,13 @@ def selected(which: str) -> tuple[Benchmark, ...]:
 
 
 def file_sets(benchmarks: Sequence[Benchmark], *, org_dbs: bool = True) -> list[FileSet]:
-    """The pinned file groups of `benchmarks` (CRMArena's org dumps only with `org_dbs`)."""
-    sets: list[FileSet] = []
-    if "tau2" in benchmarks:
-        sets += _tau2_sets()
-    if "crmarena" in benchmarks:
-        sets += _crmarena_sets(org_dbs)
-    return sets
+    """The pinned file groups of `benchmarks`, as each driver declares them (`data_sets`);
+    large ones (CRMArena's org dumps) only with `org_dbs`."""
+    from a2abench.run.registry import get_driver
 
-
-def _tau2_sets() -> list[FileSet]:
-    from a2abench.benchmarks.tau2 import data as tau2
-
-    folder = f"tau2/{tau2.manifest().commit}"
-    data, sources = tau2.pinned_files()
-    return [FileSet("tau2", "data", folder, tuple(data),
-                    f"every domain's data; --data-dir {cache_dir() / folder / 'data'}"),
-            FileSet("tau2", "sources", folder, tuple(sources),
-                    "upstream tool text and judge prompt")]
-
-
-def _crmarena_sets(org_dbs: bool) -> list[FileSet]:
-    from a2abench.benchmarks.crmarena import reference, upstream
-
-    sets = [FileSet("crmarena", "texts", upstream.folder(), tuple(upstream.text_files()),
-                    "upstream prompts and evaluator text"),
-            FileSet("crmarena", "reference", reference.FOLDER,
-                    tuple(reference.reference_files()),
-                    "task and schema dumps for --tasks-file / --schema-file")]
-    if org_dbs:
-        sets += [FileSet("crmarena", f"org {org}", upstream.folder(),
-                         (upstream.org_file(org),), "SQLite org for --backend sandbox")
-                 for org in sorted(upstream.manifest().orgs)]
-    return sets
+    return [FileSet(name, s.name, s.folder, s.files, s.purpose)
+            for name in benchmarks for s in get_driver(name).data_sets()
+            if org_dbs or not s.large]
 
 
 def _state(item: _download.RemoteFile, path: Path) -> FileState:

@@ -18,12 +18,11 @@ from a2abench.a2a.bindings import (
     interface_options,
     resolve_url,
     select_interface,
-    transport_choice,
     unsupported_reason,
     url_is_relative,
 )
 from a2abench.a2a.card import WARN_CARD_BYTES, CardFetch
-from a2abench.a2a.config import A2AConfig
+from a2abench.a2a.config import A2AConfig, transport_choice
 from a2abench.a2a.dialects import dialect_of_version
 from a2abench.a2a.models import AgentCard, Dialect
 
@@ -275,7 +274,7 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
     Raises the named error when no card can be obtained; otherwise returns a result whose
     `usable` says whether a2abench can benchmark the agent and `error` names the first problem.
     """
-    from a2abench.a2a._limits import ReplyLimits
+    from a2abench._limits import ReplyLimits
     from a2abench.a2a.client import A2AClient
 
     limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()
@@ -363,7 +362,8 @@ def _conclude(result: DiscoverResult) -> None:
 
 async def _probe(client: A2AClient, card: AgentCard, *, stream: bool = True) -> Probe:
     try:
-        reply = await client.conversation().send(PROBE_TEXT, stream=False)
+        # A failed task is a probe finding (its shape is shown), not an error.
+        reply = await client.conversation(raise_for_state=False).send(PROBE_TEXT, stream=False)
     except A2ABenchError as exc:
         return Probe(ok=False, error=exc.to_dict())
     text = reply.text
@@ -371,7 +371,7 @@ async def _probe(client: A2AClient, card: AgentCard, *, stream: bool = True) -> 
                   text_preview=text[:160] if text else None, context_id=reply.context_id)
     if stream and card.capabilities.streaming:
         try:
-            await client.conversation().send(PROBE_TEXT, stream=True)
+            await client.conversation(raise_for_state=False).send(PROBE_TEXT, stream=True)
             probe.stream_ok = True
         except A2ABenchError as exc:
             probe.stream_ok, probe.stream_error = False, exc.render()

@@ -1,13 +1,12 @@
 """Domain errors. The core raises these; the CLI renders them once, as `Error: ...`.
 
-Every error carries a `hint` (the next step for the user), an `exit_code` (DESIGN.md §2) and
+Every error carries a `hint` (the next step for the user), an `exit_code` (docs/design.md §2) and
 a `kind` used by the run engine to classify failed task-trials:
 
     A2ABenchError                      kind      exit
     ├── ConfigError                    usage     2   bad flag values, bad environment
-    ├── NotAvailableYet                harness   1   a command of a later release
-    ├── Interrupted                    harness   130 Ctrl-C; results are kept
     ├── ScoreBelowThreshold            -         3   --fail-under missed (or no/incomplete score)
+    ├── PluginError                    harness   1   a benchmark's hook raised outside a run
     ├── AgentError                     agent     1   the agent under test misbehaved
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
@@ -45,6 +44,8 @@ a `kind` used by the run engine to classify failed task-trials:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness"]
@@ -80,12 +81,9 @@ class ConfigError(A2ABenchError):
     exit_code = 2
 
 
-class NotAvailableYet(A2ABenchError):
-    """A command whose capability belongs to a later release."""
-
-
-class Interrupted(A2ABenchError):
-    exit_code = 130
+class PluginError(A2ABenchError):
+    """A benchmark's own hook (`rescore`, `setup`, an exporter) raised where no task-trial
+    can hold the failure (`report`): one line naming the benchmark, never a traceback."""
 
 
 class ScoreBelowThreshold(A2ABenchError):
@@ -138,7 +136,7 @@ _STATUS_HINTS = {
     "CONTENT_TYPE_NOT_SUPPORTED": "The agent refused a media type it does not declare.",
 }
 class ReplyLimitExceeded(ProtocolError):
-    """A reply larger, deeper or more numerous than `ReplyLimits` allows (a2a/_limits.py)."""
+    """A reply larger, deeper or more numerous than `ReplyLimits` allows (_limits.py)."""
 
 
 class ReplyTooLarge(ReplyLimitExceeded):
@@ -267,6 +265,19 @@ class RecordsError(DataError):
 
 class OutputError(DataError):
     """An output file cannot be written (a directory, no permission, a full disk)."""
+
+
+@contextmanager
+def foreign_errors_as(make: Callable[[str], A2ABenchError]) -> Iterator[None]:
+    """Let our own errors through and turn any other exception into `make(summary)`, chained;
+    the summary is "TypeName: message" (the message cut at 300 characters). Used where
+    another party's input or code is run: an agent's reply (`agent_input`), a plugin's hook."""
+    try:
+        yield
+    except A2ABenchError:
+        raise
+    except Exception as exc:
+        raise make(f"{type(exc).__name__}: {str(exc)[:300] or 'no message'}") from exc
 
 
 def write_output(path: Any, text: str) -> None:

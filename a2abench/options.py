@@ -16,6 +16,7 @@ import enum
 import inspect
 import types
 import typing
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -38,6 +39,7 @@ class FlagSpec(NamedTuple):
     open_max: bool = False
     show_default: bool = True
     field: str = ""  # the model field when it is not `name` (--allow-host -> allowed_hosts)
+    choices: tuple[str, ...] = ()  # a Literal's or Enum's values, shown and checked by --help
 
     @property
     def env(self) -> str:
@@ -51,6 +53,31 @@ class FlagSpec(NamedTuple):
 
 def env_var(flag: str) -> str:
     return "A2ABENCH_" + flag.split("/")[0].lstrip("-").replace("-", "_").upper()
+
+
+def parse_pairs(items: Sequence[str] | None, flag: str, *, example: str = "KEY=VALUE",
+                hint: str | None = None) -> dict[str, Any]:
+    """`--flag KEY=VALUE` items as a dict, the one parser of every such flag (`run --option`,
+    `report --scoring`, `serve-green --option`). A value is JSON when it parses as JSON
+    (numbers, booleans, lists, objects), else the plain string; the last KEY wins. A malformed
+    item raises ConfigError naming the flag the user typed."""
+    import json
+
+    from a2abench.errors import ConfigError
+
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"{flag} {item!r} is not {example}",
+                              hint=hint or f"Write it as {flag} {example} (the value may be "
+                                           "JSON).")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
 
 
 def option(default: Any = ..., help: str = "", *, flag: str | None = None,
@@ -140,7 +167,8 @@ def _spec(name: str, info: Any) -> FlagSpec:
     key = alias or name  # the key the model validates (an alias, when the field has one)
     return FlagSpec(name=stem, flag=flag, kind=kind, help=(info.description or "").strip(),
                     default=default, required=required, show_default=show,
-                    field="" if stem == key else key, **bounds)
+                    field="" if stem == key else key, choices=_choices(info.annotation),
+                    **bounds)
 
 
 def _bounds(metadata: list[Any]) -> dict[str, Any]:
@@ -153,6 +181,21 @@ def _bounds(metadata: list[Any]) -> dict[str, Any]:
                 out[key] = value
                 out["open_" + key[:3]] = is_open
     return out
+
+
+def _choices(annotation: Any) -> tuple[str, ...]:
+    """The allowed values of a Literal or Enum field (also inside Optional, list, Annotated)."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Literal:
+        return tuple(str(v) for v in args) if all(isinstance(v, str) for v in args) else ()
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return tuple(str(m.value) for m in annotation)
+    if origin in (typing.Annotated, list, tuple, set, frozenset):
+        return _choices(args[0]) if args else ()
+    if origin in (typing.Union, types.UnionType):
+        found = [c for a in args if a is not type(None) for c in [_choices(a)] if c]
+        return found[0] if len(found) == 1 else ()
+    return ()
 
 
 _SCALARS: dict[Any, Kind] = {bool: "bool", int: "int", float: "float", str: "str",

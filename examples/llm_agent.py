@@ -1,6 +1,6 @@
 """The reference white agent: an A2A agent backed by any OpenAI-compatible chat model.
 
-It speaks both benchmarks' wire formats (DESIGN.md §3) and keeps one chat history per A2A
+It speaks both benchmarks' wire formats (docs/design.md §3) and keeps one chat history per A2A
 contextId:
 
 - tau2: the first message carries the instructions and policy as text and the tool schemas as a

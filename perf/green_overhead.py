@@ -54,7 +54,7 @@ async def direct(agent: str, tasks: int, tmp: Path) -> float:
     t0 = time.perf_counter()
     summary = await execute_async(config, lambda event: None,
                                   driver=ScriptedDriver(ScriptedOptions(tasks=tasks, turns=TURNS)))
-    assert summary.passed == tasks, summary
+    assert summary.counts.passed == tasks, summary
     return time.perf_counter() - t0
 
 

@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
 from a2abench.benchmarks.tau2.models import AssistantMessage, Task, ToolCall, UserMessage
 

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _generated import write_or_check
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "docs" / "cli.md"
 
@@ -18,12 +20,16 @@ def commands() -> list[tuple[str, Any]]:
     import typer
 
     from a2abench.cli import app
+    from a2abench.cli._benchmark import benchmark_command
+    from a2abench.cli._flag_table import BENCHMARKS
 
     root = typer.main.get_command(app)
     out: list[tuple[str, Any]] = []
 
     def walk(prefix: str, command: Any) -> None:
         subs = getattr(command, "commands", None)
+        if prefix == "run":  # built on demand; the built-ins only (not installed plugins)
+            subs = {name: benchmark_command(name) for name in BENCHMARKS}
         if subs:
             for name in sorted(subs):
                 walk(f"{prefix} {name}".strip(), subs[name])
@@ -66,15 +72,7 @@ def render() -> str:
 
 
 def main() -> int:
-    text = render()
-    if "--check" in sys.argv:
-        if not TARGET.exists() or TARGET.read_text() != text:
-            print("docs/cli.md is stale: run python scripts/gen_cli_reference.py")
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
-    return 0
+    return write_or_check(TARGET, render(), sys.argv[1:], "gen_cli_reference.py")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _generated import write_or_check
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "a2abench" / "cli" / "_flag_table.py"
 BUILT_IN = ("tau2", "crmarena")
@@ -58,26 +60,23 @@ def render() -> str:
              "RUN = (", *map(_literal, flag_specs(RunConfig, skip=NOT_FLAGS)), ")", "",
              "LLM = (  # LLMOptions: the user-simulator and judge flags",
              *map(_literal, shared), ")", "", "BENCHMARKS = {"]
+    helps = []
     for name in BUILT_IN:
-        specs = flag_specs(get_driver(name).options_model)
+        driver = get_driver(name)
+        helps.append(f"    {name!r}: ({_wrap(driver.help)},\n"
+                     f"             {_wrap(driver.example)}),")
+        specs = flag_specs(driver.options_model)
         own = specs[:len(specs) - len(shared)]
         if specs[len(own):] != shared:  # every built-in benchmark ends with the LLM flags
             raise SystemExit(f"{name}: its options model must end with LLMOptions' fields")
         lines += [f"  {name!r}: (", *map(_literal, own), "    *LLM,", "  ),"]
+    lines += ["}", "", "HELP = {  # each command's help and example: the driver's help, example",
+              *helps]
     return "\n".join([*lines, "}", ""])
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET.relative_to(ROOT)} is stale: run python scripts/gen_run_flags.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)}")
-    return 0
+    return write_or_check(TARGET, render(), argv, "gen_run_flags.py")
 
 
 if __name__ == "__main__":

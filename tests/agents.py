@@ -63,6 +63,10 @@ class LegacyAgent:
         self.turns: Counter[str] = Counter()
         self.tasks: dict[str, dict[str, Any]] = {}
         self.requests: list[dict[str, Any]] = []
+        # Answer this many RPCs in all, then hold every further one until it is set back to
+        # None: a test that kills the client mid-run waits on this state, not on timing.
+        self.hold_after: int | None = None
+        self.answered = 0
 
     def card(self) -> dict[str, Any]:
         card: dict[str, Any] = {
@@ -112,10 +116,13 @@ class LegacyAgent:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
+            while self.hold_after is not None and self.answered >= self.hold_after:
+                await asyncio.sleep(0.01)
             if self.delay:
                 await asyncio.sleep(self.delay)
             return await self._rpc(request)
         finally:
+            self.answered += 1
             self.in_flight -= 1
 
     async def _rpc(self, request: Request) -> Response:

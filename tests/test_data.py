@@ -63,6 +63,7 @@ def _needed() -> list[data.FileSet]:
             if fs.name in ("data", "reference")]
 
 
+@pytest.mark.slow
 def test_pull_verifies_caches_and_is_idempotent(mirror: FileServer) -> None:
     result = data.pull(_needed())
     assert [(s.fileset.benchmark, s.fileset.name, s.complete) for s in result] == [
@@ -78,6 +79,7 @@ def test_pull_verifies_caches_and_is_idempotent(mirror: FileServer) -> None:
     assert len(mirror.requests) == fetched  # everything was verified in the cache, not fetched
 
 
+@pytest.mark.slow
 def test_pull_stops_at_a_missing_file_keeps_the_rest_and_status_says_so(
         mirror: FileServer) -> None:
     # The mirror has tau2's data but not its upstream sources: exit 1 naming the file.
@@ -179,6 +181,7 @@ def _pytest(clone: Path, **env: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
         mirror: FileServer, tmp_path: Path) -> None:
     clone, cache, dead = _fresh_clone(tmp_path), tmp_path / "user-cache", _dead_url()

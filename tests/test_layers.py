@@ -1,9 +1,15 @@
-"""Layering (docs/architecture.md): the core never imports Rich, Typer or the CLI layer."""
+"""Layering (docs/architecture.md): the core never imports Rich, Typer or the CLI layer, and
+the plugin API is the only door: the built-in benchmarks (and the example plugin) import
+nothing of a2abench but `a2abench.plugin` and their own modules, so whatever the built-ins
+need, a plugin written from docs/writing-a-benchmark.md can have too."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
 
 import a2abench
 
@@ -12,14 +18,43 @@ FRONT = ("cli", "render", "__main__.py")  # the layers allowed to import Rich an
 FORBIDDEN = ("rich", "typer", "click", "a2abench.cli", "a2abench.render")
 
 
-def _imports(path: Path) -> set[str]:
-    names: set[str] = set()
+ROOT = PACKAGE.parent
+DOOR = "a2abench.plugin"
+
+
+def _imports_at(path: Path, package: list[str] | None = None, *,
+                names: bool = False) -> list[tuple[int, str]]:
+    """(line, module) of every import in one file, lazy ones included; a relative import is
+    resolved against the file's package (`from ....errors import x` under
+    a2abench/benchmarks/crmarena/sandbox/ is `a2abench.errors`), and `from a2abench import x`
+    counts as importing `a2abench.x`."""
+    if package is None:
+        package = list(path.relative_to(ROOT).parts[:-1]) if path.is_relative_to(ROOT) else []
+    out: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-    return names
+            out.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            if names or module == "a2abench" or (node.level and not node.module):
+                # `from pkg import x`: x may be a module (with `names`, always listed)
+                out.extend((node.lineno, f"{module}.{a.name}") for a in node.names)
+            if not (module == "a2abench" or (node.level and not node.module)):
+                out.append((node.lineno, module))
+    return sorted(out)
+
+
+def _imports(path: Path) -> set[str]:
+    return {module for _, module in _imports_at(path)}
+
+
+def _side_doors(folder: Path, own: str) -> list[str]:
+    return [f"{path.relative_to(folder)}:{line} imports {module}"
+            for path in sorted(folder.rglob("*.py"))
+            for line, module in _imports_at(path)
+            if module.startswith("a2abench") and module != DOOR
+            and not module.startswith(own)]
 
 
 def test_the_core_imports_no_rendering_or_cli() -> None:
@@ -36,3 +71,95 @@ def test_the_core_imports_no_rendering_or_cli() -> None:
 
 def test_the_top_level_holds_no_rendering_module() -> None:
     assert not (PACKAGE / "display.py").exists() and not (PACKAGE / "_output.py").exists()
+
+
+def test_built_in_benchmarks_enter_only_through_the_plugin_module() -> None:
+    folder = PACKAGE / "benchmarks"
+    assert len(list(folder.rglob("*.py"))) > 50  # the scan sees the benchmarks
+    assert _side_doors(folder, "a2abench.benchmarks") == []
+
+
+def test_the_example_plugin_uses_the_same_door() -> None:
+    assert _side_doors(ROOT / "examples" / "plugin", "a2abench_arith") == []
+
+
+def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def f():\n    from a2abench.run.driver import agent_input\n"
+                                   "from a2abench import _download\nimport a2abench._limits\n")
+    assert _side_doors(tmp_path, "a2abench.benchmarks") == [
+        "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench._download",
+        "m.py:4 imports a2abench._limits"]
+
+
+def test_the_door_scan_resolves_relative_imports() -> None:
+    sandbox = PACKAGE / "benchmarks" / "crmarena" / "sandbox" / "engine.py"
+    found = dict(_imports_at(sandbox))
+    assert "a2abench.benchmarks.crmarena.sandbox.schema" in found.values()
+
+def test_a_relative_import_out_of_the_benchmarks_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("from ....errors import DataError\nfrom .. import tasks\n")
+    inside = ["a2abench", "benchmarks", "crmarena", "sandbox"]
+    assert _imports_at(tmp_path / "m.py", inside) == [
+        (1, "a2abench.errors"), (2, "a2abench.benchmarks.crmarena.tasks")]
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _circles(folder: Path) -> list[list[str]]:
+    """Groups of modules under `folder` that import each other in a loop (type-only and lazy
+    imports count: they tie the files as much), by Tarjan's strongly connected components."""
+    modules = {_module_of(p): p for p in folder.rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for _, target in _imports_at(path, names=True):
+            while target and target not in modules:  # `from pkg.mod import name`
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):
+                found.add(target)  # a package's __init__ is not a loop of its own modules
+        edges[name] = found
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return out
+
+
+def test_no_import_circle_in_the_benchmarks() -> None:
+    assert _circles(PACKAGE / "benchmarks") == []
+
+
+def test_the_circle_scan_sees_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "loop"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from loop.b import x\n")
+    (pkg / "b.py").write_text("def f():\n    from loop import a\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _circles(pkg) == [["loop.a", "loop.b"]]

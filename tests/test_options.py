@@ -80,7 +80,7 @@ def test_a_plugin_gets_a_flag_per_field(plugin: None) -> None:
                            ("--strict / --no-strict", "A2ABENCH_STRICT"),
                            ("--boom-task", "A2ABENCH_BOOM_TASK"), ("--option", "")]:
         assert flag in r.out and variable in r.out, flag
-    assert "[default: 10]" in r.out  # the model's default, named in the help
+    assert "default: 10]" in r.out  # the model's default, named in the help
 
 
 def _tasks(path: Path) -> int:
@@ -176,3 +176,50 @@ def test_a_plugin_that_cannot_load_is_still_listed(monkeypatch: pytest.MonkeyPat
         assert r.code == 0 and "could not be loaded" in " ".join(r.out.split())
     finally:
         unregister("broken")
+
+
+# -- one KEY=VALUE parser, one command builder ----------------------------------------------
+
+def test_one_parser_reads_json_values_and_names_the_flag_typed() -> None:
+    from a2abench.errors import ConfigError
+    from a2abench.options import parse_pairs
+
+    assert parse_pairs(["n=3", "on=true", "xs=[1, 2]", "name=gpt-4.1", "n=4"], "--option") == {
+        "n": 4, "on": True, "xs": [1, 2], "name": "gpt-4.1"}
+    for flag in ("--option", "--scoring"):
+        with pytest.raises(ConfigError, match=f"^{flag} 'foo' is not KEY=VALUE$"):
+            parse_pairs(["foo"], flag)
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "tau2", "--white-agent-url", "http://127.0.0.1:9", "--option", "foo"],
+    ["report", "missing.jsonl", "--rescore", "--scoring", "foo"]])
+def test_a_malformed_pair_is_a_usage_error_naming_its_flag(args: list[str]) -> None:
+    r = run_cli(*args)
+    flag = args[-2]
+    assert r.code == 2 and f"{flag} 'foo' is not KEY=VALUE" in r.err, r.err
+    assert "Traceback" not in r.err
+
+
+def test_built_ins_take_option_and_show_literal_choices() -> None:
+    r = run_cli("run", "tau2", "--help")
+    assert "--option" in r.out and "[airline|retail|mock|telecom|banking_knowledge]" in r.out
+    bad = run_cli("run", "tau2", "--white-agent-url", "http://127.0.0.1:9", "--domain", "x")
+    assert bad.code == 2 and "'x' is not one of airline, retail" in bad.err
+
+
+class _Helped(ScriptedDriver):
+    help = "Ask the agent to echo, and count the echoes."
+    example = "a2abench run helped --white-agent-url http://127.0.0.1:9999"
+
+
+def test_a_plugin_sets_its_command_help() -> None:
+    register("helped", _Helped)
+    try:
+        r = run_cli("run", "helped", "--help")
+        listing = run_cli("run", "--help")
+    finally:
+        unregister("helped")
+    assert "Ask the agent to echo, and count the echoes." in r.out
+    assert "Example: a2abench run helped --white-agent-url" in r.out
+    assert "helped    Ask the agent to echo" in listing.out

@@ -5,18 +5,28 @@ from __future__ import annotations
 
 import typing
 
+import pytest
 from pydantic import BaseModel
 
 import a2abench.plugin
 from a2abench.plugin import Driver, TaskContext, TaskOutcome, TaskSpec
 
 EXPECTED = [
-    "A2ABenchError", "AgentError", "AgentReply", "ChatLLM", "ChatResult", "ConfigError",
-    "Conversation", "DataCorrupt", "DataMissing", "DataPart", "Driver", "ENTRY_POINT_GROUP",
-    "EngineTermination", "ErrorInfo", "Exporter", "FilePart", "InfrastructureError", "LLMArgs",
-    "LLMOptions", "LLMUsage", "Message", "OptionsT", "ProtocolError", "RemoteFile", "Scoring",
-    "TaskContext", "TaskOutcome", "TaskRecord", "TaskSpec", "TaskStatus", "TextPart",
-    "build_llm", "ensure_files", "option", "register", "unregister",
+    "A2ABENCH_VERSION", "A2ABenchError", "A2AClient", "AgentError", "AgentReply", "ChatLLM",
+    "ChatResult", "ConfigError", "Conversation", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_TOOL_CALLS",
+    "DataCorrupt", "DataError", "DataMissing", "DataPart", "DataProgress", "DataSet", "Driver",
+    "ENTRY_POINT_GROUP", "EmbeddingClient", "EngineTermination", "ErrorInfo", "Exporter",
+    "FilePart", "InfrastructureError", "LLMArgs", "LLMConfig", "LLMError", "LLMOptions",
+    "LLMUsage", "Message", "OptionsT", "Part", "ProtocolError", "RecordsError", "RemoteFile",
+    "ReplyLimitExceeded", "SCORED_STATUSES", "SalesforceUnavailable", "Scoring", "Skill",
+    "TaskContext",
+    "TaskOutcome", "TaskRecord", "TaskSpec", "TaskState", "TaskStatus", "TextPart",
+    "agent_input", "api_key_from_env", "build_llm", "cache_dir", "check_count",
+    "egress_refusal", "ensure_files", "evaluator_failure", "failed_reward",
+    "git_blob_sha1_file", "is_success", "iter_records", "loads", "option", "raw_base",
+    "raw_decode", "register", "sha256_file", "unregister",
+    "CallRejected", "McpChannel", "McpLimits", "ToolChannelOptions", "ToolResult",
+    "ToolSession", "ToolSpec",  # tools over MCP (issue 25)
 ]
 
 
@@ -40,7 +50,6 @@ class Opts(BaseModel):
 
 class Bench(Driver[Opts]):
     name = "generic-check"
-    options_model = Opts
 
     def tasks(self) -> list[TaskSpec]:
         return [TaskSpec(task_id=str(i)) for i in range(self.options.n)]  # typed: Opts.n
@@ -54,3 +63,62 @@ def test_driver_is_generic_over_its_options() -> None:
     assert typing.get_args(Bench.__orig_bases__[0]) == (Opts,)  # type: ignore[attr-defined]
     bench = Bench(Opts(n=3))
     assert isinstance(bench.options, Opts) and len(bench.tasks()) == 3
+
+
+def test_the_type_argument_alone_declares_the_options_model() -> None:
+    assert Bench.options_model is Opts
+
+    class Other(BaseModel):
+        pass
+
+    with pytest.raises(TypeError, match=r"Driver\[Opts\] already declares"):
+        class Twice(Driver[Opts]):
+            options_model = Other
+
+            def tasks(self) -> list[TaskSpec]:
+                return []
+
+            async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+                return TaskOutcome()
+
+
+def test_the_guides_hook_table_is_generated_from_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "gen_hook_table.py"
+    monkeypatch.syspath_prepend(str(script.parent))  # its sibling _generated.py
+    spec = importlib.util.spec_from_file_location("gen_hook_table", script)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    text = gen.TARGET.read_text(encoding="utf-8")
+    assert gen.render(text) == text, "run python scripts/gen_hook_table.py"
+    table = gen.render_table()
+    for hook, kind in [("setup", "async method"), ("run_task", "async method"),
+                       ("rescore", "async method"), ("aclose", "async method"),
+                       ("tasks", "method"), ("compat", "method"), ("exporters", "classmethod"),
+                       ("domain", "property"), ("help", "class attribute")]:
+        assert f"| `{hook}` | {kind} |" in table, hook
+
+
+def test_a_plugin_declares_its_pinned_data_for_the_data_command() -> None:
+    from a2abench import data
+    from a2abench.plugin import DataSet, RemoteFile, register, unregister
+
+    class Pinned(Bench):
+        @classmethod
+        def data_sets(cls) -> list[DataSet]:
+            files = (RemoteFile("q.json", "http://127.0.0.1:9/q.json", "0" * 64),)
+            return [DataSet("questions", "pinned/1", files, "the questions"),
+                    DataSet("big", "pinned/1", files, "a large extra", large=True)]
+
+    register("pinned", Pinned)
+    try:
+        every = data.file_sets(["pinned"])  # type: ignore[list-item]
+        small = data.file_sets(["pinned"], org_dbs=False)  # type: ignore[list-item]
+    finally:
+        unregister("pinned")
+    assert [(s.benchmark, s.name) for s in every] == [("pinned", "questions"), ("pinned", "big")]
+    assert [s.name for s in small] == ["questions"]
+    assert [s.name for s in data.file_sets(["crmarena"], org_dbs=False)] == ["texts", "reference"]

@@ -12,24 +12,20 @@ import contextlib
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from a2abench._limits import ReplyLimits
 from a2abench._retry import RetryPolicy
 from a2abench.a2a import dialects
-from a2abench.a2a._limits import ReplyLimits
-from a2abench.a2a.config import check_http_url
+from a2abench.a2a.config import BindingName, check_http_url
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect
 from a2abench.a2a.transport import JsonRpcTransport
-from a2abench.errors import AgentCardInvalid, ConfigError, NoUsableInterface
+from a2abench.errors import AgentCardInvalid, NoUsableInterface
 
-BindingName = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
-# --transport values -> the card's protocolBinding names.
-TRANSPORT_CHOICES: dict[str, BindingName] = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON",
-                                             "grpc": "GRPC"}
 _ALIASES: dict[str, BindingName] = {
     "JSONRPC": "JSONRPC", "JSON-RPC": "JSONRPC", "JSON_RPC": "JSONRPC",
     "HTTP+JSON": "HTTP+JSON", "HTTP_JSON": "HTTP+JSON", "HTTPJSON": "HTTP+JSON",
@@ -43,17 +39,6 @@ _HOST_PORT = re.compile(r"^\[?[A-Za-z0-9.\-:]+\]?:\d+$")
 def binding_name(raw: str) -> BindingName | None:
     """The canonical binding name of a card's `protocolBinding`/`transport`, None if unknown."""
     return _ALIASES.get(raw.strip().upper())
-
-
-def transport_choice(value: str | None) -> BindingName | None:
-    """`--transport jsonrpc|http-json|grpc` -> binding name (None: choose from the card)."""
-    if value is None or value == "" or value == "auto":
-        return None
-    name = TRANSPORT_CHOICES.get(value.strip().lower())
-    if name is None:
-        raise ConfigError(f"--transport {value!r} is not a binding a2abench speaks",
-                          hint="Use jsonrpc, http-json or grpc (or leave it unset).")
-    return name
 
 
 def is_grpc_target(url: str) -> bool:

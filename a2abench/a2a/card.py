@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     DEFAULT_MAX_DEPTH,
     Deadline,
     DeadlinePassed,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -20,12 +21,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from a2abench._egress import HostPolicy
+from a2abench._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.a2a import bindings, dialects
-from a2abench.a2a._limits import ReplyLimits, check_count, current_task_deadline
-from a2abench.a2a.bindings import Binding, BindingName, InterfaceChoice
+from a2abench.a2a.bindings import Binding, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
-from a2abench.a2a.config import A2AConfig
-from a2abench.a2a.hosts import HostPolicy
+from a2abench.a2a.config import A2AConfig, BindingName, transport_choice
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import (
     AgentCard,
@@ -47,6 +48,12 @@ def select_interface(card: AgentCard, card_url: str,
                      transport: BindingName | None = None) -> InterfaceChoice:
     """The interface a2abench uses (see `bindings.select_interface`)."""
     return bindings.select_interface(card, card_url, transport)
+
+
+# An A2A task that ends like this is the agent failing at the protocol level: its text is
+# not an answer to score (nor a reply to parse).
+FAILED_STATES = frozenset({TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED,
+                           TaskState.AUTH_REQUIRED})
 
 
 @dataclass
@@ -103,6 +110,15 @@ class AgentReply:
     @property
     def data(self) -> list[Any]:
         return [p.data for p in self.parts if isinstance(p, DataPart)]
+
+    def raise_for_state(self) -> AgentReply:
+        """Raise `ProtocolError` (the agent's failure) when the reply's A2A task ended
+        failed, rejected, canceled or auth-required; else return the reply."""
+        if self.state in FAILED_STATES:
+            assert self.state is not None
+            detail = self.text[:200] or "no message"
+            raise ProtocolError(f"the agent's A2A task ended {self.state.value}: {detail}")
+        return self
 
     def shape(self) -> dict[str, Any]:
         """A summary for humans and probes: kind, state, part counts."""
@@ -182,6 +198,12 @@ class A2AClient:
         self.before_request = before_request
         self._fetched = card
         self._owns_http = http is None
+        # One TLS context for the whole pool: httpx loads the CA bundle for each client it
+        # builds (~20-50 ms each), which at --concurrency 256 (64 clients) took seconds.
+        self._verify: ssl.SSLContext | bool = (
+            httpx.create_ssl_context(verify=True, trust_env=False)
+            if config.verify_ssl and http is None
+            else False)
         self._pool = [http] if http is not None else [self._new_http()
                                                       for _ in range(max(1, pool_size))]
         self._http = self._pool[0]
@@ -194,7 +216,7 @@ class A2AClient:
     def _new_http(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
             timeout=httpx.Timeout(self.config.timeout, connect=min(self.config.timeout, 10.0)),
-            verify=self.config.verify_ssl, follow_redirects=True, max_redirects=MAX_REDIRECTS,
+            verify=self._verify, follow_redirects=True, max_redirects=MAX_REDIRECTS,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
             trust_env=False, event_hooks={"request": [self._check_host]})
 
@@ -261,7 +283,7 @@ class A2AClient:
         if not self._transports:
             fetched = await self.card()
             choice = self._pinned or select_interface(
-                fetched.card, fetched.card_url, bindings.transport_choice(self.config.transport))
+                fetched.card, fetched.card_url, transport_choice(self.config.transport))
             self.interface = choice
             pool = self._pool[:1] if choice.binding == "GRPC" else self._pool
             headers = self.config.headers()
@@ -277,9 +299,10 @@ class A2AClient:
                 for http in pool]
         return self._transports[lane % len(self._transports)]
 
-    def conversation(self) -> Conversation:
+    def conversation(self, *, raise_for_state: bool = True) -> Conversation:
+        """A new conversation; see `Conversation` for `raise_for_state`."""
         self._next += 1
-        return Conversation(self, lane=self._next)
+        return Conversation(self, lane=self._next, raise_for_state=raise_for_state)
 
     async def send_message(self, message: Message, *, stream: bool | None = None,
                            lane: int = 0) -> AgentReply:
@@ -414,11 +437,17 @@ class _StreamAssembler:
 
 class Conversation:
     """One A2A conversation: the agent's contextId is reused, and an interrupted task
-    (input-required) is continued by sending its taskId."""
+    (input-required) is continued by sending its taskId.
 
-    def __init__(self, client: A2AClient, lane: int = 0) -> None:
+    With `raise_for_state` (the default) a reply whose task ended failed, rejected, canceled
+    or auth-required raises `ProtocolError` after it is logged (`AgentReply.raise_for_state`);
+    probes that report such replies open the conversation with `raise_for_state=False`."""
+
+    def __init__(self, client: A2AClient, lane: int = 0, *,
+                 raise_for_state: bool = True) -> None:
         self.client = client
         self.lane = lane
+        self.raise_for_state = raise_for_state
         self.context_id: str | None = None
         self.task_id: str | None = None
         self.turns = 0
@@ -438,7 +467,7 @@ class Conversation:
         state = reply.state
         # Continue an interrupted task; a finished task cannot take more messages (a2a.md §1.5).
         self.task_id = reply.task.id if reply.task and state and state.interrupted else None
-        return reply
+        return reply.raise_for_state() if self.raise_for_state else reply
 
 
 def host_of(url: str) -> str:

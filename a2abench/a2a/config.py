@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from a2abench._limits import ReplyLimits
 from a2abench._retry import RetryPolicy
-from a2abench.a2a._limits import ReplyLimits
 from a2abench.errors import ConfigError
 
 # Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).
@@ -38,16 +38,34 @@ def check_http_url(value: str) -> str:
     return value
 
 
-TRANSPORTS = ("jsonrpc", "http-json", "grpc")
+BindingName = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
+# --transport values -> the card's protocolBinding names.
+TRANSPORT_CHOICES: dict[str, BindingName] = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON",
+                                             "grpc": "GRPC"}
 
 
-def transport_choice(value: str | None) -> str | None:
-    """`--transport` as the client wants it: None for auto (the card decides), else lower case."""
-    if value in (None, "", "auto"):
+def transport_choice(value: str | None) -> BindingName | None:
+    """`--transport jsonrpc|http-json|grpc` -> binding name (None, "" or "auto": the card
+    decides). The one reading of the flag: the configs validate with it, the client and
+    `discover` choose with it."""
+    if value is None or value.strip().lower() in ("", "auto"):
         return None
-    if value.strip().lower() not in TRANSPORTS:
-        raise ValueError(f"transport must be jsonrpc, http-json or grpc, got {value!r}")
-    return value.strip().lower()
+    name = TRANSPORT_CHOICES.get(value.strip().lower())
+    if name is None:
+        raise ConfigError(f"--transport {value!r} is not a binding a2abench speaks: use "
+                          "jsonrpc, http-json or grpc", hint="Or leave it unset: the agent's "
+                                                             "card decides.")
+    return name
+
+
+def transport_field(value: str | None) -> str | None:
+    """A config's `transport` as written (lower case), or None for the card's choice; a value
+    `transport_choice` refuses is a ValueError, so the model reports it as invalid."""
+    try:
+        chosen = transport_choice(value)
+    except ConfigError as exc:
+        raise ValueError(exc.message) from None
+    return None if chosen is None or value is None else value.strip().lower()
 
 
 class A2AConfig(BaseModel):
@@ -76,7 +94,7 @@ class A2AConfig(BaseModel):
     @field_validator("transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
-        return transport_choice(value)
+        return transport_field(value)
 
     @field_validator("auth_token")
     @classmethod

@@ -19,9 +19,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from a2abench._retry import RetryPolicy
-from a2abench.a2a import proto03
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
@@ -30,6 +28,8 @@ from a2abench.a2a._limits import (
     deadline_scope,
     too_large,
 )
+from a2abench._retry import RetryPolicy
+from a2abench.a2a import proto03
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect

@@ -22,9 +22,7 @@ from urllib.parse import quote
 import httpx
 
 from a2abench._http import parse_retry_after
-from a2abench._retry import RetryPolicy
-from a2abench.a2a import proto03
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
@@ -35,6 +33,8 @@ from a2abench.a2a._limits import (
     read_body,
     read_prefix,
 )
+from a2abench._retry import RetryPolicy
+from a2abench.a2a import proto03
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect

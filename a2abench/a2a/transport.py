@@ -20,10 +20,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+import orjson
 
 from a2abench._http import parse_retry_after
-from a2abench._retry import RetryPolicy
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
@@ -34,6 +34,7 @@ from a2abench.a2a._limits import (
     read_body,
     read_prefix,
 )
+from a2abench._retry import RetryPolicy
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -74,8 +75,12 @@ def version_headers(dialect: Dialect) -> dict[str, str]:
 def _encode(method: str, params: dict[str, Any]) -> tuple[str, bytes, int]:
     """A fresh request id, the JSON-RPC body, and the estimated input tokens."""
     request_id = str(next(_ids))
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-    return request_id, body.encode(), estimate_tokens(content_chars(params))
+    call = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    try:  # orjson: a tau2 first message (~30 KB of schemas) encodes ~10x faster than json's
+        body = orjson.dumps(call)
+    except TypeError:  # non-string keys or integers beyond 64 bits: what json.dumps allows
+        body = json.dumps(call).encode()
+    return request_id, body, estimate_tokens(content_chars(params))
 
 
 @dataclass

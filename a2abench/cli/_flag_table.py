@@ -172,7 +172,8 @@ RUN = (
       help=('Adaptive order over strata (categories, else domains): proportional (every '
             'prefix representative) | neyman (stratum size x estimated spread; with several '
             'trials, tasks with mixed outcomes drawn twice as often).'),
-      default='proportional'),
+      default='proportional',
+      choices=('proportional', 'neyman')),
 )
 
 LLM = (  # LLMOptions: the user-simulator and judge flags
@@ -216,7 +217,8 @@ BENCHMARKS = {
       flag='--domain',
       kind='str',
       help='airline | retail | mock | telecom | banking_knowledge.',
-      default='airline'),
+      default='airline',
+      choices=('airline', 'retail', 'mock', 'telecom', 'banking_knowledge')),
     F(name='split',
       flag='--split',
       kind='str',
@@ -243,19 +245,22 @@ BENCHMARKS = {
       flag='--reward-basis',
       kind='str',
       help='official | classic (retail scored DB+COMMUNICATE as in v0.2).',
-      default='official'),
+      default='official',
+      choices=('official', 'classic')),
     F(name='policy',
       flag='--policy',
       kind='str',
       help='Telecom policy: manual | workflow.',
-      default='manual'),
+      default='manual',
+      choices=('manual', 'workflow')),
     F(name='tool_call_format',
       flag='--tool-call-format',
       kind='str',
       help=('Where tool calls are read: any (DataParts, or a text reply that is one whole '
             'call) | datapart (DataParts only; text goes to the user) | tags (<json> tags, '
             "as tau2's agentify example)."),
-      default='any'),
+      default='any',
+      choices=('any', 'datapart', 'tags')),
     F(name='solo',
       flag='--solo',
       kind='bool',
@@ -297,13 +302,15 @@ BENCHMARKS = {
       kind='str',
       help=('Message format: a2abench | agentbeats (the stock AgentBeats tau2 green) | '
             "agentify (tau2's agentify example)."),
-      default='a2abench'),
+      default='a2abench',
+      choices=('a2abench', 'agentbeats', 'agentify')),
     F(name='tool_channel',
       flag='--tool-channel',
       kind='str',
       help=('Where the agent finds its tools: a2a (schemas in the first message, calls in '
             'its replies) | mcp (an MCP server session per task-trial; docs/mcp.md).'),
-      default='a2a'),
+      default='a2a',
+      choices=('a2a', 'mcp')),
     F(name='mcp_host',
       flag='--mcp-host',
       kind='str',
@@ -330,12 +337,14 @@ BENCHMARKS = {
       kind='str',
       help=('crmarenapro | crmarena [default: crmarena with --org original, else '
             'crmarenapro].'),
-      show_default=False),
+      show_default=False,
+      choices=('crmarena', 'crmarenapro')),
     F(name='org',
       flag='--org',
       kind='str',
       help='b2b | b2c | original [default: original with --dataset crmarena, else b2b].',
-      show_default=False),
+      show_default=False,
+      choices=('b2b', 'b2c', 'original')),
     F(name='tasks_file',
       flag='--tasks-file',
       kind='path',
@@ -373,7 +382,8 @@ BENCHMARKS = {
       flag='--backend',
       kind='str',
       help='sandbox (local SQLite org) | salesforce.',
-      default='sandbox'),
+      default='sandbox',
+      choices=('sandbox', 'salesforce')),
     F(name='crm_db',
       flag='--crm-db',
       kind='path',
@@ -401,7 +411,8 @@ BENCHMARKS = {
       kind='str',
       help=('Where the agent finds its tools: a2a (schemas in the first message, calls in '
             'its replies) | mcp (an MCP server session per task-trial; docs/mcp.md).'),
-      default='a2a'),
+      default='a2a',
+      choices=('a2a', 'mcp')),
     F(name='mcp_host',
       flag='--mcp-host',
       kind='str',
@@ -422,4 +433,14 @@ BENCHMARKS = {
       show_default=False),
     *LLM,
   ),
+}
+
+HELP = {  # each command's help and example: the driver's help, example
+    'tau2': (('Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an '
+            'A2A agent.'),
+             ('a2abench run tau2 --white-agent-url http://127.0.0.1:9999 --domain airline '
+            '--user-llm gpt-4.1 --max-tasks 5')),
+    'crmarena': ('Run CRMArena or CRMArena-Pro against an A2A agent.',
+             ('a2abench run crmarena --white-agent-url http://127.0.0.1:9999 --org b2b '
+            '--task-category handle_time')),
 }

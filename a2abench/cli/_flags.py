@@ -39,8 +39,24 @@ def _option(spec: FlagSpec) -> typer.models.OptionInfo:
                       max=None if high is None else int(high) - spec.open_max)
     elif spec.kind == "float":
         kwargs["callback"] = _float_check(spec)
+    if spec.choices:  # shown in --help as [a|b|c] and checked before the run
+        kwargs.update(metavar="[" + "|".join(spec.choices) + "]",
+                      callback=_choice_check(spec))
     option: typer.models.OptionInfo = typer.Option(spec.flag, **kwargs)
     return option
+
+
+def _choice_check(spec: FlagSpec) -> Callable[[Any], Any]:
+    """A Literal flag's values (each of a repeatable flag's) among its choices."""
+    allowed = ", ".join(spec.choices)
+
+    def check(value: Any) -> Any:
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if item is not None and item not in spec.choices:
+                raise typer.BadParameter(f"{item!r} is not one of {allowed}.")
+        return value
+
+    return check
 
 
 def _float_check(spec: FlagSpec) -> Callable[[float | None], float | None]:

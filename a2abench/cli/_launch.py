@@ -86,7 +86,7 @@ def _fail_if_unreached(summary: Any) -> None:
     """Exit 1 when no task-trial of this session reached the agent: nothing was measured."""
     from a2abench.errors import AgentUnreachable
 
-    if summary.ran and summary.infra_errors == summary.ran:
+    if summary.ran and summary.counts.infra_errors == summary.ran:
         raise AgentUnreachable(
             f"no task-trial reached the agent: all {summary.ran} ended in an infrastructure "
             f"error (first: {summary.first_infra_error})",

@@ -79,7 +79,9 @@ def report(
         from a2abench.report.rescore import rescore_files
 
         target = rescored_output or paths[0].with_suffix(".rescored.jsonl")
-        asyncio.run(rescore_files(paths, target, _pairs(scoring or [])))
+        from a2abench.options import parse_pairs
+
+        asyncio.run(rescore_files(paths, target, parse_pairs(scoring, "--scoring")))
         paths = [target]
     rep = build_report(paths)
     out = Output.for_command(format == "json" and output is None)
@@ -114,23 +116,6 @@ def _refuse_overwrite(paths: list[Path], output: Path | None) -> None:
             raise ConfigError(f"--output {output} is one of the input files",
                               hint="Write the report to another path (A2ABENCH_REPORT_OUTPUT "
                                    "sets it for `report`; A2ABENCH_OUTPUT is `run`'s).")
-
-
-def _pairs(items: list[str]) -> dict[str, object]:
-    import json
-
-    from a2abench.errors import ConfigError
-
-    out: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--scoring {item!r} is not KEY=VALUE")
-        try:
-            out[key] = json.loads(value)
-        except ValueError:
-            out[key] = value
-    return out
 
 
 def _compare(paths: list[Path], format: str, output: Path | None) -> None:

@@ -1,14 +1,14 @@
-"""`a2abench run <benchmark>`: flags -> RunConfig -> the run engine -> rendered summary."""
+"""`a2abench run <benchmark>`: flags -> RunConfig -> the run engine -> rendered summary.
+
+Every benchmark's command, tau2 and crmarena included, is made by `_benchmark.py`."""
 
 from typing import Any
 
 import typer
 
 from a2abench.cli import _common as c
+from a2abench.cli._benchmark import benchmark_command
 from a2abench.cli._flag_table import BENCHMARKS
-from a2abench.cli._flags import run_command
-from a2abench.cli._launch import launch_run
-from a2abench.cli._plugin import plugin_command
 
 
 class _BenchmarkGroup(c.Group):
@@ -19,49 +19,19 @@ class _BenchmarkGroup(c.Group):
     def list_commands(self, ctx: Any) -> list[str]:
         from a2abench.run.registry import names
 
-        return sorted(set(super().list_commands(ctx)) | set(names()))
+        return sorted(set(BENCHMARKS) | set(names()))
 
     def get_command(self, ctx: Any, name: str) -> Any:
-        command = super().get_command(ctx, name)
-        if command is not None:
-            return command
+        if name in BENCHMARKS:  # the table: no import of the registry or the benchmark
+            return benchmark_command(name)
         from a2abench.run.registry import names
 
-        return plugin_command(name) if name in names() else None
+        return benchmark_command(name) if name in names() else None
 
 
-app = typer.Typer(
-    help="Run a benchmark against an A2A agent and write metrics.jsonl.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    cls=_BenchmarkGroup,
-)
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=_BenchmarkGroup)
 
 
-def _require(benchmark: str) -> None:
-    from a2abench.errors import NotAvailableYet
-    from a2abench.run.registry import names
-
-    if benchmark not in names():
-        raise NotAvailableYet(f"`run {benchmark}` is not available in this version yet",
-                              hint="Use `a2abench discover URL` to check an agent meanwhile.")
-
-
-@app.command("tau2", epilog="Example: a2abench run tau2 --white-agent-url http://127.0.0.1:9999 "
-                            "--domain airline --user-llm gpt-4.1 --max-tasks 5")
-@run_command(BENCHMARKS["tau2"])
-def run_tau2(run: dict[str, Any], options: dict[str, Any], json_: c.JsonFlag = False) -> None:
-    """Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an A2A
-    agent."""
-    _require("tau2")
-    launch_run("tau2", options, run, json_)
-
-
-@app.command("crmarena", epilog="Example: a2abench run crmarena --white-agent-url "
-                                "http://127.0.0.1:9999 --org b2b --task-category handle_time")
-@run_command(BENCHMARKS["crmarena"])
-def run_crmarena(run: dict[str, Any], options: dict[str, Any],
-                 json_: c.JsonFlag = False) -> None:
-    """Run CRMArena or CRMArena-Pro against an A2A agent."""
-    _require("crmarena")
-    launch_run("crmarena", options, run, json_)
+@app.callback()
+def run() -> None:
+    """Run a benchmark against an A2A agent and write metrics.jsonl."""

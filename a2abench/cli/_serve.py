@@ -59,6 +59,11 @@ def serve_green(
                                                           "a free port, advertised in the "
                                                           "card].", min=0, max=65535,
                                            show_default=False)] = None,
+    heartbeat: Annotated[float, c.opt("--heartbeat", "Seconds of silence after which a running "
+                                                     "assessment sends a progress status update "
+                                                     "(0: never); streaming clients such as "
+                                                     "AgentBeats' gateway time out on silence.",
+                                      min=0)] = 30.0,
     a2a_03: Annotated[bool, c.opt("--a2a-03/--no-a2a-03", "Serve A2A 0.3 beside 1.0 on every "
                                                           "binding (0.3 clients such as "
                                                           "AgentBeats' need it); "
@@ -103,7 +108,7 @@ def serve_green(
         max_request_bytes=max_request_bytes, output_dir=output_dir,
         presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
         allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
-        grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03,
+        grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03, heartbeat_s=heartbeat,
         metrics=metrics, metrics_port=metrics_port, log_format=log_format)
     out = Output.for_command()
 

@@ -24,37 +24,25 @@ DESCRIPTION = (
     '{"participants": {"agent": URL}, "config": {"benchmark": ..., ...}}.'
 )
 
-_SKILLS: dict[str, tuple[str, str, list[str], list[dict[str, object]]]] = {
-    "tau2": (
-        "tau2-bench assessment",
-        "Customer-service conversations (airline, retail, mock, telecom) with an LLM user "
-        "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
-        "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
-        "user_llm_args, judge_llm, max_steps, max_errors, seed.",
-        ["benchmark", "tau2", "customer-service", "tool-use"],
-        [{"domain": "airline", "max_tasks": 5},
-         {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}],
-    ),
-    "crmarena": (
-        "CRMArena / CRMArena-Pro assessment",
-        "Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored by the "
-        "official evaluator. Config: dataset, org, task_category, task_ids, max_tasks, "
-        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.",
-        ["benchmark", "crmarena", "crm", "salesforce"],
-        [{"task_category": "handle_time", "max_tasks": 5},
-         {"org": "b2c", "task_category": "all", "interactive": True}],
-    ),
-}
-
-
 def _skill(name: str) -> AgentSkill:
-    title, description, tags, configs = _SKILLS.get(name, (
-        f"{name} assessment", f"Runs the {name} benchmark (an a2abench plug-in) against the "
-        "named agent.", ["benchmark", name], [{}]))
+    """The benchmark's own skill (`Driver.skill`), or a generic one when it has none or its
+    driver cannot be loaded (the run itself reports that)."""
+    from a2abench.run.driver import Skill
+    from a2abench.run.registry import get_driver
+
+    try:
+        skill = get_driver(name).skill
+    except Exception:  # a broken plugin must not take the card (and the server) down
+        skill = None
+    if skill is None:
+        skill = Skill(f"{name} assessment", f"Runs the {name} benchmark (an a2abench plug-in) "
+                      "against the named agent.", ("benchmark", name))
     examples = [json.dumps({"participants": {"agent": "http://purple-agent:9019"},
-                            "config": {"benchmark": name, **config}}) for config in configs]
-    return AgentSkill(id=name, name=title, description=description, tags=tags,
-                      examples=examples, input_modes=["text/plain", "application/json"],
+                            "config": {"benchmark": name, **config}})
+                for config in skill.examples]
+    return AgentSkill(id=name, name=skill.title, description=skill.description,
+                      tags=list(skill.tags), examples=examples,
+                      input_modes=["text/plain", "application/json"],
                       output_modes=["text/plain", "application/json"])
 
 

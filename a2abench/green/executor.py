@@ -2,8 +2,12 @@
 
 Lifecycle of a task: SUBMITTED (the Task is enqueued first, as a2a-sdk 1.x requires) ->
 REJECTED for a request that cannot run, or -> (queued) -> WORKING with a progress message per
-finished task-trial -> an artifact "Result" -> COMPLETED, CANCELED (after CancelTask, with what
+finished task-trial, and a heartbeat (the same progress) whenever nothing was said for
+`--heartbeat` seconds -> an artifact "Result" -> COMPLETED, CANCELED (after CancelTask, with what
 finished) or FAILED (the run could not go on; partial results attached when there are any).
+
+The heartbeat is for streaming clients with a read timeout: AgentBeats' gateway (an a2a-sdk 0.3
+client) gives up after 300 s without a byte, and one tau2 task-trial can take longer.
 """
 
 from __future__ import annotations
@@ -37,7 +41,13 @@ from a2abench.green.request import (
     plan_run,
     server_only,
 )
-from a2abench.green.result import progress_data, progress_text, result_data, summary_text
+from a2abench.green.result import (
+    progress_data,
+    progress_text,
+    result_data,
+    result_json,
+    summary_text,
+)
 from a2abench.green.settings import GreenSettings
 from a2abench.report import Report, build_report
 from a2abench.run import execute_async
@@ -159,14 +169,17 @@ class _ProgressPump:
     """
 
     def __init__(self, updater: TaskUpdater, interval: float,
-                 scrub: Callable[[str], str] = _NO_SCRUB) -> None:
+                 scrub: Callable[[str], str] = _NO_SCRUB, heartbeat: float | None = None) -> None:
         self.updater = updater
         self.scrub = scrub
         self.interval = interval
+        self.heartbeat = heartbeat  # seconds of silence before a heartbeat; None: never
         self.items: deque[tuple[str, str, dict[str, Any] | None]] = deque()
         self.wake = asyncio.Event()
         self.closed = asyncio.Event()
         self.sent_at = -float("inf")
+        self.said_at = asyncio.get_running_loop().time()  # the last update of any kind
+        self.latest: dict[str, Any] = {"done": 0, "total": None}  # progress so far
 
     def _push(self, kind: str, text: str, data: dict[str, Any] | None = None) -> None:
         self.items.append((kind, text, data))
@@ -175,8 +188,10 @@ class _ProgressPump:
     def on_event(self, event: Event) -> None:
         if isinstance(event, TaskFinished):
             progress = dataclasses.replace(event.progress)
-            self._push("progress", progress_text(progress), progress_data(progress))
+            self.latest = progress_data(progress)
+            self._push("progress", progress_text(progress), self.latest)
         elif isinstance(event, RunStarted):
+            self.latest = {"done": 0, "total": event.total}
             self._push("note", f"running {event.total} task-trial(s) of {event.benchmark}"
                                + (f" ({event.domain})" if event.domain else "")
                                + f" against {event.agent} ({event.dialect})"
@@ -191,7 +206,8 @@ class _ProgressPump:
                 if self.closed.is_set():
                     return
                 self.wake.clear()
-                await self.wake.wait()
+                if not await self._wait_or_beat(loop):
+                    await self._beat()
             kind, text, data = self.items[0]
             if kind == "progress":
                 wait = self.sent_at + self.interval - loop.time()
@@ -203,8 +219,28 @@ class _ProgressPump:
                 kind, text, data = self.items[0]
                 self.sent_at = loop.time()
             self.items.popleft()
+            self.said_at = loop.time()
             await self.updater.update_status(TaskState.TASK_STATE_WORKING,
                                              _say(self.updater, text, data, self.scrub))
+
+    async def _wait_or_beat(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Wait for news; False when the heartbeat is due first."""
+        if self.heartbeat is None:
+            await self.wake.wait()
+            return True
+        due = self.said_at + self.heartbeat - loop.time()
+        if due > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), due)
+        return self.wake.is_set()
+
+    async def _beat(self) -> None:
+        """A WORKING update with the progress so far, so the client's stream stays alive."""
+        self.said_at = asyncio.get_running_loop().time()
+        done, total = self.latest.get("done"), self.latest.get("total")
+        text = f"heartbeat: {done}/{total if total is not None else '?'} task-trial(s) done"
+        await self.updater.update_status(TaskState.TASK_STATE_WORKING, _say(
+            self.updater, text, {**self.latest, "heartbeat": True}, self.scrub))
 
     def close(self) -> None:
         self.closed.set()
@@ -343,7 +379,8 @@ class AssessmentExecutor(AgentExecutor):
                                 config.white_agent_url, config.output)
         await updater.start_work(self._say(updater, f"starting the {config.benchmark} assessment "
                                                f"of {request.white_agent_url}"))
-        pump = _ProgressPump(updater, self.settings.progress_interval_s, self.scrub)
+        pump = _ProgressPump(updater, self.settings.progress_interval_s, self.scrub,
+                             self.settings.heartbeat_s or None)
         pumping = asyncio.create_task(pump.run())
         watch = self.monitoring.sink(assessment.task_id)
 
@@ -352,6 +389,7 @@ class AssessmentExecutor(AgentExecutor):
             watch(event)
 
         status, error = "failed", None
+        started = asyncio.get_running_loop().time()
         try:
             summary = await execute_async(config, on_event, assessment.stop, planned.driver)
             status = summary.status
@@ -363,11 +401,12 @@ class AssessmentExecutor(AgentExecutor):
         finally:
             pump.close()
             await pumping
-        await self._finish(assessment, request, planned, updater, status, error)
+        elapsed = asyncio.get_running_loop().time() - started
+        await self._finish(assessment, request, planned, updater, status, error, elapsed)
 
     async def _finish(self, assessment: Assessment, request: AssessmentRequest,
                       planned: Planned, updater: TaskUpdater, status: str,
-                      error: str | None) -> None:
+                      error: str | None, time_used: float | None = None) -> None:
         config = planned.config
         final = ("canceled" if assessment.cancel_requested else "failed" if error is not None
                  else status)
@@ -376,9 +415,15 @@ class AssessmentExecutor(AgentExecutor):
         report = await asyncio.to_thread(_read_report, config.output)
         if report is not None or status == "completed":
             data = result_data(report, config, status, request.participants, request.format,
-                               server_only(type(planned.driver).options_model))
+                               server_only(type(planned.driver).options_model),
+                               role=request.role, time_used=time_used,
+                               scored_apart={c for cats in planned.driver.scoring.separate.values()
+                                             for c in cats})
             text = summary_text(data, request.white_agent_url)
-            await updater.add_artifact([new_text_part(text), new_data_part(data)], name="Result")
+            # The Result as JSON text, not a DataPart: a DataPart's numbers are doubles on
+            # the wire (counts would read 2.0); AgentBeats' gateway reads JSON text parts too.
+            await updater.add_artifact([new_text_part(text), new_text_part(
+                result_json(data), media_type="application/json")], name="Result")
         if assessment.cancel_requested:
             await updater.cancel(self._say(updater, "canceled; the results of the task-trials that "
                                                "finished are in the Result artifact"))

@@ -5,7 +5,9 @@ Accepted (as a TextPart holding the text/JSON, or a DataPart holding the object)
 
 - AgentBeats v3: `{"participants": {"agent": URL}, "config": {"benchmark": ..., ...}}`; config
   keys are named like the `a2abench run` flags (`max_tasks` or `max-tasks`; `num_tasks` is an
-  alias of `max_tasks`, as AgentBeats' tau2 scenario names it).
+  alias of `max_tasks`, as AgentBeats' tau2 scenario names it). The Amber gateway sends this
+  format, with the leaderboard workflow's `shard_index` (0-based), `num_shards` and
+  `num_instances` patched into `config`.
 - The CRMArena-Pro AgentBeats seed: `{"white_agent_url": URL, "task_category": ..., ...}`.
 - tau2's agentify example: `<white_agent_url>URL</white_agent_url>` and
   `<env_config>{"env": ..., "user_model": ..., "task_split": ..., "task_ids": [...]}</env_config>`.
@@ -55,6 +57,9 @@ _SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "pass
                            "credential", "credentials", "authorization"})
 # _host, _port: where `run` serves MCP (--mcp-host, --mcp-port); a server binds its own
 _SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db", "_host", "_port")
+# What AgentBeats' leaderboard workflow patches into every assessment config (any dialect):
+# shard `shard_index` (0-based) of `num_shards`, and at most `num_instances` tasks in all.
+SHARD_KEYS = ("shard_index", "num_shards", "num_instances")
 _CRM_HINTS = frozenset({"task_category", "org", "dataset", "interactive", "max_turns",
                         "max_user_turns", "crm_db", "backend", "privacy_aware"})
 
@@ -74,6 +79,7 @@ class AssessmentRequest:
     white_agent_url: str
     config: dict[str, Any] = field(default_factory=dict)  # keys normalised, aliases applied
     participants: dict[str, str] = field(default_factory=dict)
+    role: str = "agent"  # the participant under test: its role name identifies it in Results
 
 
 def parse_request(texts: list[str], data: list[Any], benchmarks: list[str]) -> AssessmentRequest:
@@ -127,9 +133,9 @@ def _agentbeats(obj: dict[str, Any], benchmarks: list[str]) -> AssessmentRequest
         raise RequestRejected("`participants` must map roles to agent URLs, e.g. "
                               '{"agent": "http://purple:9019"}')
     if "agent" in participants:
-        url = participants["agent"]
+        role = "agent"
     elif len(participants) == 1:
-        url = next(iter(participants.values()))
+        role = str(next(iter(participants)))
     else:
         raise RequestRejected("`participants` must name the agent under test with the role "
                               f"`agent` (got roles: {', '.join(sorted(participants))})")
@@ -138,8 +144,9 @@ def _agentbeats(obj: dict[str, Any], benchmarks: list[str]) -> AssessmentRequest
         raise RequestRejected("`config` must be a JSON object")
     config = normalize_keys(config)
     benchmark = config.pop("benchmark", None) or _infer_benchmark(config, benchmarks)
-    return AssessmentRequest("agentbeats", _benchmark(benchmark, benchmarks), url, config,
-                             {str(k): str(v) for k, v in participants.items()})
+    return AssessmentRequest("agentbeats", _benchmark(benchmark, benchmarks),
+                             participants[role], config,
+                             {str(k): str(v) for k, v in participants.items()}, role)
 
 
 def _infer_benchmark(config: dict[str, Any], benchmarks: list[str]) -> str:
@@ -303,7 +310,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
                               f"{', '.join(secrets)}; credentials come from the server's "
                               "environment only")
     cls = get_driver(request.benchmark)
-    request_config = dict(request.config)
+    request_config = shard_config(dict(request.config))
     indexes = request_config.pop("task_indexes", None)
     if indexes is not None and not isinstance(indexes, list):
         indexes = [indexes]
@@ -327,6 +334,42 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     # agent's card, its interfaces and any redirect.
     config.allowed_hosts = list(settings.allow_hosts)
     return Planned(config, driver, indexes)
+
+
+def _whole(key: str, value: Any, low: int) -> int:
+    """A whole number >= low; a DataPart carries 2 as 2.0 and jq may write "2"."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise RequestRejected(f"`{key}` must be a whole number >= {low} (got {value!r})")
+    return value
+
+
+def shard_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The workflow's shard keys as the run engine's: `shard_index` i (0-based) of
+    `num_shards` n is `--shard i+1/n` (the same round-robin split over task-trials, so n
+    shards hold every task-trial once), `num_instances` caps the tasks like `max_tasks`."""
+    index, count = config.pop("shard_index", None), config.pop("num_shards", None)
+    instances = config.pop("num_instances", None)
+    if index is not None or count is not None:
+        if "shard" in config:
+            raise RequestRejected("send either `shard` (\"I/N\", 1-based) or `shard_index` "
+                                  "and `num_shards`, not both")
+        count = _whole("num_shards", 1 if count is None else count, 1)
+        index = _whole("shard_index", 0 if index is None else index, 0)
+        if index >= count:
+            raise RequestRejected(f"`shard_index` {index} is not below `num_shards` {count} "
+                                  "(shards are numbered 0..num_shards-1)")
+        if count > 1:  # one shard is the whole run (adaptive runs refuse real shards)
+            config["shard"] = Shard(index=index + 1, count=count)
+    if instances is not None:
+        instances = _whole("num_instances", instances, 1)
+        current = config.get("max_tasks")
+        config["max_tasks"] = instances if current is None else min(
+            instances, _whole("max_tasks", current, 1))
+    return config
 
 
 # Limits on the values as the run engine will use them (after coercion: "10000" is 10000).
@@ -417,7 +460,7 @@ def _split(request: AssessmentRequest, cls: type[Driver],
                               f"(serve-green --option {request.benchmark}.{refused[0]}=...)")
     unknown = sorted(request.config.keys() - fields - RUN_KEYS)
     if unknown:
-        accepted = ", ".join(sorted((fields - reserved) | RUN_KEYS))
+        accepted = ", ".join(sorted((fields - reserved) | RUN_KEYS | set(SHARD_KEYS)))
         raise RequestRejected(f"unknown config key(s) for {request.benchmark}: "
                               f"{', '.join(unknown)} (accepted: {accepted})")
     preset = settings.presets.get(request.benchmark, {})

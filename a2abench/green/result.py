@@ -1,5 +1,7 @@
 """What an assessment returns: a one-paragraph text summary and a flat, leaderboard-friendly
-JSON object (AgentBeats leaderboards query keys such as `summary.pass_rate` with DuckDB).
+JSON object (AgentBeats leaderboards query keys such as `summary.pass_rate` with DuckDB). The
+JSON travels as text (`result_json`): an A2A DataPart is a protobuf Struct on the wire, whose
+numbers are all doubles, so counts would arrive as `2.0`.
 
 AgentBeats publishes the Result in public leaderboard repositories, so it holds what a reader
 of the leaderboard needs (benchmark, domain/org, split, tasks, trials, models, scores, version)
@@ -8,14 +10,16 @@ and nothing of the operator's: no paths, endpoints, host policy, tokens or metri
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
 from a2abench._version import __version__
-from a2abench.report.aggregate import SCORED, GroupStats, Report
+from a2abench.errors import ConfigError
+from a2abench.report.aggregate import SCORED, GroupStats, Report, natural
 from a2abench.report.wording import passed_over, unscored_note
-from a2abench.run.config import RunConfig, redact, redact_url
+from a2abench.run.config import RunConfig, redact
 from a2abench.run.events import Progress
 
 # The run-level settings a leaderboard reader needs; the rest of RunConfig is the operator's.
@@ -65,38 +69,86 @@ def _task_rewards(report: Report) -> dict[str, float | None]:
     return {task: (sum(v) / len(v) if v else None) for task, v in rewards.items()}
 
 
+def _task_results(report: Report, apart: set[str]) -> list[dict[str, Any]]:
+    """One row per task-trial: what lets N shard Results be recombined (pass^k, per-task
+    rates, the headline) and what a leaderboard lists. `scored` is False for infrastructure
+    and harness errors, which count in no rate; `headline` is False for categories scored
+    apart (CRMArena's confidentiality tasks), which the headline score leaves out."""
+    return [{"task_id": line.task_id, "trial": line.trial, "domain": line.domain,
+             "category": line.category, "status": line.status,
+             "scored": line.status in SCORED, "headline": line.category not in apart,
+             "reward": line.reward, "success": line.success,
+             "termination": line.termination, "turns": line.turns,
+             "duration": round(line.latency_ms / 1000, 3)}
+            for line in sorted(report.lines, key=lambda i: (natural(i.task_id), i.trial))]
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else round(100 * value, 4)
+
+
 def result_data(report: Report | None, config: RunConfig, status: str,
                 participants: dict[str, str], request_format: str,
-                operator_only: set[str] | None = None) -> dict[str, Any]:
-    """The Result DataPart. `report` is None when no task-trial finished. `operator_only`
-    names the options that stay out of it (paths, endpoints)."""
+                operator_only: set[str] | None = None, *, role: str = "agent",
+                time_used: float | None = None,
+                scored_apart: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The Result. `report` is None when no task-trial finished. `operator_only` names the
+    options that stay out of it (paths, endpoints). The participant is named by its role
+    (`role`, one of `participants`' keys): its URL is the gateway's loopback proxy, which
+    identifies nobody; AgentBeats' workflow adds the AgentBeats ids beside the Results.
+    `scored_apart` are the categories the benchmark leaves out of its headline score."""
     public = public_config(config, operator_only or set())
     options = public["options"]
+    shard = config.shard
     base: dict[str, Any] = {
         "benchmark": config.benchmark, "status": status, "format": request_format,
         "version": __version__, "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
-        "participants": {k: redact_url(v) for k, v in participants.items()},
-        "split": options.get("split"), "num_trials": config.num_trials,
+        "participant": role, "participants": sorted(participants),
+        "split": options.get("split") or _default_split(config),
+        "num_trials": config.num_trials,
         "models": {k: v for k, v in options.items() if k.endswith("_llm")},
         "config": public,
+        # 0-based like the workflow's shard_index; the whole run when not sharded.
+        "shard": {"index": shard.index - 1 if shard else 0, "count": shard.count if shard else 1},
+        "time_used": None if time_used is None else round(time_used, 3),
     }
     if report is None:
         return base | {"summary": {"pass_rate": None, "score": None, "total_tasks": 0,
-                                   "total_passed": 0, "task_trials": 0},
-                       "by_category": {}, "by_domain": {}, "pass_k": {}, "tasks": {}}
+                                   "total_passed": 0, "task_trials": 0, "scored": 0},
+                       "pass_rate_pct": None, "by_category": {}, "by_domain": {}, "pass_k": {},
+                       "tasks": {}, "task_rewards": {}, "task_results": []}
+    by_domain = {g.name: _group(g) for g in report.by_domain if g.name != "-"}
+    by_category = {g.name: _group(g) for g in report.by_category if g.name != "-"}
+    rewards = _task_rewards(report)
     return base | {
         "domain": ", ".join(report.domains) or None,
         "summary": {"pass_rate": report.pass_rate, "score": report.score,
                     "score_method": report.score_method, "mean_reward": report.mean_reward,
                     "total_tasks": report.tasks, "total_passed": report.passed,
                     "task_trials": report.task_trials, "scored": report.scored,
-                    "errors": report.errors},
-        "by_category": {g.name: _group(g) for g in report.by_category if g.name != "-"},
-        "by_domain": {g.name: _group(g) for g in report.by_domain if g.name != "-"},
+                    "errors": report.errors, "scored_apart": report.group_scores},
+        # Stock tau2 greens report pass_rate in percent and task_rewards: the same figures.
+        "pass_rate_pct": _percent(report.pass_rate),
+        # tau2 tasks have no category upstream: its leaderboards group by domain.
+        "by_category": by_category or (by_domain if config.benchmark == "tau2" else {}),
+        "by_domain": by_domain,
         "pass_k": {str(p.k): p.value for p in report.pass_k},
-        "tasks": _task_rewards(report),
+        "tasks": rewards, "task_rewards": rewards,
+        "task_results": _task_results(report, set(scored_apart)),
         "adaptive": _adaptive(report),
     }
+
+
+def _default_split(config: RunConfig) -> str | None:
+    """The split the driver ran when the request named none (its options model's default)."""
+    from a2abench.run.registry import get_driver
+
+    try:
+        info = get_driver(config.benchmark).options_model.model_fields.get("split")
+    except ConfigError:  # a benchmark no longer registered: no split to report
+        return None
+    default = None if info is None else info.get_default(call_default_factory=True)
+    return default if isinstance(default, str) else None
 
 
 def _adaptive(report: Report) -> dict[str, Any] | None:
@@ -147,3 +199,8 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def result_json(data: dict[str, Any]) -> str:
+    """The Result as JSON text: integers stay integers on every binding."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

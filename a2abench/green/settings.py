@@ -8,7 +8,6 @@ API key is sent there), which white-agent hosts may be contacted, and the limits
 from __future__ import annotations
 
 import ipaddress
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import SecretStr
 
 from a2abench.errors import ConfigError
+from a2abench.options import parse_pairs
 
 DEFAULT_PORT = 9009
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+DEFAULT_HEARTBEAT_S = 30.0
 DEFAULT_MAX_TRIALS = 8  # num_trials a request may ask for (tau2's leaderboard uses up to 4)
 
 
@@ -39,6 +40,9 @@ class GreenSettings:
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     cancel_grace_s: float = 30.0
     progress_interval_s: float = 1.0  # at most one progress status update per interval
+    # A WORKING update after this many silent seconds (0: none): streaming clients time out
+    # on silence (AgentBeats' gateway after 300 s) while one task-trial may take minutes.
+    heartbeat_s: float = DEFAULT_HEARTBEAT_S
     tck: bool = False  # test-only TCK scenario behaviours (docs/conformance.md)
     rpc_path: str | None = None  # serve JSON-RPC only here (default: `/` and the card's path)
     max_trials: int = DEFAULT_MAX_TRIALS
@@ -68,6 +72,9 @@ class GreenSettings:
             raise ConfigError(f"--rpc-path {self.rpc_path!r} does not start with /",
                               hint="Write it like /a2a, or leave it out to serve at / and at "
                                    "the card URL's path.")
+        if self.heartbeat_s < 0:
+            raise ConfigError("--heartbeat must not be negative",
+                              hint="Seconds between heartbeats; 0 turns them off.")
         if self.max_trials < 1:
             raise ConfigError("--max-trials must be at least 1")
         if self.log_format not in ("text", "json"):
@@ -127,16 +134,14 @@ def parse_presets(items: list[str] | None) -> dict[str, dict[str, Any]]:
 
     Values are JSON when they parse as JSON (numbers, booleans, objects), else plain strings.
     """
+    example = "e.g. --option tau2.data_dir=/data/tau2."
+    for item in items or []:  # the benchmark first: the shared parser knows only KEY=VALUE
+        bench, dot, name = item.partition("=")[0].strip().partition(".")
+        if not dot or not bench or not name:
+            raise ConfigError(f"--option {item!r} is not BENCHMARK.KEY=VALUE", hint=example)
     presets: dict[str, dict[str, Any]] = {}
-    for item in items or []:
-        key, sep, raw = item.partition("=")
-        bench, dot, name = key.strip().partition(".")
-        if not sep or not dot or not bench or not name:
-            raise ConfigError(f"--option {item!r} is not BENCHMARK.KEY=VALUE",
-                              hint="e.g. --option tau2.data_dir=/data/tau2.")
-        try:
-            value: Any = json.loads(raw)
-        except ValueError:
-            value = raw
+    pairs = parse_pairs(items, "--option", example="BENCHMARK.KEY=VALUE", hint=example)
+    for key, value in pairs.items():
+        bench, _, name = key.partition(".")
         presets.setdefault(bench, {})[name.replace("-", "_")] = value
     return presets

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ConfigError
 from a2abench.llm._client import ChatLLM
 from a2abench.llm._config import DEFAULT_BASE_URL, LLMConfig, api_key_from_env
 
 
 def build_llm(model: str, *, base_url: str | None, args: dict[str, Any], cache: bool,
-              flag: str, alternative: str = "") -> ChatLLM:
+              flag: str, alternative: str = "",
+              max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> ChatLLM:
     """A `ChatLLM` for `model` at `base_url` (default: OpenAI's).
 
     Fails at once, as a ConfigError naming `flag`, when the default endpoint would be called
@@ -22,4 +24,5 @@ def build_llm(model: str, *, base_url: str | None, args: dict[str, Any], cache: 
             f"{flag} {model} needs an API key: set OPENAI_API_KEY (or A2ABENCH_LLM_API_KEY)",
             hint=f"Or point {flag}-base-url at another OpenAI-compatible server"
                  + (f", or {alternative}." if alternative else "."))
-    return ChatLLM(LLMConfig(model=model, base_url=url, args=args, cache=cache))
+    return ChatLLM(LLMConfig(model=model, base_url=url, args=args, cache=cache,
+                             max_reply_bytes=max_reply_bytes))

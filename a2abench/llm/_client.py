@@ -13,10 +13,9 @@ from typing import Any
 
 import httpx
 
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
-    current_reply_cap,
     current_task_deadline,
     deadline_scope,
 )
@@ -156,7 +155,7 @@ class ChatLLM:
     async def _attempt(self, body: dict[str, Any], started: float,
                        attempt: int) -> ChatResult | _Failure:
         url = self.config.endpoint
-        cap = self.config.max_reply_bytes or current_reply_cap()
+        cap = self.config.max_reply_bytes
         answered = False
         try:  # the whole reply within timeout_s (and the task-trial's deadline), at most `cap`
             async with deadline_scope(Deadline.after(self.config.timeout_s, "request"),

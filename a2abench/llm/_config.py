@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, SecretStr
 
+from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench._retry import RetryPolicy
 from a2abench.errors import ConfigError
 
@@ -48,7 +49,8 @@ class LLMConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: bool = True
     cache_dir: Path | None = None  # None: `<A2ABENCH cache dir>/llm`
-    max_reply_bytes: int | None = None  # None: the run's --max-reply-bytes (16 MB by default)
+    # The reply cap: the run's --max-reply-bytes, handed over by the driver (build_llm).
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
         if not self.model.strip():

@@ -14,14 +14,14 @@ import httpx
 from pydantic import SecretStr
 
 from a2abench._http import parse_retry_after
-from a2abench._version import __version__
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     DEFAULT_MAX_DEPTH,
     DeadlinePassed,
     loads,
     read_body,
     read_prefix,
 )
+from a2abench._version import __version__
 from a2abench.errors import (
     LLMAuthError,
     LLMBadRequest,

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, loads
+from a2abench._limits import DEFAULT_MAX_DEPTH, loads
 from a2abench.errors import LLMError, LLMResponseInvalid, ReplyTooDeep
 from a2abench.llm._pricing import cost_usd
 

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from a2abench.a2a._limits import DEFAULT_MAX_TOOL_CALLS
+from a2abench._limits import DEFAULT_MAX_TOOL_CALLS
 from a2abench.errors import A2ABenchError, InfrastructureError
 
 Outcome = Literal["ok", "error", "rejected", "timeout"]

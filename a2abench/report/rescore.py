@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from a2abench.errors import ConfigError, RecordsError
+from a2abench.errors import ConfigError, PluginError, RecordsError, foreign_errors_as
 from a2abench.run.records import TaskRecord
 from a2abench.run.registry import get_driver
 from a2abench.run.writer import RecordWriter, iter_records
@@ -29,18 +31,26 @@ async def rescore_files(paths: list[Path], output: Path, overrides: dict[str, An
     except ValidationError as exc:
         raise ConfigError(f"invalid rescoring option: {exc.errors()[0]['msg']}") from None
     driver = driver_cls(options)
-    await driver.setup()
+    name = run["benchmark"]
+    if not inspect.iscoroutinefunction(driver.rescore):
+        raise PluginError(f"the {name} benchmark's rescore hook is not async",
+                          hint="Declare it `async def rescore(self, record)` (see the hook "
+                               "table in docs/writing-a-benchmark.md).")
     if output.exists():
         raise ConfigError(f"{output} already exists", hint="Choose another --rescored-output.")
-    writer = RecordWriter(output)
+    await _hook(name, "setup", driver.setup())
+    # Written beside the target and renamed at the end: a failure leaves no partial file
+    # that would block the next attempt.
+    partial = output.with_name(output.name + ".partial")
+    writer = RecordWriter(partial)
     count = 0
     try:
         for rec in iter_records(paths):
             if rec["type"] == "task" and rec.get("status") in ("ok", "agent_error"):
-                new = await driver.rescore(TaskRecord.model_validate(rec))
+                new = await _hook(name, "rescore", driver.rescore(TaskRecord.model_validate(rec)))
                 if new is None:
-                    raise ConfigError(f"the {run['benchmark']} benchmark cannot re-score "
-                                      "recorded task-trials")
+                    raise ConfigError(f"the {name} benchmark cannot re-score recorded "
+                                      "task-trials")
                 rec = new.model_dump(mode="json")
                 count += 1
             elif rec["type"] == "run":
@@ -48,7 +58,21 @@ async def rescore_files(paths: list[Path], output: Path, overrides: dict[str, An
                                            "overrides": sorted(overrides)}}
             writer.write(rec)
         await writer.durable()
+        writer.close()
+        partial.replace(output)
     finally:
         writer.close()
-        await driver.aclose()
+        partial.unlink(missing_ok=True)
+        await _hook(name, "aclose", driver.aclose())
     return count
+
+
+T = TypeVar("T")
+
+
+async def _hook(benchmark: str, hook: str, call: Awaitable[T]) -> T:
+    """Await a benchmark hook; its own bug becomes one line naming the benchmark."""
+    with foreign_errors_as(lambda summary: PluginError(
+            f"the {benchmark} benchmark's {hook} hook failed: {summary}",
+            hint="A bug in the benchmark: tell its authors.")):
+        return await call

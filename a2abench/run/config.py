@@ -12,8 +12,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from a2abench.a2a._limits import DEFAULT_MAX_REPLY_BYTES
-from a2abench.a2a.config import transport_choice
+from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
+from a2abench.a2a.config import transport_field
 from a2abench.errors import ConfigError
 from a2abench.options import option
 
@@ -163,7 +163,7 @@ class RunConfig(BaseModel):
         False, "Send each message as a streaming call (SSE / gRPC stream) and assemble the "
                "reply from its events; needs the card's capabilities.streaming. The default "
                "is blocking calls.", negatable=True, request=True)
-    task_timeout: float | None = option(  # wall-clock cap per task-trial (a2a/_limits.py)
+    task_timeout: float | None = option(  # wall-clock cap per task-trial (_limits.py)
         None, "Seconds one task-trial may take in all; passing it while the agent answers is "
               "the agent's error [default: no limit].", gt=0, request=True)
     max_reply_bytes: int = option(  # per reply, agent and LLM endpoints
@@ -231,7 +231,7 @@ class RunConfig(BaseModel):
     @field_validator("transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
-        return transport_choice(value)
+        return transport_field(value)
 
     def secrets(self) -> list[str]:
         """Every secret value this run knows: the agent's token, URL passwords, secret-named

@@ -4,9 +4,8 @@ A benchmark is a `Driver` subclass registered under the `a2abench.benchmarks` en
 group. It loads and filters its tasks, and runs one task-trial against the agent, returning a
 `TaskOutcome`. The engine owns everything else: concurrency, retries, records, resume, shards.
 
-    class MyBench(Driver[MyOptions]):      # self.options is a MyOptions
+    class MyBench(Driver[MyOptions]):      # MyOptions: the pydantic model of its options
         name = "mybench"
-        options_model = MyOptions          # pydantic model of benchmark-specific options
 
         def tasks(self) -> list[TaskSpec]: ...
         async def run_task(self, ctx: TaskContext) -> TaskOutcome: ...
@@ -19,12 +18,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from a2abench.errors import A2ABenchError, ProtocolError
+from a2abench._download import RemoteFile
+from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
+from a2abench.errors import ProtocolError, foreign_errors_as
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 
@@ -90,9 +91,11 @@ class TaskContext:
     client: A2AClient
     usage: LLMUsage = field(default_factory=LLMUsage)
 
-    def conversation(self) -> Conversation:
-        """A fresh A2A conversation (one contextId per task-trial)."""
-        return self.client.conversation()
+    def conversation(self, *, raise_for_state: bool = True) -> Conversation:
+        """A fresh A2A conversation (one contextId per task-trial). A reply whose A2A task
+        failed raises `ProtocolError` (scored as the agent's error) unless
+        `raise_for_state=False`."""
+        return self.client.conversation(raise_for_state=raise_for_state)
 
 
 class TaskOutcome(BaseModel):
@@ -122,15 +125,10 @@ def agent_input(what: str) -> Iterator[None]:
     must not be able to drop its own failures from the score by sending input that makes
     a2abench raise (JSON nested 900 deep, 4,000-digit numbers, 5,000 nested NOTs).
     """
-    try:
+    with foreign_errors_as(lambda summary: ProtocolError(
+            f"a2abench could not process the agent's {what} ({summary})",
+            hint="Scored as an agent error.")):
         yield
-    except A2ABenchError:
-        raise
-    except Exception as exc:
-        detail = str(exc)[:300] or "no message"
-        raise ProtocolError(f"a2abench could not process the agent's {what} "
-                            f"({type(exc).__name__}: {detail})",
-                            hint="Scored as an agent error.") from exc
 
 
 def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
@@ -143,25 +141,79 @@ def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
                      traceback=traceback.format_exc())
 
 
+def _options_argument(cls: type) -> type[BaseModel] | None:
+    """The model in `class X(Driver[Model])` (or a generic Driver subclass), if any."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin, args = get_origin(base), get_args(base)
+        if (isinstance(origin, type) and issubclass(origin, Driver) and args
+                and isinstance(args[0], type) and issubclass(args[0], BaseModel)):
+            return args[0]
+    return None
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A group of pinned files a benchmark needs, cached together under the user cache's
+    `folder`: what `a2abench data pull` fetches ahead of a run and `data status` checks.
+    `large` sets (CRMArena's org dumps) are left out by `data pull --no-org-dbs`."""
+
+    name: str
+    folder: str
+    files: tuple[RemoteFile, ...]
+    purpose: str
+    large: bool = False
+
+
+@dataclass(frozen=True)
+class Skill:
+    """How serve-green's agent card offers a benchmark: a title, what it does and which
+    config keys a request may set, search tags, and example configs (each becomes an
+    example request naming the benchmark)."""
+
+    title: str
+    description: str
+    tags: tuple[str, ...] = ()
+    examples: tuple[dict[str, Any], ...] = ({},)
+
+
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
 
 
 class Driver(ABC, Generic[OptionsT]):
     """Base class of benchmark drivers, generic over their options model.
 
-    Subclasses set `name` and `options_model` (the same class as the type argument: the engine
-    validates the run's options with it before constructing the driver).
+    Subclasses set `name`; the type argument is the options model (`options_model`, set from
+    it: the engine validates the run's options with it before constructing the driver).
     """
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel]] = BaseModel
     scoring: ClassVar[Scoring] = Scoring()
+    # `a2abench run <name> --help`: what the command does, and one example command line.
+    help: ClassVar[str] = ""
+    example: ClassVar[str] = ""
+    # serve-green's card skill for this benchmark (None: a generic one naming the plugin).
+    skill: ClassVar[Skill | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = _options_argument(cls)
+        if declared is None:
+            return
+        if "options_model" in cls.__dict__ and cls.__dict__["options_model"] is not declared:
+            raise TypeError(f"{cls.__name__}: Driver[{declared.__name__}] already declares the "
+                            f"options model; drop options_model = "
+                            f"{cls.__dict__['options_model'].__name__}")
+        cls.options_model = declared
 
     def __init__(self, options: OptionsT) -> None:
         self.options: OptionsT = options
         # The engine's event sink, set before `setup()` so a driver can report a data
         # download (`DataProgress`); call it on the event loop's thread only.
         self.emit: EventSink | None = None
+        # The run's --max-reply-bytes, set before `setup()`: pass it to `build_llm` so the
+        # LLM clients a driver builds refuse replies over the same cap as the agent's.
+        self.max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     @property
     def domain(self) -> str | None:
@@ -195,6 +247,12 @@ class Driver(ABC, Generic[OptionsT]):
     async def rescore(self, record: TaskRecord) -> TaskRecord | None:
         """Re-score one recorded task-trial from its transcript; None if not supported."""
         return None
+
+    @classmethod
+    def data_sets(cls) -> list[DataSet]:
+        """The pinned data `a2abench data pull <name>` fetches ahead of a run (none: the
+        benchmark downloads nothing, or does it itself)."""
+        return []
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:

@@ -1,4 +1,4 @@
-"""The metrics.jsonl record schema (DESIGN.md §4), written by `run`, read by `report`.
+"""The metrics.jsonl record schema (docs/design.md §4), written by `run`, read by `report`.
 
 One JSON object per line, `type` first. Readers skip lines they cannot use; `schema_version`
 lets a future reader refuse what it does not understand.
@@ -16,6 +16,7 @@ from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.run.status import SCORED_STATUSES as SCORED_STATUSES
 from a2abench.run.status import SUCCESS_EPS as SUCCESS_EPS
 from a2abench.run.status import UNSCORED_STATUSES as UNSCORED_STATUSES
+from a2abench.run.status import Counts
 from a2abench.run.status import TaskStatus as TaskStatus
 from a2abench.run.status import is_success as is_success
 
@@ -118,7 +119,7 @@ class RunEndRecord(_Record):
     status: Literal["completed", "interrupted", "aborted"]
     finished_at: str
     duration_s: float
-    counts: dict[str, int]
+    counts: Counts  # the run's task-trials by outcome (run/status.py)
     score: float | None = None
     reason: str | None = None
     # An adaptive run's stop: reason, n of N, the confidence sequence's bounds, decision.

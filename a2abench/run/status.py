@@ -7,7 +7,7 @@ status is added here once. No heavy imports: the display and the CLI read it too
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 TaskStatus = Literal["ok", "agent_error", "evaluator_error", "infrastructure_error",
@@ -83,3 +83,7 @@ class Counts:
 
     def as_dict(self) -> dict[str, int]:
         return {key: getattr(self, key) for key in COUNT_KEYS}
+
+    def snapshot(self) -> Counts:
+        """A plain copy (of a subclass too, such as the engine's Progress)."""
+        return Counts(**{f.name: getattr(self, f.name) for f in fields(Counts)})

@@ -120,7 +120,7 @@ def test_v1_specific_required_fields() -> None:
 async def test_host_policy_binds_interfaces_and_redirects() -> None:
     from starlette.responses import RedirectResponse
 
-    from a2abench.a2a.hosts import HostPolicy
+    from a2abench._egress import HostPolicy
     from a2abench.errors import HostNotAllowed
 
     with serve(lambda b: LegacyAgent(b).app()) as elsewhere:

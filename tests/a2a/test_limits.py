@@ -1,4 +1,4 @@
-"""The bounded reader, SSE parser, depth-limited JSON and deadlines of a2a/_limits.py."""
+"""The bounded reader, SSE parser, depth-limited JSON and deadlines of _limits.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from a2abench.a2a._limits import (
+from a2abench._limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
+from a2abench._limits import task_deadline
 from a2abench._retry import RetryPolicy
-from a2abench.a2a._limits import task_deadline
 from a2abench.a2a.transport import _Attempt, retry_delay
 from a2abench.errors import AgentUnreachable
 

@@ -7,11 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
 from a2abench.a2a import TaskState
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
-from a2abench.errors import ProtocolError
 
 RULE = "Bad format.\n"
 
@@ -87,11 +84,6 @@ async def test_invalid_replies_use_turns_until_the_limit() -> None:
     result, chat, _ = await play(["hmm", "", "<respond></respond>"], max_turns=3)
     assert (result.termination, result.answer, result.invalid_replies) == ("max_turns", None, 3)
     assert chat.sent == ["TASK", RULE, RULE]
-
-
-async def test_a_failed_a2a_task_is_an_agent_error() -> None:
-    with pytest.raises(ProtocolError, match="failed: boom"):
-        await play([Reply("boom", state=TaskState.FAILED)])
 
 
 async def test_interactive_turns_restart_after_every_respond() -> None:

@@ -249,6 +249,7 @@ _values = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="OrderedDict repr changed in 3.12")
 @given(_values)
 def test_sf_repr_is_the_python_311_repr(value: Any) -> None:

@@ -66,6 +66,7 @@ def sample(tasks: list[CRMTask], per_category: int) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("org", ["b2b", "original"])
 def test_the_oracle_over_a2a(tmp_path: Path, org: str) -> None:
     path, tasks = reference(org)

@@ -171,6 +171,7 @@ def soql_like(draw: st.DrawFn) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(soql_like())
 def test_fuzz_grammar(b2b: OrgSandbox, query: str) -> None:

@@ -10,6 +10,7 @@ import pytest
 from tests.clihelp import run_cli
 
 
+@pytest.mark.slow
 def test_demo_runs_offline_and_is_deterministic(tmp_path: Path) -> None:
     first = run_cli("demo", "--output", str(tmp_path / "a"))
     assert first.code == 0, first.err

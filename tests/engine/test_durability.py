@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from a2abench.report import build_report
 from a2abench.report.aggregate import Report
 from tests.clihelp import run_cli
@@ -52,6 +54,17 @@ def wait_for_tasks(path: Path, n: int, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.05)
 
 
+def _read_until(proc: subprocess.Popen[str], words: str) -> str:
+    """The process's stderr up to and including the first line holding `words`."""
+    assert proc.stderr is not None
+    seen = ""
+    while words not in seen:
+        line = proc.stderr.readline()
+        assert line, f"stderr ended before {words!r}: {seen}"
+        seen += line
+    return seen
+
+
 def reference(tmp_path: Path, base: str) -> dict[str, Any]:
     ref = tmp_path / "reference.jsonl"
     r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(ref), *OPTS)
@@ -59,10 +72,14 @@ def reference(tmp_path: Path, base: str) -> dict[str, Any]:
     return comparable(build_report([ref]))
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> None:
-    with agent(wrong_for=WRONG, delay=0.05) as (_, base):
+    with agent(wrong_for=WRONG) as (legacy, base):
         expected = reference(tmp_path, base)
         out = tmp_path / "killed.jsonl"
+        # The agent answers 18 more messages (9 task-trials of 2 turns), then holds the rest:
+        # the run cannot finish before the kill however slow or fast the machine is.
+        legacy.hold_after = legacy.answered + 18
         proc = spawn(base, out, "--concurrency", "2")
         wait_for_tasks(out, 6, proc)
         proc.send_signal(signal.SIGKILL)
@@ -70,7 +87,8 @@ def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> No
         with out.open("ab") as f:
             f.write(b'{"type":"task","run_id":"x","task_id":"t0')  # a torn last line
         done_before = task_count(out)
-        assert 6 <= done_before < 24
+        assert 6 <= done_before <= 10  # 9 answered, one more while the hold was reached
+        legacy.hold_after = None
         resumed = spawn(base, out, "--resume", "--concurrency", "2")
         _, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
@@ -79,14 +97,21 @@ def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> No
     assert rep.read["duplicates"] == 0 and rep.task_trials == 24
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path) -> None:
-    with agent(wrong_for=WRONG, delay=0.05) as (_, base):
+    with agent(wrong_for=WRONG) as (legacy, base):
         expected = reference(tmp_path, base)
         out = tmp_path / "int.jsonl"
+        legacy.hold_after = legacy.answered + 12  # 6 task-trials, then the run waits for us
         proc = spawn(base, out, "--concurrency", "2")
         wait_for_tasks(out, 4, proc)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        # The run has taken the signal once it says so; only then may the task-trials in
+        # flight finish (as Ctrl-C lets them), so none can start after it.
+        said = _read_until(proc, "interrupted")
+        legacy.hold_after = None
+        _, rest = proc.communicate(timeout=60)
+        err = said + rest
         assert proc.returncode == 130, err
         assert "Traceback" not in err and "Resume with:" in err
         command = err.split("Resume with:")[1].strip().splitlines()[0]

@@ -141,3 +141,29 @@ def test_compare_puts_different_runs_side_by_side(metrics: Path, tmp_path: Path)
     assert rows["cat1"] == [0.5, 0.5] and rows["cat2"] == [1.0, 0.5]
     table = run_cli("report", str(metrics), str(other), "--compare")
     assert table.code == 0 and "a2abench comparison" in table.out
+
+
+def _crash(self: object, record: object) -> object:
+    raise KeyError("transcript")
+
+
+async def _async_crash(self: object, record: object) -> object:
+    return _crash(self, record)
+
+
+@pytest.mark.parametrize("hook, message", [
+    (_async_crash, "the scripted benchmark's rescore hook failed: KeyError: 'transcript'"),
+    (_crash, "the scripted benchmark's rescore hook is not async")])
+def test_a_failing_rescore_hook_is_one_line_and_leaves_nothing_behind(
+        metrics: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hook: object,
+        message: str) -> None:
+    from tests.engine.scripted import ScriptedDriver
+
+    target = tmp_path / "rescored.jsonl"
+    with monkeypatch.context() as patch:
+        patch.setattr(ScriptedDriver, "rescore", hook)
+        r = run_cli("report", str(metrics), "--rescore", "--rescored-output", str(target))
+    assert r.code == 1 and message in r.err and "Traceback" not in r.err, r.err
+    assert list(tmp_path.iterdir()) == []  # neither the target nor a partial file
+    again = run_cli("report", str(metrics), "--rescore", "--rescored-output", str(target))
+    assert again.code == 0 and target.exists(), again.err  # nothing blocks the retry

@@ -54,6 +54,7 @@ def test_a_planted_secret_appears_in_no_output(tmp_path: Path,
     assert blobs and CANARY not in json.dumps([meta, blobs])
 
 
+@pytest.mark.slow
 def test_a_third_party_benchmark_registers_by_entry_point(tmp_path: Path) -> None:
     site = tmp_path / "site"
     pkg = site / "fakebench"

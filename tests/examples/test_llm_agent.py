@@ -1,7 +1,7 @@
 """The reference LLM white agent (examples/llm_agent.py), served on loopback with a fake model.
 
 The agent is driven through a2abench's own A2AClient and tau2 prompt and actions modules, so
-means a2abench and the agent agree on the wire contract (DESIGN.md §3).
+means a2abench and the agent agree on the wire contract (docs/design.md §3).
 """
 
 from __future__ import annotations

@@ -107,11 +107,15 @@ async def cancel(client: Client, task_id: str) -> Task:
 
 
 def result_of(task: Task) -> tuple[str, dict[str, Any]]:
-    """(text summary, data) of the task's Result artifact."""
+    """(text summary, data) of the task's Result artifact: a plain-text summary and the Result
+    as a JSON text part (media type application/json, lost in A2A 0.3), no DataPart."""
     artifact = next(a for a in task.artifacts if a.name == "Result")
-    texts, data = get_text_parts(artifact.parts), get_data_parts(artifact.parts)
-    assert len(texts) == 1 and len(data) == 1
-    return texts[0], data[0]
+    assert not get_data_parts(artifact.parts)
+    texts = get_text_parts(artifact.parts)
+    data = [json.loads(t) for t in texts if t.startswith("{")]  # as AgentBeats' gateway reads
+    summary = [t for t in texts if not t.startswith("{")]
+    assert len(summary) == 1 and len(data) == 1
+    return summary[0], data[0]
 
 
 def metrics_of(root: Any, task: Task) -> str:

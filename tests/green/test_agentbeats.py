@@ -127,6 +127,10 @@ async def test_the_docs_run_sh_under_the_controller(tmp_path: Path, gold: str,  
         with start_run_sh(script, ports[AGENT_ID], agent_url, operator) as proc:
             card = wait_for_card(agent_url, proc)
             assert card["url"] == agent_url
+            # --no-grpc: the controller forwards one port, so no gRPC interface is advertised.
+            assert "--no-grpc" in script.read_text()
+            assert all("GRPC" not in str(i).upper() for i in
+                       card.get("supportedInterfaces", []) + card.get("additionalInterfaces", []))
             request = agentbeats(gold, domain="airline", task_ids=TASKS[:2])
             async with sdk_client(agent_url, streaming=False) as client:
                 out = await send(client, request)
@@ -134,11 +138,12 @@ async def test_the_docs_run_sh_under_the_controller(tmp_path: Path, gold: str,  
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
     assert result_of(out.task)[1]["summary"]["pass_rate"] == 1.0  # type: ignore[arg-type]
     assert legacy["status"]["state"] == "completed"
-    assert legacy["artifacts"][0]["parts"][1]["data"]["summary"]["pass_rate"] == 1.0
+    assert json.loads(legacy["artifacts"][0]["parts"][1]["text"])["summary"]["pass_rate"] == 1.0
 
 
 # --- the shipped scenario under the AgentBeats runner's PATH ---------------------------------
 
+@pytest.mark.slow
 def test_the_shipped_scenario_starts_whatever_python_comes_first(tmp_path: Path) -> None:
     """The runner (agentbeats-tutorial run_scenario.py) puts its own venv's bin first on PATH
     and starts each `cmd` with shlex.split; its python has a2a-sdk 0.3. A `python` that cannot
@@ -172,3 +177,10 @@ def test_the_shipped_scenario_starts_whatever_python_comes_first(tmp_path: Path)
                 proc.wait(timeout=20)
             if proc.stdout is not None:
                 proc.stdout.close()
+
+
+def test_the_readme_quotes_the_docs_run_sh() -> None:
+    """The README's one-line run.sh is the docs' recipe (the one the test above runs)."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    exec_line = next(line for line in run_sh_recipe().splitlines() if line.startswith("exec "))
+    assert f"`run.sh`: `{exec_line}`" in readme and "--no-grpc" in exec_line

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.clihelp import run_cli
 from tests.test_cli import HEAVY
@@ -53,6 +54,7 @@ def test_port_in_use(tmp_path: Path) -> None:
     assert r.code == 2 and f"cannot listen on 127.0.0.1:{port}" in r.err
 
 
+@pytest.mark.slow
 def test_serves_until_ctrl_c(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "A2ABENCH_OUTPUT_DIR": str(tmp_path),
            "A2ABENCH_MAX_CONCURRENT_ASSESSMENTS": "2"}
@@ -80,7 +82,7 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err  # DESIGN.md §2: interrupted
+    assert proc.returncode == 130, err  # docs/design.md §2: interrupted
     assert "Traceback" not in err
     assert "rejected: the text is not a JSON object" in err  # the server's own log line
 

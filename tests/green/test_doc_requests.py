@@ -87,6 +87,7 @@ def operator(tmp_path: Path, llm: FakeLLMServer) -> tuple[GreenSettings, list[st
     return settings, secret_values
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(4))
 async def test_doc_request_runs_and_its_result_is_leaderboard_safe(
         operator: tuple[GreenSettings, list[str]], white: str, index: int) -> None:

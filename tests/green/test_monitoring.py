@@ -263,6 +263,7 @@ def test_an_unknown_log_format_is_a_usage_error(tmp_path: Any) -> None:
     assert r.code == 2 and "--log-format 'xml' is not text or json" in r.err
 
 
+@pytest.mark.slow
 def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
     import os
     import signal

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from a2abench.benchmarks.tau2.driver import Tau2Options
+from a2abench.benchmarks.tau2.options import Tau2Options
 from a2abench.green import GreenSettings, RequestRejected, parse_request, plan_run
 from a2abench.green.request import AssessmentRequest, secret_keys, server_only
 
@@ -236,3 +236,57 @@ def test_plan_run_checks_the_white_agent_host(tmp_path: Path, agent: str,
         return
     with pytest.raises(RequestRejected, match="allowed hosts|not an http"):
         plan({}, settings, agent=agent)
+
+
+# --- the AgentBeats leaderboard workflow's shard keys ---------------------------------------
+
+@pytest.mark.parametrize("payload", [
+    {"participants": {"agent": AGENT}, "config": {"domain": "airline", "shard_index": 1,
+                                                  "num_shards": 3, "num_instances": 7}},
+    {"participants": {"purple": AGENT}, "config": {"task_category": "all", "shard_index": 1.0,
+                                                   "num_shards": 3.0, "num_instances": 7.0}},
+    {"white_agent_url": AGENT, "shard_index": "1", "num_shards": "3", "num_instances": 7},
+    f'<white_agent_url>{AGENT}</white_agent_url><env_config>{{"domain": "mock", '
+    '"shard_index": 1, "num_shards": 3, "num_instances": 7}</env_config>',
+])
+def test_shard_keys_in_every_dialect(tmp_path: Path, payload: str | dict[str, Any]) -> None:
+    request = parse(payload)
+    planned = plan_run(request, GreenSettings(output_dir=tmp_path, allow_hosts=("purple",)),
+                       "0123456789abcdef")
+    assert str(planned.config.shard) == "2/3"  # 0-based shard_index 1 is --shard 2/3
+    assert planned.config.max_tasks == 7
+
+
+def test_num_instances_caps_max_tasks_and_one_shard_is_the_whole_run(tmp_path: Path) -> None:
+    settings = GreenSettings(output_dir=tmp_path)
+    assert plan({"max_tasks": 4, "num_instances": 9}, settings).config.max_tasks == 4
+    assert plan({"max_tasks": 9, "num_instances": 4}, settings).config.max_tasks == 4
+    whole = plan({"shard_index": 0, "num_shards": 1}, settings).config
+    assert whole.shard is None and whole.max_tasks is None
+
+
+@pytest.mark.parametrize(("config", "problem"), [
+    ({"shard_index": 2, "num_shards": 2}, "`shard_index` 2 is not below `num_shards` 2"),
+    ({"shard_index": -1, "num_shards": 2}, "`shard_index` must be a whole number >= 0"),
+    ({"shard_index": 0, "num_shards": 0}, "`num_shards` must be a whole number >= 1"),
+    ({"shard_index": 0.5, "num_shards": 2}, "`shard_index` must be a whole number >= 0"),
+    ({"shard_index": True, "num_shards": 2}, "`shard_index` must be a whole number >= 0"),
+    ({"num_instances": 0}, "`num_instances` must be a whole number >= 1"),
+    ({"shard": "1/2", "shard_index": 0, "num_shards": 2}, "send either `shard`"),
+])
+def test_shard_key_refusals(tmp_path: Path, config: dict[str, Any], problem: str) -> None:
+    with pytest.raises(RequestRejected) as info:
+        plan(config, GreenSettings(output_dir=tmp_path))
+    assert info.value.problem.startswith(problem)
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3, 7])
+def test_shards_hold_every_task_trial_exactly_once(shards: int) -> None:
+    from a2abench.green.request import shard_config
+    from a2abench.run.driver import TaskSpec
+    from a2abench.run.plan import Plan
+
+    tasks = tuple(TaskSpec(task_id=f"t{i}") for i in range(5))
+    seen = [item.key for index in range(shards) for item in Plan(
+        tasks, 3, 300, shard_config({"shard_index": index, "num_shards": shards}).get("shard"))]
+    assert sorted(seen) == sorted((f"t{i}", trial) for i in range(5) for trial in range(3))

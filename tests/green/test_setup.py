@@ -143,3 +143,22 @@ def test_the_agentbeats_example_scenario_is_a_valid_request(tmp_path: Path) -> N
     dockerfile = (root / "examples/agentbeats/Dockerfile").read_text()
     assert 'ENTRYPOINT ["a2abench", "serve-green"]' in dockerfile
     assert "A2ABENCH_HOST=0.0.0.0" in dockerfile and "EXPOSE 9009" in dockerfile
+
+
+def test_a_plugin_may_describe_its_own_skill() -> None:
+    from a2abench.run.driver import Skill
+    from a2abench.run.registry import register, unregister
+    from tests.engine.scripted import ScriptedDriver
+
+    class Described(ScriptedDriver):
+        skill = Skill("Echo assessment", "Counts echoes.", ("echo",), ({"tasks": 2},))
+
+    register("described", Described)
+    try:
+        card = build_card("http://g/", ["described"], auth=False)
+    finally:
+        unregister("described")
+    (skill,) = card.skills
+    assert (skill.name, skill.description, list(skill.tags)) == (
+        "Echo assessment", "Counts echoes.", ["echo"])
+    assert json.loads(skill.examples[0])["config"] == {"benchmark": "described", "tasks": 2}

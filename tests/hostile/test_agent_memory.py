@@ -4,9 +4,12 @@ took 6.5 GB peak RSS and 56 s; now the default 16 MB cap stops each reply while 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.hostile.probe_run import probe_run
 
 
+@pytest.mark.slow
 def test_50_mb_replies_stay_under_300_mb_peak_rss() -> None:
     run = probe_run("oversize", tasks=2, hostile_calls=2)
     assert run.code == 0, run.stderr

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from a2abench._limits import ReplyLimits
 from a2abench.a2a import dialects
-from a2abench.a2a._limits import ReplyLimits
 from a2abench.a2a.client import AgentReply, check_reply
 from a2abench.a2a.models import Artifact, Task, TaskStatus, TextPart
 from a2abench.benchmarks.crmarena import actions
@@ -174,7 +174,7 @@ async def test_task_deadline_outside_the_agent_is_infrastructure(tmp_path: Path)
             summary = await execute_async(config, lambda _: None)
     finally:
         unregister("slow-harness")
-    assert summary.infra_errors == 1
+    assert summary.counts.infra_errors == 1
     text = (tmp_path / "m.jsonl").read_text()
     assert "not waiting for the agent" in text and '"error":"TaskTimeout"' in text
 

@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from a2abench._limits import ReplyLimits, task_deadline
 from a2abench.a2a import A2AClient, A2AConfig, RetryPolicy
-from a2abench.a2a._limits import ReplyLimits, task_deadline
 from a2abench.discover import discover
 from a2abench.errors import (
     AgentTimeout,
@@ -108,6 +108,7 @@ async def test_deep_stream_event_is_too_deep() -> None:
                 await a2a.conversation().send("hi")
 
 
+@pytest.mark.slow
 async def test_twenty_thousand_artifact_events_are_linear_and_capped() -> None:
     def artifact(i: int) -> bytes:
         return ("data: " + json.dumps({"jsonrpc": "2.0", "id": "1", "result": {

@@ -113,6 +113,7 @@ def test_summary_wording_counts_task_trials_tasks_and_trials(tmp_path: Path) -> 
     assert 'tests="2"' in junit
 
 
+@pytest.mark.slow
 def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "term.jsonl"
     with agent(delay=0.05) as (_, base):

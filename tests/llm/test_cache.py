@@ -233,6 +233,7 @@ _WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_two_processes_writing_one_key_never_see_a_torn_file(tmp_path: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path), tag],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -136,7 +136,8 @@ async def test_build_llm_needs_a_key_only_for_the_default_endpoint(
 
 
 def test_tau2_without_a_key_fails_before_the_first_task() -> None:
-    from a2abench.benchmarks.tau2.driver import Tau2Driver, Tau2Options
+    from a2abench.benchmarks.tau2.driver import Tau2Driver
+    from a2abench.benchmarks.tau2.options import Tau2Options
 
     driver = Tau2Driver(Tau2Options(domain="mock", user_llm="gpt-4.1"))
     with pytest.raises(ConfigError, match="--user-llm gpt-4.1 needs an API key"):

@@ -1,5 +1,5 @@
 """LLM replies are read like agent replies: a byte cap, a nesting limit, a whole-request
-deadline and the task-trial's deadline (a2a/_limits.py)."""
+deadline and the task-trial's deadline (_limits.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from a2abench.a2a._limits import reply_cap, task_deadline
+from a2abench._limits import task_deadline
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm import ChatLLM, LLMConfig, RetryPolicy
 
@@ -47,11 +47,19 @@ async def test_oversize_reply_is_refused_at_the_cap() -> None:
             await client.chat(HI)
 
 
-async def test_the_run_cap_applies_when_the_config_sets_none() -> None:
-    with reply_cap(1_500_000):
-        async with llm(chunks(50_000_000)) as client:
-            with pytest.raises(LLMResponseInvalid, match=r"1\.5 MB cap"):
-                await client.chat(HI)
+async def test_the_run_cap_reaches_the_llm_clients_a_driver_builds() -> None:
+    from a2abench.llm import build_llm
+    from tests.engine.scripted import ScriptedDriver, ScriptedOptions
+
+    driver = ScriptedDriver(ScriptedOptions())
+    assert driver.max_reply_bytes == 16_000_000  # the default, before the engine sets it
+    driver.max_reply_bytes = 1_500_000  # as the engine does, from --max-reply-bytes
+    built = build_llm("m", base_url="http://llm/v1", args={}, cache=False, flag="--user-llm",
+                      max_reply_bytes=driver.max_reply_bytes)
+    assert built.config.max_reply_bytes == 1_500_000
+    async with llm(chunks(50_000_000), max_reply_bytes=built.config.max_reply_bytes) as client:
+        with pytest.raises(LLMResponseInvalid, match=r"1\.5 MB cap"):
+            await client.chat(HI)
     async with llm(completion("fine")) as client:
         assert (await client.chat(HI)).content == "fine"
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from a2abench.benchmarks.tau2.domain import Tau2Domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, UserMessage
 
 GOLDEN = Path(__file__).parent / "golden"

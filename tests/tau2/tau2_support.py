@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from tests.conftest import shared_data
 
 # A checkout of upstream tau2-bench at the pinned commit (holding src/tau2/...), optional:

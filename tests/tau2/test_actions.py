@@ -1,4 +1,5 @@
-"""Every reply shape of DESIGN.md §3 becomes the right tau2 message; ids are always assigned."""
+"""Every reply shape of docs/design.md §3 becomes the right tau2 message; ids are always
+assigned."""
 
 from __future__ import annotations
 

@@ -95,6 +95,7 @@ def judged(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> A
     return d
 
 
+@pytest.mark.slow
 def test_tool_outputs_db_hashes_and_rewards_match_upstream(judged: Any) -> None:
     seqs = corpus.sequences(data_root())
     expected = golden()
@@ -111,6 +112,7 @@ def test_tool_outputs_db_hashes_and_rewards_match_upstream(judged: Any) -> None:
     assert wrong_rewards == []
 
 
+@pytest.mark.slow
 def test_do_nothing_rewards_match_upstream(judged: Any) -> None:
     expected = golden()["trajectories"]
     wrong = []
@@ -185,6 +187,7 @@ def test_online_variants_are_refused_with_a_hint() -> None:
                             "grep_only"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["no_knowledge", "full_kb", "golden_retrieval", "bm25",
                                      "grep_only"])
 def test_gold_and_do_nothing_rewards_on_every_offline_variant(variant: str,

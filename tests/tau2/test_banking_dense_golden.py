@@ -19,7 +19,7 @@ import pytest
 
 from a2abench.benchmarks.tau2 import domain as domain_module
 from a2abench.benchmarks.tau2.domain import load_domain
-from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config, reranker_config
+from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config, reranker_config
 from a2abench.llm import LLMConfig
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tau2.dense_corpus import QUERIES, rater

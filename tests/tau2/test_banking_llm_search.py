@@ -20,8 +20,8 @@ from a2abench.benchmarks.tau2 import data
 from a2abench.benchmarks.tau2 import domain as domain_module
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domains.banking import llm_search
-from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config, reranker_config
 from a2abench.benchmarks.tau2.models import ToolCall
+from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config, reranker_config
 from a2abench.errors import ConfigError, LLMResponseInvalid
 from a2abench.llm import LLMConfig
 from tests.fakes.llm_server import FakeLLMServer, Reply, completion, error_body, word_vector

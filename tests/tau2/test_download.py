@@ -139,14 +139,14 @@ def test_banking_downloads_its_814_files_concurrently(
     monkeypatch.setattr(domain, "_DOMAINS", {})
     seen: list[tuple[int, int]] = []
     workers: list[object] = []
-    real = _download.ensure
+    real = data.ensure_files  # the plugin API's name for _download.ensure
 
     def spy(*args: object, **kwargs: object) -> object:
         kwargs["progress"] = lambda done, total: seen.append((done, total))
         workers.append(kwargs.get("workers", 1))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_download, "ensure", spy)
+    monkeypatch.setattr(data, "ensure_files", spy)
     d = domain.load_domain("banking_knowledge", retrieval_variant="bm25")
     assert len(d.tasks()) == 97 and len(d.kb.documents) == 698  # type: ignore[attr-defined]
     assert d.files.origin == "download" and d.files.describe()["matches_pinned"]

@@ -204,7 +204,7 @@ def test_the_agentify_text_is_read_from_the_pinned_upstream_file(
 def test_a_prompt_style_sets_the_whole_format() -> None:
     from pydantic import ValidationError
 
-    from a2abench.benchmarks.tau2.driver import Tau2Options
+    from a2abench.benchmarks.tau2.options import Tau2Options
 
     assert Tau2Options(prompt_style="agentbeats").prompt_style == "agentbeats"
     for clash in ({"solo": True}, {"tool_call_format": "tags"}):
@@ -328,7 +328,7 @@ def test_the_agentbeats_download_follows_the_runs_host_policy(
         server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Under --allow-host that does not name the download's host, nothing is fetched and our
     own wording runs, saying why."""
-    from a2abench.a2a.hosts import HostPolicy, egress_policy
+    from a2abench._egress import HostPolicy, egress_policy
     from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
 
     body = SYNTHETIC_AGENTBEATS.encode()

@@ -68,6 +68,7 @@ def submit(tmp_path: Path, files: list[Path], *extra: str) -> Any:
                    str(tmp_path / "sub"), *META, *extra)
 
 
+@pytest.mark.slow
 def test_two_domain_submission_directory(tmp_path: Path) -> None:
     files = [write_run(tmp_path / "mock.jsonl", "mock", trials=2),
              write_run(tmp_path / "bank.jsonl", "banking_knowledge", trials=2)]

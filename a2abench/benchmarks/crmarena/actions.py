@@ -1,6 +1,6 @@
 """The white agent's reply -> one action: execute a query, or respond with an answer.
 
-Accepted (DESIGN.md §3), first match wins:
+Accepted (docs/design.md §3), first match wins:
 1. a DataPart `{"action": "execute", "query": ...}` / `{"action": "respond", "answer": ...}`;
 2. the same JSON in the text, bare or fenced, found with a balanced scan
    (`json.JSONDecoder.raw_decode` from every `{`), so SOSL braces inside the query survive;
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, raw_decode
+from a2abench.plugin import DEFAULT_MAX_DEPTH, raw_decode
 
 ActionName = Literal["execute", "respond"]
 _TAGS: tuple[ActionName, ...] = ("execute", "respond")

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from a2abench.benchmarks.crmarena.sandbox import OrgSandbox, OrgSchema
 from a2abench.benchmarks.crmarena.sandbox.engine import preprocess_soql
 from a2abench.benchmarks.crmarena.sandbox.serialize import API_VERSION, connector_rows, sf_repr
-from a2abench.errors import ConfigError, SalesforceUnavailable
+from a2abench.plugin import ConfigError, SalesforceUnavailable
 
 ORG_CONCURRENT_REQUESTS = 5
 # Upstream's variables per org; the SECURITY_TOKEN variable's presence selects them.
@@ -135,7 +135,7 @@ class SalesforceBackend:
         """Log in with upstream's environment variables (SOAP username/password/token)."""
         sf = _simple_salesforce()
         auth = credentials(org)
-        from a2abench.a2a.hosts import egress_refusal
+        from a2abench.plugin import egress_refusal
 
         # simple-salesforce logs in at login.salesforce.com (its default domain)
         refusal = egress_refusal("https://login.salesforce.com/", "the Salesforce login")

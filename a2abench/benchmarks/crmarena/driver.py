@@ -10,7 +10,6 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from a2abench._download import git_blob_sha1_file
 from a2abench.benchmarks.crmarena import mcp_tools, upstream
 from a2abench.benchmarks.crmarena.backends import Backend, SalesforceBackend, SandboxBackend
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
@@ -28,19 +27,26 @@ from a2abench.benchmarks.crmarena.tasks import (
     select,
 )
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
-from a2abench.llm import ChatLLM, LLMOptions, build_llm
-from a2abench.mcp.channel import McpChannel
-from a2abench.mcp.options import ToolChannelOptions
-from a2abench.options import option
-from a2abench.run.driver import (
+from a2abench.plugin import (
+    ChatLLM,
+    DataSet,
     Driver,
     Exporter,
+    LLMOptions,
     LLMUsage,
+    McpChannel,
+    Scoring,
+    Skill,
     TaskContext,
     TaskOutcome,
+    TaskRecord,
     TaskSpec,
+    ToolChannelOptions,
+    build_llm,
+    git_blob_sha1_file,
+    is_success,
+    option,
 )
-from a2abench.run.records import Scoring, TaskRecord, is_success
 
 log = logging.getLogger(__name__)
 UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator model
@@ -98,7 +104,17 @@ class CRMArenaOptions(LLMOptions, ToolChannelOptions):
 
 class CRMArenaDriver(Driver[CRMArenaOptions]):
     name = "crmarena"
-    options_model = CRMArenaOptions
+    help = "Run CRMArena or CRMArena-Pro against an A2A agent."
+    example = ("a2abench run crmarena --white-agent-url http://127.0.0.1:9999 --org b2b "
+               "--task-category handle_time")
+    skill = Skill(
+        "CRMArena / CRMArena-Pro assessment",
+        "Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored by the "
+        "official evaluator. Config: dataset, org, task_category, task_ids, max_tasks, "
+        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.",
+        ("benchmark", "crmarena", "crm", "salesforce"),
+        ({"task_category": "handle_time", "max_tasks": 5},
+         {"org": "b2c", "task_category": "all", "interactive": True}))
     scoring = Scoring(
         headline="macro_category_mean",
         description="CRMArena: mean reward per category (token F1 for free-text tasks), "
@@ -138,12 +154,12 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                 base_url=opts.judge_llm_base_url or opts.user_llm_base_url, args={},
                 cache=opts.llm_cache, flag="--judge-llm",
                 alternative="pass --judge-llm offline for deterministic scoring (labelled "
-                            "offline)")
+                            "offline)", max_reply_bytes=self.max_reply_bytes)
         if opts.interactive:
             self.user_llm = build_llm(opts.user_llm or UPSTREAM_MODEL,
                                       base_url=opts.user_llm_base_url,
                                       args=dict(opts.user_llm_args), cache=opts.llm_cache,
-                                      flag="--user-llm")
+                                      flag="--user-llm", max_reply_bytes=self.max_reply_bytes)
         self.evaluator = Evaluator(self._judge() if self.judge_llm else None, self.texts.texts)
         await self.mcp.start()
 
@@ -324,6 +340,18 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
             "reward_components": verdict.components if verdict else {},
             "details": {**details, **(verdict.details() if verdict
                                       else {"scoring_path": None})}})
+
+    @classmethod
+    def data_sets(cls) -> list[DataSet]:
+        from a2abench.benchmarks.crmarena import reference, upstream
+
+        sets = [DataSet("texts", upstream.folder(), tuple(upstream.text_files()),
+                        "upstream prompts and evaluator text"),
+                DataSet("reference", reference.FOLDER, tuple(reference.reference_files()),
+                        "task and schema dumps for --tasks-file / --schema-file")]
+        return sets + [DataSet(f"org {org}", upstream.folder(), (upstream.org_file(org),),
+                               "SQLite org for --backend sandbox", large=True)
+                       for org in sorted(upstream.manifest().orgs)]
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:

@@ -15,10 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2abench.a2a.client import AgentReply
-from a2abench.a2a.models import DataPart, TextPart
 from a2abench.benchmarks.crmarena.actions import Action
-from a2abench.benchmarks.crmarena.episode import _FAILED_STATES, Episode, EpisodeResult
+from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
 from a2abench.benchmarks.crmarena.prompt import (
     FALLBACK_PRIVACY,
     ROLE,
@@ -30,8 +28,16 @@ from a2abench.benchmarks.crmarena.prompt import (
 from a2abench.benchmarks.crmarena.tasks import CRMTask
 from a2abench.benchmarks.crmarena.upstream import UpstreamTexts
 from a2abench.benchmarks.crmarena.user_sim import is_stop
-from a2abench.errors import AgentError, ProtocolError
-from a2abench.mcp.session import CallRejected, ToolResult, ToolSession, ToolSpec
+from a2abench.plugin import (
+    AgentError,
+    AgentReply,
+    CallRejected,
+    DataPart,
+    TextPart,
+    ToolResult,
+    ToolSession,
+    ToolSpec,
+)
 
 SOQL, SOSL = "soql_query", "sosl_search"
 TOOL_TEXT = {
@@ -185,9 +191,7 @@ class McpEpisode(Episode):
         out.agent_turns += 1
         if reply is None or self.finished():
             return None
-        if reply.state in _FAILED_STATES:
-            detail = reply.text[:200] or "no message"
-            raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
+        reply.raise_for_state()
         answer = answer_of(reply)
         self.transcript.append({"role": "agent", "text": reply.text,
                                 "action": Action("respond", answer, "text").to_json()

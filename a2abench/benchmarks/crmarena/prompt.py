@@ -1,4 +1,4 @@
-"""The one message that gives the white agent its task (DESIGN.md §3).
+"""The one message that gives the white agent its task (docs/design.md §3).
 
 Our own wording (role line, actions, guidelines) around what upstream puts in its system
 prompt verbatim: the schema text (SCHEMA_STRING layout over the org's schema records), the

@@ -12,7 +12,7 @@ import json
 from functools import cache
 from importlib import resources
 
-from a2abench import _download
+from a2abench.plugin import RemoteFile, raw_base
 
 FOLDER = "crmarena/reference"
 
@@ -24,9 +24,9 @@ def _entries() -> dict[str, dict[str, str]]:
     return files
 
 
-def reference_files() -> list[_download.RemoteFile]:
+def reference_files() -> list[RemoteFile]:
     """Every reference file, pinned by sha256 and git blob id, at its repository's commit."""
-    return [_download.RemoteFile(name, _download.raw_base(e["repository"], e["commit"])
+    return [RemoteFile(name, raw_base(e["repository"], e["commit"])
                                  + e["path"], sha256=e["sha256"],
                                  git_blob_sha1=e["git_blob_sha1"])
             for name, e in sorted(_entries().items())]

@@ -24,8 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from a2abench import _download
-from a2abench.errors import DataError
+from a2abench.plugin import DataError, RemoteFile, ensure_files, raw_base
 
 URL_ENV = "A2ABENCH_CRMARENA_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
 ENV_PY = "crm_sandbox/env/env.py"
@@ -60,7 +59,7 @@ def manifest() -> Manifest:
 
 def _base(base_url: str | None) -> str:
     m = manifest()
-    base = base_url or os.environ.get(URL_ENV) or _download.raw_base(m.repository, m.commit)
+    base = base_url or os.environ.get(URL_ENV) or raw_base(m.repository, m.commit)
     return base if base.endswith("/") else base + "/"
 
 
@@ -69,14 +68,14 @@ def folder() -> str:
     return f"crmarena/{manifest().commit}"
 
 
-def text_files(base_url: str | None = None) -> list[_download.RemoteFile]:
-    return [_download.RemoteFile(p, _base(base_url) + p, sha)
+def text_files(base_url: str | None = None) -> list[RemoteFile]:
+    return [RemoteFile(p, _base(base_url) + p, sha)
             for p, sha in manifest().texts.items()]
 
 
-def org_file(org: str, base_url: str | None = None) -> _download.RemoteFile:
+def org_file(org: str, base_url: str | None = None) -> RemoteFile:
     path, blob = manifest().orgs[org]
-    return _download.RemoteFile(path, _base(base_url) + path, git_blob_sha1=blob)
+    return RemoteFile(path, _base(base_url) + path, git_blob_sha1=blob)
 
 
 ORG_HINT = "Check the network connection and retry, or pass --crm-db PATH (a local copy)"
@@ -84,13 +83,13 @@ ORG_HINT = "Check the network connection and retry, or pass --crm-db PATH (a loc
 
 def fetch_texts(base_url: str | None = None) -> dict[str, Path]:
     """Local, verified copies of the three prose files (downloaded once into the cache)."""
-    return _download.ensure(text_files(base_url), folder=folder())
+    return ensure_files(text_files(base_url), folder=folder())
 
 
 def org_database(org: str, base_url: str | None = None) -> Path:
     """The published SQLite dump of `org`, downloaded once and checked by its git blob id."""
     item = org_file(org, base_url)
-    return _download.ensure([item], folder=folder(), hint=ORG_HINT, timeout=300.0)[item.path]
+    return ensure_files([item], folder=folder(), hint=ORG_HINT, timeout=300.0)[item.path]
 
 
 # --------------------------------------------------------------------------- templates

@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from a2abench.benchmarks.crmarena.upstream import UpstreamTexts, render
-from a2abench.errors import LLMError
-from a2abench.llm import ChatLLM
-from a2abench.run.driver import LLMUsage
+from a2abench.plugin import ChatLLM, LLMError, LLMUsage
 
 STOP = "###STOP###"
 FALLBACK_GREETING = "Hello! How can I help you today?"

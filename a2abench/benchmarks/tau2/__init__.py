@@ -12,7 +12,8 @@ Public API (see docs/tau2.md):
         -> RewardInfo
 """
 
-from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.evaluator import NLJudge, evaluate, evaluate_offline
 from a2abench.benchmarks.tau2.models import (

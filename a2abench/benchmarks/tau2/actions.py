@@ -1,4 +1,5 @@
-"""A2A -> tau2: the agent's reply as tau2 actions (DESIGN.md §3, the seed design's a2a_to_tau2).
+"""A2A -> tau2: the agent's reply as tau2 actions (docs/design.md §3; the seed design's
+a2a_to_tau2).
 
 By `--tool-call-format` (docs/tau2.md, "Replies"):
 * `any` (default): a DataPart `{"tool_call": ...}` / `{"tool_calls": [...]}` is a call; text
@@ -18,12 +19,18 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from a2abench.a2a._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOOL_CALLS, check_count, loads
-from a2abench.a2a.client import AgentReply
-from a2abench.a2a.models import TextPart
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall
 from a2abench.benchmarks.tau2.numbers import restore_integers
-from a2abench.errors import ProtocolError, ReplyLimitExceeded
+from a2abench.plugin import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_TOOL_CALLS,
+    AgentReply,
+    ProtocolError,
+    ReplyLimitExceeded,
+    TextPart,
+    check_count,
+    loads,
+)
 
 ToolCallFormat = Literal["any", "datapart", "tags"]
 TOOL_CALL_FORMATS: tuple[ToolCallFormat, ...] = ("any", "datapart", "tags")

@@ -21,9 +21,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from a2abench import _download
-from a2abench._paths import cache_dir
-from a2abench.errors import ConfigError, DataCorrupt, DataError, DataMissing
+from a2abench.plugin import (
+    ConfigError,
+    DataCorrupt,
+    DataError,
+    DataMissing,
+    RemoteFile,
+    cache_dir,
+    ensure_files,
+    raw_base,
+    sha256_file,
+)
 
 URL_ENV = "A2ABENCH_TAU2_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
 
@@ -109,15 +117,15 @@ def _key(path: str) -> str:
     return path[len(prefix):].split("/", 1)[1] if path.startswith(prefix) else path
 
 
-def _remote(paths: list[str], base_url: str | None) -> list[_download.RemoteFile]:
+def _remote(paths: list[str], base_url: str | None) -> list[RemoteFile]:
     m = manifest()
-    base = base_url or os.environ.get(URL_ENV) or _download.raw_base(m.repository, m.commit)
+    base = base_url or os.environ.get(URL_ENV) or raw_base(m.repository, m.commit)
     base = base if base.endswith("/") else base + "/"
-    return [_download.RemoteFile(p, base + p, m.files[p]) for p in paths]
+    return [RemoteFile(p, base + p, m.files[p]) for p in paths]
 
 
 def pinned_files(base_url: str | None = None
-                 ) -> tuple[list[_download.RemoteFile], list[_download.RemoteFile]]:
+                 ) -> tuple[list[RemoteFile], list[RemoteFile]]:
     """Every pinned file (data of all domains with the solo policies, upstream sources), for
     `a2abench data pull`."""
     domains = [*DATA_FILES, *MANIFEST_DOMAINS]
@@ -131,17 +139,17 @@ def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None =
             ) -> DomainFiles:
     """Local paths of a domain's data and upstream sources (downloading when needed);
     `solo` adds the solo-mode policy files; `progress(done, total)` reports a download of the
-    data files (see `_download.ensure`)."""
+    data files (see `ensure_files`)."""
     m = manifest()
     paths = data_paths(domain, solo)
     if data_dir is not None:
         return _resolve_local(domain, Path(data_dir), paths)
     folder = f"tau2/{m.commit}"
-    got = _download.ensure(_remote(paths, base_url), folder=folder, workers=16,
+    got = ensure_files(_remote(paths, base_url), folder=folder, workers=16,
                            progress=progress)
     files = DomainFiles({_key(p): got[p] for p in paths}, None, "download", m.commit)
     try:
-        srcs = _download.ensure(_remote(source_paths(domain), base_url), folder=folder)
+        srcs = ensure_files(_remote(source_paths(domain), base_url), folder=folder)
         files.sources = srcs
     except DataError as exc:
         files.source_note = f"upstream sources unavailable ({exc.message}); fallback text used"
@@ -160,7 +168,7 @@ def _resolve_local(domain: str, data_dir: Path, paths: list[str]) -> DomainFiles
                 hint=f"--data-dir must be laid out like upstream's data/ folder (holding "
                      f"tau2/domains/{domain}/...); drop --data-dir to download the pinned copy")
         data[_key(rel)] = path
-        if _download.sha256_file(path) != m.files[rel]:
+        if sha256_file(path) != m.files[rel]:
             unverified.append(rel)
     files = DomainFiles(data, None, "local", m.commit, unverified)
     files.sources, files.source_note = _local_sources(domain, data_dir)
@@ -174,7 +182,7 @@ def _local_sources(domain: str, data_dir: Path) -> tuple[dict[str, Path] | None,
         candidates = [data_dir.parent / rel,
                       cache_dir() / f"tau2/{m.commit}" / rel]
         found = next((c for c in candidates
-                      if c.is_file() and _download.sha256_file(c) == m.files[rel]), None)
+                      if c.is_file() and sha256_file(c) == m.files[rel]), None)
         if found is None:
             return None, (f"{rel} at the pinned commit not found beside --data-dir or in the "
                           "cache; fallback text used")
@@ -208,19 +216,19 @@ def optional_source(rel: str | PinnedFile, data_dir: Path | None = None, *,
     if isinstance(rel, PinnedFile):
         path, digest, folder = rel.path, rel.sha256, rel.folder
         base = (base_url or os.environ.get(rel.url_env)
-                or _download.raw_base(rel.repository, rel.commit))
-        remote = _download.RemoteFile(path, base.rstrip("/") + "/" + path, digest)
+                or raw_base(rel.repository, rel.commit))
+        remote = RemoteFile(path, base.rstrip("/") + "/" + path, digest)
     else:
         m = manifest()
         path, digest, folder = rel, m.files[rel], f"tau2/{m.commit}"
         remote = _remote([rel], base_url)[0]
     if data_dir is not None:
         for candidate in (Path(data_dir).parent / path, cache_dir() / folder / path):
-            if candidate.is_file() and _download.sha256_file(candidate) == digest:
+            if candidate.is_file() and sha256_file(candidate) == digest:
                 return candidate, ""
         return None, f"{path} at the pinned commit not found beside --data-dir or in the cache"
     try:
-        return _download.ensure([remote], folder=folder)[path], ""
+        return ensure_files([remote], folder=folder)[path], ""
     except DataError as exc:
         return None, f"{path} unavailable ({exc.message})"
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import os
+import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import SecretStr, TypeAdapter, model_validator
+from pydantic import TypeAdapter
 
-from a2abench.a2a.client import Conversation
 from a2abench.benchmarks.tau2 import mcp_tools
-from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -23,7 +22,8 @@ from a2abench.benchmarks.tau2.models import (
     Task,
     TerminationReason,
 )
-from a2abench.benchmarks.tau2.profiles import Profile, PromptStyle, get_profile, load_profile
+from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config, reranker_config
+from a2abench.benchmarks.tau2.profiles import Profile, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import (
     SoloOrchestrator,
     is_solo_task,
@@ -31,123 +31,32 @@ from a2abench.benchmarks.tau2.solo import (
     solo_schemas,
 )
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
-from a2abench.errors import A2ABenchError, ConfigError
-from a2abench.llm import ChatLLM, LLMConfig, LLMOptions, api_key_from_env, build_llm
-from a2abench.mcp.channel import McpChannel
-from a2abench.mcp.options import ToolChannelOptions
-from a2abench.options import option
-from a2abench.run.driver import (
+from a2abench.plugin import (
+    A2ABenchError,
+    ChatLLM,
+    ConfigError,
+    Conversation,
+    DataProgress,
+    DataSet,
     Driver,
+    ErrorInfo,
     Exporter,
     LLMUsage,
+    McpChannel,
+    Scoring,
+    Skill,
     TaskContext,
     TaskOutcome,
+    TaskRecord,
     TaskSpec,
+    build_llm,
+    cache_dir,
     evaluator_failure,
+    failed_reward,
+    is_success,
 )
-from a2abench.run.events import DataProgress
-from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, is_success
-from a2abench.run.status import failed_reward
 
 _MESSAGES = TypeAdapter(list[Message])
-
-
-class Tau2Options(LLMOptions, ToolChannelOptions):
-    """Options of `run tau2`: each field is a flag (`--max-steps` for `max_steps`)."""
-
-    domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = option(
-        "airline", "airline | retail | mock | telecom | banking_knowledge.")
-    split: str = option("base", "Task split: base | train | test (telecom also small | full).")
-    data_dir: Path | None = option(None, "Local data directory laid out like upstream's data/.")
-    max_steps: int = option(200, "Max conversation hops.", ge=1)
-    max_errors: int = option(10, "Max tool errors per task.", ge=1)
-    reward_basis: Literal["official", "classic"] = option(
-        "official", "official | classic (retail scored DB+COMMUNICATE as in v0.2).")
-    policy: Literal["manual", "workflow"] = option("manual", "Telecom policy: manual | workflow.")
-    tool_call_format: Literal["any", "datapart", "tags"] = option(
-        "any", "Where tool calls are read: any (DataParts, or a text reply that is one whole "
-               "call) | datapart (DataParts only; text goes to the user) | tags (<json> tags, "
-               "as tau2's agentify example).")
-    # upstream's solo mode: no user simulator (a2abench/benchmarks/tau2/solo.py)
-    solo: bool = option(False, "Solo mode (mock, telecom): no user simulator; the agent gets "
-                               "the ticket and the user's tools, and calls `done` when finished.")
-    retrieval_variant: str | None = option(
-        None, "banking_knowledge retrieval: bm25_grep (default) | bm25 | grep_only | full_kb | "
-              "golden_retrieval | no_knowledge; with --embedding-llm: openai_embeddings[_grep] "
-              "| qwen_embeddings[_grep]; add _reranker (bm25_reranker[_grep] too) with "
-              "--reranker-llm.")
-    embedding_llm: str | None = option(
-        None, "Embedding model for the *_embeddings variants [default: "
-              "text-embedding-3-large; qwen_*: qwen/qwen3-embedding-8b].")
-    embedding_llm_base_url: str | None = option(
-        None, "OpenAI-compatible endpoint serving /embeddings (key from OPENAI_API_KEY; qwen_*: "
-              "OpenRouter, OPENROUTER_API_KEY).")
-    reranker_llm: str | None = option(
-        None, "Chat model rating documents for the *_reranker variants [default: gpt-5.2].")
-    reranker_llm_base_url: str | None = option(
-        None, "OpenAI-compatible chat endpoint of --reranker-llm (key from OPENAI_API_KEY).")
-    prompt_style: PromptStyle = option(  # message format (profiles.py)
-        "a2abench", "Message format: a2abench | agentbeats (the stock AgentBeats tau2 green) | "
-                    "agentify (tau2's agentify example).")
-
-    @model_validator(mode="after")
-    def _one_format(self) -> Tau2Options:
-        if self.prompt_style != "a2abench" and (self.solo or self.tool_call_format != "any"):
-            raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
-                             "--tool-call-format and --solo go with --prompt-style a2abench")
-        if self.tool_channel == "mcp" and (self.prompt_style != "a2abench"
-                                           or self.tool_call_format != "any"):
-            raise ValueError("--tool-channel mcp serves the tools over MCP: --prompt-style and "
-                             "--tool-call-format describe the A2A channel; leave them unset")
-        return self
-
-
-def embedding_config(opts: Tau2Options) -> LLMConfig | None:
-    """The embeddings endpoint of banking's dense variants (None unless a flag names it).
-    Qwen variants default to upstream's OpenRouter model and URL (key from
-    OPENROUTER_API_KEY only; with --embedding-llm-base-url the usual key), send short model
-    names as upstream's API strings and ask for float vectors, as upstream's embedder does."""
-    if not (opts.embedding_llm or opts.embedding_llm_base_url):
-        return None
-    from a2abench.benchmarks.tau2.domains.banking import llm_search
-    from a2abench.benchmarks.tau2.domains.banking.retrieval import (
-        DEFAULT_EMBEDDING_MODEL,
-        VARIANTS,
-    )
-
-    variant = VARIANTS.get(opts.retrieval_variant or "")
-    kwargs: dict[str, Any] = {"model": opts.embedding_llm or DEFAULT_EMBEDDING_MODEL,
-                              "cache": opts.llm_cache}
-    if variant is not None and variant.embedder == "openrouter":
-        model, _ = llm_search.openrouter_model(opts.embedding_llm
-                                               or llm_search.DEFAULT_QWEN_MODEL)
-        kwargs.update(model=model, args={"encoding_format": "float"})
-        if not opts.embedding_llm_base_url:
-            # Upstream's OpenRouter URL gets OPENROUTER_API_KEY only, never the OpenAI key.
-            key = os.environ.get("OPENROUTER_API_KEY", "").strip()
-            kwargs.update(base_url=llm_search.OPENROUTER_BASE_URL,
-                          api_key=SecretStr(key) if key else None)
-    if opts.embedding_llm_base_url:
-        kwargs["base_url"] = opts.embedding_llm_base_url
-    return LLMConfig(**kwargs)
-
-
-def reranker_config(opts: Tau2Options) -> LLMConfig | None:
-    """The chat model of banking's reranker variants (None unless a flag names it)."""
-    if not (opts.reranker_llm or opts.reranker_llm_base_url):
-        return None
-    from a2abench.benchmarks.tau2.domains.banking.llm_search import DEFAULT_RERANKER_MODEL
-
-    model = opts.reranker_llm or DEFAULT_RERANKER_MODEL
-    kwargs: dict[str, Any] = {"model": model, "cache": opts.llm_cache}
-    if opts.reranker_llm_base_url:
-        kwargs["base_url"] = opts.reranker_llm_base_url
-    elif api_key_from_env() is None:  # as build_llm: fail now, not as dropped documents
-        raise ConfigError(f"--reranker-llm {model} needs an API key: set OPENAI_API_KEY (or "
-                          "A2ABENCH_LLM_API_KEY)",
-                          hint="Or point --reranker-llm-base-url at another OpenAI-compatible "
-                               "server.")
-    return LLMConfig(**kwargs)
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -170,9 +79,51 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
     return result
 
 
+T = TypeVar("T")
+INLINE_S = 0.0005  # steps faster than this on average run on the event loop itself
+
+
+class Offload:
+    """Runs a synchronous step (building an environment, scoring) in a worker thread only
+    when it is slow enough to stall other conversations: a thread hop costs ~0.1 ms of CPU
+    and a GIL hand-off each way, more than a mock or airline step itself (0.05-0.3 ms),
+    while banking's BM25 steps (~2 ms) keep their thread. Decided per step from a moving
+    average of its own duration; the first call of each step runs in a thread."""
+
+    def __init__(self) -> None:
+        self.mean: dict[str, float] = {}
+
+    async def __call__(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        def timed() -> T:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                took = time.perf_counter() - t0
+                old = self.mean.get(name)
+                self.mean[name] = took if old is None else 0.8 * old + 0.2 * took
+
+        mean = self.mean.get(name)
+        if mean is not None and mean < INLINE_S:
+            return timed()
+        return await asyncio.to_thread(timed)
+
+
 class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
-    options_model = Tau2Options
+    help = ("Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an "
+            "A2A agent.")
+    example = ("a2abench run tau2 --white-agent-url http://127.0.0.1:9999 --domain airline "
+               "--user-llm gpt-4.1 --max-tasks 5")
+    skill = Skill(
+        "tau2-bench assessment",
+        "Customer-service conversations (airline, retail, mock, telecom) with an LLM user "
+        "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
+        "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
+        "user_llm_args, judge_llm, max_steps, max_errors, seed.",
+        ("benchmark", "tau2", "customer-service", "tool-use"),
+        ({"domain": "airline", "max_tasks": 5},
+         {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
 
@@ -184,6 +135,8 @@ class Tau2Driver(Driver[Tau2Options]):
         self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
         self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
+        self._schemas: dict[str, list[dict[str, Any]]] = {}  # per run (_run_schemas)
+        self._offload = Offload()
         self.mcp = McpChannel(options)
 
     @property
@@ -195,12 +148,14 @@ class Tau2Driver(Driver[Tau2Options]):
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
-            embedding=embedding_config(opts), reranker=reranker_config(opts),
+            embedding=embedding_config(opts),
+            reranker=reranker_config(opts, max_reply_bytes=self.max_reply_bytes),
             progress=self._download_progress())
         if opts.judge_llm:
             self.judge_llm = build_llm(
                 opts.judge_llm, base_url=opts.judge_llm_base_url or opts.user_llm_base_url,
-                args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm")
+                args={"temperature": 0.0}, cache=opts.llm_cache, flag="--judge-llm",
+                max_reply_bytes=self.max_reply_bytes)
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
         await self.mcp.start()
@@ -227,7 +182,8 @@ class Tau2Driver(Driver[Tau2Options]):
                                        "endpoints; the key comes from OPENAI_API_KEY.")
             args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
             self.user_llm = build_llm(self.opts.user_llm, base_url=self.opts.user_llm_base_url,
-                                      args=args, cache=self.opts.llm_cache, flag="--user-llm")
+                                      args=args, cache=self.opts.llm_cache, flag="--user-llm",
+                                      max_reply_bytes=self.max_reply_bytes)
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
@@ -275,7 +231,7 @@ class Tau2Driver(Driver[Tau2Options]):
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
         assert isinstance(task, Task)
-        env = await asyncio.to_thread(domain.new_environment, task)
+        env = await self._offload("environment", domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.opts.solo:
             return await self._run_solo(ctx, task, env, history)
@@ -293,10 +249,10 @@ class Tau2Driver(Driver[Tau2Options]):
                     session, self.mcp.url, chat, lambda agent: Orchestrator(
                         env, user, agent, history=history, max_steps=self.opts.max_steps,
                         max_errors=self.opts.max_errors),
-                    env.agent_tool_schemas(), preamble)
+                    self._run_schemas("agent", env), preamble)
             return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                         ctx, start, calls)
-        agent = AgentLink(chat, domain.policy_for(task), env.agent_tool_schemas(), history,
+        agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
@@ -347,21 +303,33 @@ class Tau2Driver(Driver[Tau2Options]):
                     session, self.mcp.url, chat, lambda agent: SoloOrchestrator(
                         env, agent, history=history, max_steps=self.opts.max_steps,
                         max_errors=self.opts.max_errors),
-                    solo_schemas(env), preamble)
+                    self._run_schemas("solo", env), preamble)
             return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                         ctx, len(history), calls)
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
-                           tool_call_format=self.opts.tool_call_format)
+                           tool_call_format=self.opts.tool_call_format,
+                           schemas=self._run_schemas("solo", env))
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
+    def _run_schemas(self, which: Literal["agent", "solo"],
+                     env: Tau2Environment) -> list[dict[str, Any]]:
+        """The agent's tool schemas, built once per run and shared (read only) by every
+        task-trial: they are the domain's, never the task's (the user's tools, which a task
+        may restrict, are only in solo's list, and solo lists all of them as upstream)."""
+        cached = self._schemas.get(which)
+        if cached is None:
+            cached = solo_schemas(env) if which == "solo" else env.agent_tool_schemas()
+            self._schemas[which] = cached
+        return cached
+
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:
         domain = self._domain()
-        info = await asyncio.to_thread(evaluate_offline, task, messages, termination,
+        info = await self._offload("evaluate", evaluate_offline, task, messages, termination,
                                        domain=domain, reward_basis_mode=self.opts.reward_basis,
                                        solo=self.opts.solo)
         return await add_nl_judgement(info, task, messages, domain=domain,
@@ -414,6 +382,16 @@ class Tau2Driver(Driver[Tau2Options]):
             if llm is not None:
                 await llm.aclose()
         await self.mcp.aclose()
+
+    @classmethod
+    def data_sets(cls) -> list[DataSet]:
+        from a2abench.benchmarks.tau2 import data
+
+        folder = f"tau2/{data.manifest().commit}"
+        files, sources = data.pinned_files()
+        return [DataSet("data", folder, tuple(files),
+                        f"every domain's data; --data-dir {cache_dir() / folder / 'data'}"),
+                DataSet("sources", folder, tuple(sources), "upstream tool text and judge prompt")]
 
     @classmethod
     def exporters(cls) -> dict[str, Exporter]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from a2abench.benchmarks.tau2.db import StateDB, same_state
 from a2abench.benchmarks.tau2.models import (
@@ -24,10 +24,16 @@ from a2abench.benchmarks.tau2.models import (
     UserMessage,
 )
 from a2abench.benchmarks.tau2.toolkit import Toolkit, to_json_str
-from a2abench.errors import A2ABenchError
+from a2abench.plugin import A2ABenchError
 
-if TYPE_CHECKING:
-    from a2abench.benchmarks.tau2.domain import Tau2Domain
+
+class DomainSchemas(Protocol):
+    """What an environment asks of its domain (`domain_core.Tau2Domain`): the tool schemas,
+    which the domain computes once and copies out."""
+
+    def agent_tool_schemas(self) -> list[dict[str, Any]]: ...
+
+    def user_tool_schemas(self) -> list[dict[str, Any]]: ...
 
 
 class ReplayMismatch(A2ABenchError):
@@ -37,7 +43,7 @@ class ReplayMismatch(A2ABenchError):
 class Tau2Environment:
     """Tools and state of one task-trial. Create with `Tau2Domain.new_environment(task)`."""
 
-    def __init__(self, domain: Tau2Domain, tools: Toolkit[StateDB],
+    def __init__(self, domain: DomainSchemas, tools: Toolkit[StateDB],
                  user_tools: Toolkit[StateDB] | None,
                  sync: Callable[[Tau2Environment], None] | None = None) -> None:
         self.domain = domain

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 from a2abench.benchmarks.tau2.dbdiff import db_diff
-from a2abench.benchmarks.tau2.domain import Tau2Domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment, tool_call_pairs
 from a2abench.benchmarks.tau2.models import (
     ActionCheck,
@@ -42,7 +42,7 @@ from a2abench.benchmarks.tau2.models import (
     ToolCall,
     UserMessage,
 )
-from a2abench.errors import LLMError
+from a2abench.plugin import LLMError
 
 ScoredReasons = {TerminationReason.USER_STOP.value, TerminationReason.AGENT_STOP.value}
 CLASSIC_BASIS = {"retail": [RewardType.DB, RewardType.COMMUNICATE]}

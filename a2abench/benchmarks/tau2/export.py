@@ -36,7 +36,7 @@ def _simulation(rec: dict[str, Any]) -> dict[str, Any]:
 def results_json(records: Iterator[dict[str, Any]], run: dict[str, Any]) -> str:
     """One upstream-compatible Results document for the task records of a run."""
     from a2abench.benchmarks.tau2.domain import load_domain
-    from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config
+    from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config
 
     config = run.get("config") or {}
     options = config.get("options") or {}

@@ -20,17 +20,25 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from a2abench.a2a.client import AgentReply, Conversation
-from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.actions import EmptyReply
-from a2abench.benchmarks.tau2.episode import _FAILED_STATES, AgentLink, Orchestrator
+from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage
 from a2abench.benchmarks.tau2.numbers import restore_integers
 from a2abench.benchmarks.tau2.prompt import GREETING, render_history
 from a2abench.benchmarks.tau2.solo import DONE, SoloOrchestrator
-from a2abench.errors import AgentError, ProtocolError
-from a2abench.mcp.session import CallRejected, ToolResult, ToolSession, ToolSpec
-from a2abench.run.driver import agent_input
+from a2abench.plugin import (
+    AgentError,
+    AgentReply,
+    CallRejected,
+    Conversation,
+    DataPart,
+    Part,
+    TextPart,
+    ToolResult,
+    ToolSession,
+    ToolSpec,
+    agent_input,
+)
 
 INSTRUCTIONS = """\
 You are a customer service agent. Help the user according to the policy in <policy> below,
@@ -116,9 +124,7 @@ class McpAgentLink(AgentLink):
         self.turns += 1
         if reply is None or self.session.ended:
             return AssistantMessage(content=None)  # not used: the orchestrator has stopped
-        if reply.state in _FAILED_STATES:
-            detail = reply.text[:200] or "no message"
-            raise ProtocolError(f"the agent's A2A task ended {reply.state.value}: {detail}")
+        reply.raise_for_state()
         with agent_input("reply"):
             return text_reply(reply)
 

@@ -39,14 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from a2abench.a2a.client import AgentReply
-from a2abench.a2a.models import Part, TextPart
 from a2abench.benchmarks.tau2.actions import RESPOND, ToolCallFormat, parse_reply
 from a2abench.benchmarks.tau2.data import PinnedFile, optional_source
 from a2abench.benchmarks.tau2.fstrings import module_strings, read_fstrings
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from a2abench.benchmarks.tau2.prompt import GREETING, first_message, tool_result_parts
-from a2abench.errors import ProtocolError
+from a2abench.plugin import AgentReply, Part, ProtocolError, TextPart
 
 PromptStyle = Literal["a2abench", "agentbeats", "agentify"]
 PROMPT_STYLES: tuple[str, ...] = ("a2abench", "agentbeats", "agentify")

@@ -1,4 +1,4 @@
-"""tau2 -> A2A: what the harness sends the agent (DESIGN.md §3, the seed design's tau2_to_a2a).
+"""tau2 -> A2A: what the harness sends the agent (docs/design.md §3, the seed design's tau2_to_a2a).
 
 The first message carries the instructions, the policy, the tools (as text and as a DataPart
 of complete OpenAI schemas) and the user's first words; later messages carry the user's
@@ -11,9 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.actions import ToolCallFormat
 from a2abench.benchmarks.tau2.models import ToolCall, ToolMessage
+from a2abench.plugin import DataPart, Part, TextPart
 
 GREETING = "Hi! How can I help you today?"  # upstream's DEFAULT_FIRST_AGENT_MESSAGE
 
@@ -62,11 +62,24 @@ def reply_format(tool_call_format: str = "any") -> str:
             + "\n</reply_format>")
 
 
+# The driver hands every task-trial of a run the same schema objects; their text is the
+# same too. Keyed by identity, holding the schemas (so an id is not reused while cached).
+_RENDERED: dict[tuple[int, ...], tuple[Sequence[dict[str, Any]], str]] = {}
+
+
 def render_tools(schemas: Sequence[dict[str, Any]]) -> str:
     """Every tool as one line of JSON schema: complete (nested $defs survive), readable."""
+    key = tuple(map(id, schemas))
+    hit = _RENDERED.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], schemas, strict=True)):
+        return hit[1]
     lines = [json.dumps(s.get("function", s), ensure_ascii=False)
              for s in schemas]
-    return "<tools>\n" + "\n".join(lines) + "\n</tools>"
+    text = "<tools>\n" + "\n".join(lines) + "\n</tools>"
+    if len(_RENDERED) >= 16:
+        _RENDERED.clear()
+    _RENDERED[key] = (list(schemas), text)
+    return text
 
 
 def render_history(messages: Sequence[Any]) -> str:

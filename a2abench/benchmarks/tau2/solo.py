@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from a2abench.a2a.client import Conversation
-from a2abench.a2a.models import DataPart, Part, TextPart
 from a2abench.benchmarks.tau2.actions import EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Role
@@ -35,6 +33,7 @@ from a2abench.benchmarks.tau2.models import (
     UserMessage,
 )
 from a2abench.benchmarks.tau2.prompt import render_history, render_tools, reply_format
+from a2abench.plugin import Conversation, DataPart, Part, TextPart
 
 DONE = "done"  # upstream LLMSoloAgent.STOP_FUNCTION_NAME
 STOP = "###STOP###"  # upstream LLMSoloAgent.STOP_TOKEN
@@ -90,8 +89,10 @@ def solo_first_message(policy: str, schemas: Sequence[dict[str, Any]], ticket: s
 
 def solo_agent(chat: Conversation, env: Tau2Environment, task: Task, policy: str,
                history: Sequence[Any] = (), *,
-               tool_call_format: ToolCallFormat = "any") -> AgentLink:
-    schemas = solo_schemas(env)
+               tool_call_format: ToolCallFormat = "any",
+               schemas: list[dict[str, Any]] | None = None) -> AgentLink:
+    """`schemas`: the run's `solo_schemas` when the caller keeps them (the same each time)."""
+    schemas = schemas if schemas is not None else solo_schemas(env)
     preamble = solo_first_message(policy, schemas, task.ticket, history,
                                   tool_call_format=tool_call_format)
     return AgentLink(chat, policy, schemas, history, tool_call_format=tool_call_format,

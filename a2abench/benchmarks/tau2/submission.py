@@ -22,11 +22,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from a2abench._version import __version__
-from a2abench.benchmarks.tau2.domain import Tau2Domain, load_domain
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.export import _simulation
-from a2abench.errors import RecordsError
-from a2abench.run.writer import iter_records
+from a2abench.plugin import A2ABENCH_VERSION as __version__
+from a2abench.plugin import RecordsError, iter_records
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def _check(runs: list[DomainRun]) -> list[str]:
 
 
 def _domain(r: DomainRun) -> Tau2Domain:
-    from a2abench.benchmarks.tau2.driver import Tau2Options, embedding_config
+    from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config
 
     o = r.options
     known = {k: v for k, v in o.items() if k in Tau2Options.model_fields and v is not None}

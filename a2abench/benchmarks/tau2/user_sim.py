@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage, UserMessage
-from a2abench.errors import LLMError
-from a2abench.llm import ChatLLM
-from a2abench.run.driver import LLMUsage
+from a2abench.plugin import ChatLLM, LLMError, LLMUsage
 
 STOP, TRANSFER, OUT_OF_SCOPE = "###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"
 

@@ -60,7 +60,8 @@ class ArithDriver(Driver[ArithOptions]):
     rest: concurrency, retries, records, resume, shards, reports)."""
 
     name = "arith"
-    options_model = ArithOptions
+    help = "Ask the agent arithmetic questions; score exact answers."
+    example = "a2abench run arith --white-agent-url http://127.0.0.1:9999 --count 5"
     scoring = Scoring(headline="mean_reward", description="share of questions answered right")
 
     def tasks(self) -> list[TaskSpec]:

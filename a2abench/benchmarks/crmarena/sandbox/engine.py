@@ -21,7 +21,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ....errors import DataCorrupt, DataMissing
+from a2abench.plugin import DataCorrupt, DataMissing
+
 from .catalog import OrgKind
 from .errors import SalesforceError
 from .parser import parse_soql
@@ -178,7 +179,8 @@ class OrgSandbox:
         with self._lock:
             if self._search is None:
                 self._search = SearchIndex.open(self.db_path, self.schema)
-            return run_search(self, self._search, text, today)
+            records = run_search(self, self._search, text, today)
+            return QueryResult(records, len(records))
 
     # -- execution ---------------------------------------------------------------------
     def fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:

@@ -15,12 +15,13 @@ import hashlib
 import os
 import sqlite3
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...._paths import cache_dir
-from ....errors import DataError
+from a2abench.plugin import DataError, cache_dir
+
 from .errors import SalesforceError, unsupported_type
 from .lexer import tokenize
 from .nodes import Call, FieldPath, Select, SelectField
@@ -36,10 +37,29 @@ from .search_terms import (
     parse_terms,
     prefix_phrase,
 )
-from .translate import Translator
+from .translate import Plan, Translator
 
-if TYPE_CHECKING:
-    from .engine import OrgSandbox, QueryResult
+
+class SearchHost(Protocol):
+    """What a search needs of the sandbox that runs it (engine.OrgSandbox): the org, its
+    limits, and running and shaping rows; the sandbox passes itself."""
+
+    @property
+    def schema(self) -> OrgSchema: ...
+    @property
+    def today(self) -> dt.date: ...
+    @property
+    def timeout_s(self) -> float: ...
+    @property
+    def row_cap(self) -> int: ...
+    @property
+    def numeric_text(self) -> frozenset[tuple[str, str]]: ...
+
+    def fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]: ...
+
+    def check_cap(self, count: int) -> None: ...
+
+    def build(self, plan: Plan, row: tuple[Any, ...]) -> OrderedDict[str, Any]: ...
 
 INDEX_VERSION = 1
 MAX_SEARCH_ROWS = 2000   # Salesforce returns at most 2,000 search results
@@ -322,11 +342,10 @@ def _text(values: dict[str, Any], columns: list[str], *, phone: bool) -> str:
 
 
 # -- running a search ---------------------------------------------------------------------
-def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str,
-               today: dt.date | None = None) -> QueryResult:
-    """One SOSL search; `today` anchors date literals in WHERE (default: the sandbox's)."""
-    from .engine import QueryResult
-
+def run_search(sandbox: SearchHost, index: SearchIndex, text: str,
+               today: dt.date | None = None) -> list[OrderedDict[str, Any]]:
+    """One SOSL search's records; `today` anchors date literals in WHERE (default: the
+    sandbox's)."""
     today = today or sandbox.today
 
     query = parse_sosl(text)
@@ -349,10 +368,10 @@ def run_search(sandbox: OrgSandbox, index: SearchIndex, text: str,
         ids = matches.get(name, [])
         if ids and len(records) < total_cap:
             records += _fetch(sandbox, spec, ids, today)
-    return QueryResult(records[:total_cap], len(records[:total_cap]))
+    return records[:total_cap]
 
 
-def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str], today: dt.date) -> list[Any]:
+def _fetch(sandbox: SearchHost, spec: Returning, ids: list[str], today: dt.date) -> list[Any]:
     select = spec.select
     if not spec.ordered:   # relevance order: fetch everything, order and slice in Python
         select = replace(select, limit=None, offset=None)
@@ -369,7 +388,7 @@ def _fetch(sandbox: OrgSandbox, spec: Returning, ids: list[str], today: dt.date)
     return records[start:end]
 
 
-def _translator(sandbox: OrgSandbox, today: dt.date) -> Translator:
+def _translator(sandbox: SearchHost, today: dt.date) -> Translator:
     return Translator(sandbox.schema, today, sandbox.row_cap, sandbox.numeric_text)
 
 

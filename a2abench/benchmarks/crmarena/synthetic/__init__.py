@@ -1,6 +1,5 @@
 """Synthetic CRMArena orgs and tasks, for tests and the offline demo."""
 
-from .org import generate_org
-from .tasks import generate_tasks
+from .generate import generate_org, generate_tasks
 
 __all__ = ["generate_org", "generate_tasks"]

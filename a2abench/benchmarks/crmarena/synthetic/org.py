@@ -14,11 +14,10 @@ import datetime as dt
 import random
 import sqlite3
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..sandbox.catalog import OrgKind, field_types, org_fields
 from ..sandbox.ids import make_id
-from ..sandbox.schema import OrgSchema
 from . import vocab
 
 Row = dict[str, Any]
@@ -353,31 +352,3 @@ def write_sqlite(path: Path, org: OrgKind, tables: dict[str, list[Row]]) -> None
     finally:
         conn.close()
     tmp.replace(path)
-
-
-def generate_org(path: Path, *, org: Literal["b2b", "b2c", "original"], seed: int = 0,
-                 scale: float | str = "small") -> OrgSchema:
-    """Write a synthetic org database to `path` and return its schema.
-
-    `scale` is "tiny" (~1k rows), "small" (~2.5k rows; tests and the demo), "large"
-    (~30k rows; the benchmark) or a multiplier.
-    """
-    factor = SCALES[scale] if isinstance(scale, str) else float(scale)
-    if factor <= 0:
-        raise ValueError("scale must be positive")
-    b = OrgBuilder(org, seed, factor)
-    users = build_users(b)
-    accounts = build_accounts(b, users)
-    contacts = build_contacts(b, accounts, users)
-    products, entries = build_catalogue(b)
-    issues = build_issues(b)
-    policies = build_knowledge(b, issues)
-    pairs = build_orders(b, accounts, users, products, entries)
-    build_cases(b, pairs, contacts, users, issues, products, policies)
-    if org != "original":
-        from .sales import build_sales
-
-        build_sales(b, users, accounts, contacts, products, entries)
-    write_sqlite(Path(path), org, b.tables)
-    return OrgSchema.builtin(org)
-

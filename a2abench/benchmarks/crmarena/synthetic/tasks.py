@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..sandbox.catalog import OrgKind, field_types
 from . import policies, vocab
@@ -447,30 +447,3 @@ SERVICE_GENERATORS: dict[str, Callable[[Ctx, int], list[Made]]] = {
     "named_entity_disambiguation": gen_named_entity,
     "policy_violation_identification": gen_policy_violation, "knowledge_qa": gen_knowledge_qa,
 }
-
-
-def generate_tasks(db_path: Path, *, org: Literal["b2b", "b2c", "original"], seed: int = 0,
-                   per_category: int = 3) -> list[dict[str, Any]]:
-    """Up to `per_category` tasks per category, answers computed from the org at `db_path`.
-
-    Rows follow the Hugging Face CRMArena(-Pro) format: idx, answer (list), task, metadata
-    {required, optional}, query, reward_metric, and persona for CRMArena-Pro orgs.
-    """
-    from .tasks_sales import SALES_GENERATORS
-
-    data = OrgData.load(Path(db_path), org)
-    ctx = Ctx(data, random.Random(f"a2abench-tasks:{org}:{seed}"))
-    generators = {**SERVICE_GENERATORS, **SALES_GENERATORS}
-    rows: list[dict[str, Any]] = []
-    for category in PRO_CATEGORIES if org != "original" else ORIGINAL_CATEGORIES:
-        for query, required, answer in generators[category](ctx, per_category):
-            metric = ("privacy_rejection" if category in PRIVACY else
-                      "fuzzy_match" if category == "knowledge_qa" else "exact_match")
-            row: dict[str, Any] = {
-                "idx": len(rows), "answer": answer, "task": category,
-                "metadata": {"required": required, "optional": policies.DOMAIN_DETAILS},
-                "query": query, "reward_metric": metric}
-            if org != "original":
-                row["persona"] = ctx.rng.choice(vocab.PERSONAS)
-            rows.append(row)
-    return rows

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from a2abench.benchmarks.tau2 import data, upstream
-from a2abench.benchmarks.tau2.domain import DomainSpec, Tau2Domain, _task
+from a2abench.benchmarks.tau2.domain_core import DomainSpec, Tau2Domain, _task
 from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker
 from a2abench.benchmarks.tau2.domains.banking.retrieval import (
     DEFAULT_UPSTREAM,
@@ -71,7 +71,7 @@ class BankingDomain(Tau2Domain):
         self.query_instruction = query_instruction
         self.dense = None
         if variant.dense:
-            from a2abench.llm._embeddings import EmbeddingClient
+            from a2abench.plugin import EmbeddingClient
 
             # Upstream's OpenAI embedder lets the SDK ask for base64 (float32 vectors); its
             # OpenRouter embedder asks for floats. Same request, same numbers.

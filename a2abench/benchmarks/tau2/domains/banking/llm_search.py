@@ -15,19 +15,31 @@ from __future__ import annotations
 import ast
 import asyncio
 import logging
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from a2abench.errors import ConfigError, LLMError
+from a2abench.plugin import ConfigError, LLMError
 
 if TYPE_CHECKING:
-    from a2abench.benchmarks.tau2.domains.banking.retrieval import KnowledgeBase
-    from a2abench.llm import LLMConfig
+    from a2abench.plugin import LLMConfig
 
 logger = logging.getLogger(__name__)
+
+
+class Passage(Protocol):
+    @property
+    def content(self) -> str: ...
+
+
+class Passages(Protocol):
+    """What the reranker reads of a knowledge base (retrieval.KnowledgeBase): passages by id."""
+
+    @property
+    def by_id(self) -> Mapping[str, Passage]: ...
 
 RERANKER_SOURCE = "src/tau2/knowledge/postprocessors/pointwise_llm_reranker.py"
 OPENROUTER_SOURCE = "src/tau2/knowledge/embedders/openrouter_embedder.py"
@@ -123,7 +135,7 @@ class LLMReranker:
         if config.model.startswith("gpt-5"):  # upstream: reasoning_effort only for gpt-5*
             self.overrides["reasoning_effort"] = "low"
 
-    def rerank(self, query: str, hits: list[tuple[str, float]], kb: KnowledgeBase
+    def rerank(self, query: str, hits: list[tuple[str, float]], kb: Passages
                ) -> list[tuple[str, float]]:
         if not hits:
             return hits
@@ -140,7 +152,7 @@ class LLMReranker:
         return rated
 
     async def _rate_all(self, query: str, docs: list[tuple[str, str]]) -> list[int | None]:
-        from a2abench.llm import ChatLLM
+        from a2abench.plugin import ChatLLM
 
         gate = asyncio.Semaphore(MAX_CONCURRENCY)
         async with ChatLLM(self.config) as llm:

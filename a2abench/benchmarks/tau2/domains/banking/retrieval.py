@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker, qwen_query
-from a2abench.errors import ConfigError, DataCorrupt
+from a2abench.plugin import ConfigError, DataCorrupt
 
 DEFAULT_UPSTREAM = "alltools"  # upstream's default: BM25 + dense embeddings + shell
 DEFAULT_VARIANT = "bm25_grep"  # ours: the richest variant that runs offline (recorded)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from a2abench.benchmarks.tau2.db import StateDB, canonical, clone, deep_update
-from a2abench.errors import DataCorrupt
+from a2abench.plugin import DataCorrupt
 
 # TransactionalDB's fields, in model order (what `model_dump()` yields).
 TABLES = (

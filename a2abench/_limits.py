@@ -15,7 +15,8 @@ A reply is read as a bounded stream, never as one unbounded `response.content`:
 own, or the task-trial's set by the run engine with `task_deadline`); each caller turns it into
 its own typed error, because who is to blame differs (an agent, an LLM endpoint).
 
-Bindings (JSON-RPC, HTTP+JSON, gRPC) share this module so every one enforces the same limits.
+The A2A bindings (JSON-RPC, HTTP+JSON, gRPC) and the LLM clients share this module, which sits
+below both (a top-level module, not part of `a2a/`), so every reply meets the same limits.
 """
 
 from __future__ import annotations
@@ -81,25 +82,6 @@ def check_count(count: int, limit: int, what: str) -> None:
     if count > limit:
         raise ReplyLimitExceeded(f"the reply holds {count} {what}; the limit is {limit}",
                                  hint="The agent sent far more than any benchmark turn needs.")
-
-
-_max_bytes: ContextVar[int] = ContextVar("a2abench_max_reply_bytes",
-                                         default=DEFAULT_MAX_REPLY_BYTES)
-
-
-@contextmanager
-def reply_cap(max_bytes: int) -> Iterator[None]:
-    """Make `max_bytes` the cap of every reply read in this context that has no cap of its
-    own (the run engine sets --max-reply-bytes so LLM replies follow it too)."""
-    token = _max_bytes.set(max_bytes)
-    try:
-        yield
-    finally:
-        _max_bytes.reset(token)
-
-
-def current_reply_cap() -> int:
-    return _max_bytes.get()
 
 
 # --- bytes ------------------------------------------------------------------------------------

@@ -1,0 +1,96 @@
+"""The image recipe (examples/agentbeats/Dockerfile) and its workflow (.github/workflows/
+image.yml), read as text: what the platform and operators rely on. The image itself was built
+and run by hand (docs/serve-green.md, "The image, built and run here"); CI has no Docker."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.clihelp import run_cli
+from tests.green.helpers import green_server
+from tests.servers import serve
+
+ROOT = Path(__file__).parents[2]
+DOCKERFILE = (ROOT / "examples/agentbeats/Dockerfile").read_text()
+
+
+def instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with continuation lines joined and comments dropped."""
+    text = re.sub(r"\\\n\s*", " ", "\n".join(
+        line for line in DOCKERFILE.splitlines() if not line.lstrip().startswith("#")))
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1])
+            for line in text.splitlines() if line.strip()]
+
+
+def test_the_healthcheck_probes_healthz_with_what_the_image_has() -> None:
+    (check,) = [args for op, args in instructions() if op == "HEALTHCHECK"]
+    probe = json.loads(check.split("CMD", 1)[1])
+    assert probe[:2] == ["python", "-c"] and "/healthz" in probe[2]
+    assert "curl" not in check and "wget" not in check  # neither is in a slim image
+    compile(probe[2], "<healthcheck>", "exec")  # the probe is valid Python
+
+
+def test_nothing_is_left_behind_and_both_extras_are_installed() -> None:
+    ops = instructions()
+    workdirs = [args for op, args in ops if op == "WORKDIR"]
+    assert workdirs == ["/home/agentbeats"]  # no root-owned app/ folder in the home
+    (install,) = [args for op, args in ops if op == "RUN" and "pip install" in args]
+    assert '"/tmp/a2abench[hub,grpc]"' in install and "rm -rf /tmp/a2abench" in install
+    env = " ".join(args for op, args in ops if op == "ENV")
+    assert "A2ABENCH_CACHE_DIR=/home/agentbeats/.cache/a2abench" in env
+    assert "A2ABENCH_GRPC=false" in env and "A2ABENCH_HOST=0.0.0.0" in env
+
+
+def test_the_data_build_argument_runs_a_real_data_pull() -> None:
+    ops = instructions()
+    assert ("ARG", "A2ABENCH_DATA=none") in ops
+    (pull,) = [args for op, args in ops if op == "RUN" and "data pull" in args]
+    command = shlex.split(pull.split("then", 1)[1].split(";")[0])
+    assert command[1:] == ["a2abench", "data", "pull", "$A2ABENCH_DATA"]
+    for which in ("tau2", "crmarena", "all"):
+        assert run_cli("data", "pull", "--help").code == 0
+        assert which in run_cli("data", "pull", "--help").out
+
+
+def test_the_workflow_builds_checks_and_pushes_on_tags() -> None:
+    flow = yaml.safe_load((ROOT / ".github/workflows/image.yml").read_text())
+    steps = flow["jobs"]["image"]["steps"]
+    builds = [s for s in steps if "docker/build-push-action" in s.get("uses", "")]
+    assert all(s["with"]["platforms"] == "linux/amd64" for s in builds)
+    assert all(s["with"]["file"] == "examples/agentbeats/Dockerfile" for s in builds)
+    pushed = [s for s in builds if s["with"]["push"] is True]
+    assert pushed and all(s["if"] == "startsWith(github.ref, 'refs/tags/v')" for s in pushed)
+    script = "\n".join(s.get("run", "") for s in steps)
+    assert "--internal" in script and "smoke_assessment.py" in script
+    assert "Health.Status" in script and "agent-card.json" in script
+
+
+@pytest.mark.slow
+def test_the_smoke_assessment_script(tmp_path: Path) -> None:
+    """The workflow's client, run as a script against a green agent and an echo agent."""
+    from a2abench.green import GreenSettings
+    from a2abench.run.registry import unregister
+    from tests.agents import echo_agent
+    from tests.engine.scripted import install
+
+    install()
+    try:
+        with serve(echo_agent) as white, green_server(
+                GreenSettings(output_dir=tmp_path)) as (green, _):
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "examples/agentbeats/smoke_assessment.py"), green,
+                 white, json.dumps({"benchmark": "scripted", "tasks": 2, "shard_index": 0,
+                                    "num_shards": 1})],
+                capture_output=True, text=True, timeout=120)
+    finally:
+        unregister("scripted")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["task_trials"] == 2
