@@ -70,6 +70,10 @@ def _llm(base_url: str) -> Any:
 
 
 @pytest.mark.slow
+# Known, not yet fixed: now and then an `mcp` SDK client socket (httpx2, in the example agent's
+# thread) is garbage-collected unclosed after a turn, probably its GET-stream retry after our
+# 405 cancelled mid-connect; it is not a2abench's endpoint and does not touch the scores.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_the_demo_over_mcp_scores_as_over_a2a(tmp_path: Path) -> None:
     scores = {}
     for channel in ("a2a", "mcp"):
