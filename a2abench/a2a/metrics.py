@@ -47,13 +47,42 @@ def content_chars(obj: Any) -> int:
             if key == "text" and isinstance(value, str):
                 total += len(value)
             elif key == "data" and not isinstance(value, str):
-                total += _json_len(value)
+                total += _data_len(value)
             else:
                 total += content_chars(value)
         return total
     if isinstance(obj, list):
         return sum(content_chars(v) for v in obj)
     return 0
+
+
+# id(value) -> (value, length). A tau2 first message's data part holds the run's tool schemas
+# (~30 KB) in the same objects for every task-trial; walking them again each time was the
+# largest CPU cost of sending it. Entries keep their object alive, so an id is never reused
+# while cached; the size bound keeps the memo small.
+_DATA_LENS: dict[int, tuple[Any, int]] = {}
+_DATA_LENS_MAX = 256
+
+
+def _data_len(value: Any, depth: int = 0) -> int:
+    """`_json_len` of a data part's value, with its top levels remembered by identity: parts
+    are built fresh per message ({"tools": [...]}), but the schemas inside are the run's own
+    shared objects. A cached object is held alive, so its id cannot be reused meanwhile."""
+    if not isinstance(value, dict | list):
+        return _json_len(value)
+    entry = _DATA_LENS.get(id(value))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    if depth >= 2:
+        length = _json_len(value)
+    elif isinstance(value, dict):  # the same sums as _json_len, children looked up first
+        length = sum(len(str(k)) + 4 + _data_len(v, depth + 1) for k, v in value.items()) + 2
+    else:
+        length = sum(_data_len(v, depth + 1) + 2 for v in value) + 2
+    if len(_DATA_LENS) >= _DATA_LENS_MAX:
+        _DATA_LENS.clear()
+    _DATA_LENS[id(value)] = (value, length)
+    return length
 
 
 def _json_len(value: Any) -> int:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+import orjson
 
 from a2abench._attempts import Attempt, AttemptLoop, Decide, Outcome
 from a2abench._http import parse_retry_after
@@ -73,8 +74,12 @@ def version_headers(dialect: Dialect) -> dict[str, str]:
 def _encode(method: str, params: dict[str, Any]) -> tuple[str, bytes, int]:
     """A fresh request id, the JSON-RPC body, and the estimated input tokens."""
     request_id = str(next(_ids))
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-    return request_id, body.encode(), estimate_tokens(content_chars(params))
+    call = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    try:  # orjson: a tau2 first message (~30 KB of schemas) encodes ~10x faster than json's
+        body = orjson.dumps(call)
+    except TypeError:  # non-string keys or integers beyond 64 bits: what json.dumps allows
+        body = json.dumps(call).encode()
+    return request_id, body, estimate_tokens(content_chars(params))
 
 
 _Attempt = Outcome  # what one attempt produced (the bindings' name for it)

@@ -130,17 +130,27 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
+_INF = math.inf
+_BIG = 2**63
+
+
 def safe_number(value: Any) -> float | None:
-    """A finite, non-negative number from a record (which may be forged), or None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value) if not isinstance(value, int) or abs(value) < 2**63 else None
-    return number if number is not None and math.isfinite(number) and number >= 0 else None
+    """A finite, non-negative number from a record (which may be forged), or None.
+    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
+    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
+    cls = value.__class__
+    if cls is float:
+        return value if 0.0 <= value < _INF else None
+    if cls is int:
+        return float(value) if 0 <= value < _BIG else None
+    return None
 
 
 def safe_count(value: Any) -> int:
+    if value.__class__ is int and 0 <= value < _BIG:  # the common case, without a float
+        return int(value)
     number = safe_number(value)
-    return int(number) if number is not None and number < 2**63 else 0
+    return int(number) if number is not None and number < _BIG else 0
 
 
 def record_problem(rec: dict[str, Any]) -> str | None:
@@ -164,35 +174,37 @@ def record_problem(rec: dict[str, Any]) -> str | None:
     return None
 
 
-def _task_line(rec: dict[str, Any]) -> TaskLine:
+def _line_fields(rec: dict[str, Any]) -> dict[str, Any]:
+    """A task record's `TaskLine` fields, as a dict: the model is built only for the
+    task-trials kept after deduplication (`_Accumulator.lines`), once each."""
     err = rec.get("error")
     problem = record_problem(rec)
     trial = rec.get("trial")
     labels = rec.get("labels")
-    line = TaskLine(
-        benchmark=str(rec.get("benchmark") or ""), domain=_text(rec.get("domain")),
-        category=_text(rec.get("category")), task_id=_text(rec.get("task_id")) or "?",
-        trial=trial if isinstance(trial, int) and not isinstance(trial, bool)
-        and 0 <= trial < 2**31 else 0,
-        status=str(rec.get("status", "ok"))[:40],
-        reward=rec.get("reward") if problem is None else None,
-        success=rec.get("success") is True, termination=_text(rec.get("termination")),
-        latency_ms=safe_number(rec.get("latency_ms")) or 0.0, turns=safe_count(rec.get("turns")),
-        labels=[str(x)[:100] for x in labels] if isinstance(labels, list) else [],
-        error=f"{_text(err.get('error'))}: {_text(err.get('message'))}"
-        if isinstance(err, dict) else None)
+    fields = {
+        "benchmark": str(rec.get("benchmark") or ""), "domain": _text(rec.get("domain")),
+        "category": _text(rec.get("category")), "task_id": _text(rec.get("task_id")) or "?",
+        "trial": trial if trial.__class__ is int and 0 <= trial < 2**31 else 0,
+        "status": str(rec.get("status", "ok"))[:40],
+        "reward": rec.get("reward") if problem is None else None,
+        "success": rec.get("success") is True, "termination": _text(rec.get("termination")),
+        "latency_ms": safe_number(rec.get("latency_ms")) or 0.0,
+        "turns": safe_count(rec.get("turns")),
+        "labels": [str(x)[:100] for x in labels] if labels.__class__ is list else [],
+        "error": f"{_text(err.get('error'))}: {_text(err.get('message'))}"
+        if err.__class__ is dict else None}
     if problem is not None:  # kept and shown, never scored
-        line.status, line.reward, line.success = INVALID, None, False
-        line.error = f"invalid record: {problem}"
-    return line
+        fields.update(status=INVALID, reward=None, success=False,
+                      error=f"invalid record: {problem}")
+    return fields
 
 
 class _Accumulator:
     def __init__(self) -> None:
         self.runs: list[dict[str, Any]] = []
         self.run_ends: dict[str, dict[str, Any]] = {}
-        self.tasks: dict[tuple[Any, ...], TaskLine] = {}
-        self.task_extra: dict[tuple[Any, ...], tuple[int, int, int, int, float | None]] = {}
+        # key -> (scored, what the report reads of the record kept for that key)
+        self.tasks: dict[tuple[Any, ...], tuple[bool, dict[str, Any]]] = {}
         self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
@@ -208,24 +220,36 @@ class _Accumulator:
             self.request_errors += 1
 
     def add_task(self, rec: dict[str, Any]) -> None:
-        line = _task_line(rec)
-        key = (line.benchmark, line.domain, line.task_id, line.trial)
+        # Only the key and the dedup rule per record; the line and the counts are computed
+        # at the end for the records kept (a resumed run repeats many task-trials).
+        trial = rec.get("trial")
+        key = (str(rec.get("benchmark") or ""), _text(rec.get("domain")),
+               _text(rec.get("task_id")) or "?",
+               trial if trial.__class__ is int and 0 <= trial < 2**31 else 0)
+        scored = rec.get("status", "ok") in SCORED and record_problem(rec) is None
         old = self.tasks.get(key)
         if old is not None:
             self.duplicates += 1
-            if old.status in SCORED and line.status not in SCORED:
+            if old[0] and not scored:
                 return  # keep the scored result over a later infrastructure failure
-        self.tasks[key] = line
+        self.tasks[key] = (scored, {k: rec[k] for k in _KEPT if k in rec})
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
             self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
                               safe_number(tag.get("scale")), safe_number(tag.get("top")))
-        self.task_extra[key] = (safe_count(rec.get("input_tokens")),
-                                safe_count(rec.get("output_tokens")),
-                                safe_count(rec.get("llm_prompt_tokens")),
-                                safe_count(rec.get("llm_completion_tokens")),
-                                safe_number(rec.get("cost_usd")))
+
+    def extras(self) -> list[tuple[int, int, int, int, float | None]]:
+        return [(safe_count(rec.get("input_tokens")), safe_count(rec.get("output_tokens")),
+                 safe_count(rec.get("llm_prompt_tokens")),
+                 safe_count(rec.get("llm_completion_tokens")), safe_number(rec.get("cost_usd")))
+                for _, rec in self.tasks.values()]
+
+
+# What the report reads of a kept task record (the line's fields and the token counts).
+_KEPT = ("benchmark", "domain", "category", "task_id", "trial", "status", "reward", "success",
+         "termination", "latency_ms", "turns", "labels", "error", "input_tokens",
+         "output_tokens", "llm_prompt_tokens", "llm_completion_tokens", "cost_usd")
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
@@ -323,7 +347,9 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) ->
     """Read metrics.jsonl files (shards, resumes) into one Report."""
     stats = ReadStats()
     acc = _Accumulator()
-    _consume(acc, iter_records(paths, stats), task_filter)
+    # summary: task records are read without their transcripts (the report shows none).
+    # (a task_filter sees whole records: it may read the transcript)
+    _consume(acc, iter_records(paths, stats, summary=task_filter is None), task_filter)
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "
@@ -332,6 +358,9 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) ->
     warnings = _check_runs(acc.runs)
     if stats.corrupt or stats.foreign:
         warnings.append(f"skipped {stats.corrupt} corrupt and {stats.foreign} foreign line(s)")
+    if stats.malformed:
+        warnings.append(f"skipped {stats.malformed} malformed record(s): a list or object "
+                        "where a status, benchmark or domain name belongs")
     return _finish(paths, acc, stats, warnings)
 
 
@@ -384,8 +413,10 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
-    lines = sorted(acc.tasks.values(), key=lambda i: (i.benchmark, str(i.domain),
-                                                      natural(i.task_id), i.trial))
+    by_key = {key: TaskLine.model_validate(_line_fields(rec))
+              for key, (_, rec) in acc.tasks.items()}
+    lines = sorted(by_key.values(),
+                   key=lambda i: (i.benchmark, str(i.domain), natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
     score, method, group_scores = _score(lines, acc.runs)
@@ -406,9 +437,9 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     task_h.extend(i.latency_ms for i in lines)
     turns_h.extend(float(i.turns) for i in lines)
     failed = [i for i in lines if not i.success]
-    extras = list(acc.task_extra.values())
+    extras = acc.extras()
     costs = [e[4] for e in extras if e[4] is not None]
-    adaptive = _adaptive(acc, extras, costs, warnings)
+    adaptive = _adaptive(acc, by_key, extras, costs, warnings)
     if adaptive is not None and adaptive.get("summary") and \
             adaptive["summary"]["n"] < adaptive["summary"]["N"]:
         score = adaptive["summary"]["estimate"]  # stratified: Neyman over-samples strata
@@ -443,18 +474,20 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         failed=failed[:FAILED_SHOWN], failed_total=len(failed),
         failed_truncated=len(failed) > FAILED_SHOWN,
         read={"lines": stats.lines, "records": stats.records, "corrupt": stats.corrupt,
-              "foreign": stats.foreign, "torn_tail": stats.torn_tail,
+              "foreign": stats.foreign, "malformed": stats.malformed,
+              "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
         warnings=warnings, adaptive=adaptive, lines=lines, latency_bins=task_h.bins())
 
 
-def _adaptive(acc: _Accumulator, extras: list[tuple[int, int, int, int, float | None]],
+def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], TaskLine],
+              extras: list[tuple[int, int, int, int, float | None]],
               costs: list[float], warnings: list[str]) -> dict[str, Any] | None:
     """The adaptive run's confidence sequence and cost view (None for a full run)."""
     if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
         return None
     from a2abench.report.adaptive import cost_view, rebuild
-    results = [(acc.tags[k], line.status, line.reward) for k, line in acc.tasks.items()
+    results = [(acc.tags[k], line.status, line.reward) for k, line in by_key.items()
                if k in acc.tags]
     out = rebuild(acc.runs, acc.run_ends.values(), results)
     if out is None or out.get("summary") is None:

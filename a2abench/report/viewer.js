@@ -68,7 +68,9 @@
     const bytes = new Uint8Array(bin.length);
     for (let k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    const value = JSON.parse(await new Response(stream).text());
+    // {record: the task record as written, requests: its request rows}: one object to show.
+    const body = JSON.parse(await new Response(stream).text());
+    const value = Object.assign({}, body.record, { requests: body.requests });
     if (cache.size > 200) cache.clear();
     cache.set(i, value);
     return value;

@@ -9,8 +9,9 @@ import traceback
 import uuid
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,9 +42,9 @@ from a2abench.run.events import (
     TaskStarted,
 )
 from a2abench.run.records import (
+    SCHEMA_VERSION,
     SCORED_STATUSES,
     ErrorInfo,
-    RequestRecord,
     RunEndRecord,
     RunRecord,
     TaskRecord,
@@ -275,9 +276,12 @@ class Engine:
             tally.input_tokens += m.input_tokens
             tally.output_tokens += m.output_tokens
         if self.writer is not None:
-            self.writer.write(RequestRecord(
-                run_id=self.run_id, task_id=tally.task_id if tally else None,
-                trial=tally.trial if tally else None, **m.model_dump()))
+            # Our own, already validated metrics: the record as a dict in RequestRecord's
+            # field order (a model validated again, or model_construct, cost 17-35 µs each).
+            self.writer.write({**m.__dict__, "schema_version": SCHEMA_VERSION,
+                               "run_id": self.run_id, "type": "request",
+                               "task_id": tally.task_id if tally else None,
+                               "trial": tally.trial if tally else None})
 
     async def _execute(self, todo: Iterator[plan.Item], count: int,
                        client: A2AClient) -> Literal["completed", "interrupted", "aborted"]:
@@ -313,7 +317,9 @@ class Engine:
                 self._observe(record)
             assert self.writer is not None
             self.writer.write(record)
-            await self.writer.durable()
+            # The next task-trial starts at once; TaskFinished is emitted once the record is
+            # on disk (group commit: one fsync serves every record written meanwhile). Awaiting
+            # the fsync here cost a whole disk flush per task-trial (2-3 ms) at concurrency 1.
             self._count(record)
             self._watch_circuit(record)
 
@@ -384,10 +390,13 @@ class Engine:
         if (record.status == "infrastructure_error" and self._first_infra is None
                 and record.error is not None):
             self._first_infra = f"{record.error.error}: {record.error.message}"
-        self.emit(TaskFinished(
+        assert self.writer is not None
+        # Announced when the record is durable (serve-green's monitor then reads the file).
+        self.writer.then(partial(self.emit, TaskFinished(
             record.task_id, record.trial, record.category, record.status, record.reward,
             record.success, record.termination, record.turns, record.latency_ms,
-            f"{record.error.error}: {record.error.message}" if record.error else None, p))
+            f"{record.error.error}: {record.error.message}" if record.error else None,
+            replace(p))))  # a snapshot: later task-trials may finish before this is shown
 
     def _observe(self, record: TaskRecord) -> None:
         """Count a result in the adaptive sequence; say so once it stops the run."""

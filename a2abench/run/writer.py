@@ -2,14 +2,17 @@
 
 The writer appends from a background thread that flushes and fsyncs each batch of lines
 (group commit), so the event loop never waits on the disk and every record reaches the disk
-moments after it is written. `durable()` waits until everything written so far is on disk.
-The reader streams lines, skips a torn last line (kill -9 mid-write) and counts corrupt or
-foreign lines instead of failing.
+moments after it is written. `durable()` waits until everything written so far is on disk;
+`then(callback)` calls back on the loop at that point without waiting (the engine announces
+a finished task-trial so). The reader streams lines in bounded blocks, skips a torn last line
+(kill -9 mid-write) and counts corrupt, over-long, foreign and malformed lines instead of
+failing (docs/limits.md, "Reading records").
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -23,9 +26,10 @@ import orjson
 from pydantic import BaseModel
 
 from a2abench.errors import RecordsError
-from a2abench.run.bounds import bound
+from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
 
 _STOP = object()
+_POLL_MIN_S, _POLL_MAX_S = 0.002, 0.05  # the writer thread's poll interval while busy, idle
 
 
 class RecordWriter:
@@ -48,6 +52,11 @@ class RecordWriter:
                                     "space).") from None
         self._fsync = fsync
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # Lines written on the event loop wait here until the end of the loop's tick and go to
+        # the writer thread as one item: a queue put per record woke the thread (and took the
+        # GIL from the loop) for every request and task record.
+        self._pending: list[Any] = []  # lines (bytes) and `then` callbacks, in order
+        self._wake = threading.Event()  # set by callers that wait for the disk
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
         self._thread.start()
@@ -80,28 +89,59 @@ class RecordWriter:
             raise RecordsError(f"cannot write {self.path}: {self._error}",
                                hint="Check free disk space and permissions.")
         # Bounded first: agent-controlled values must not make the line unreadable or huge.
-        line = orjson.dumps(bound(record), default=str)
+        line = _plain_line(record)
+        if line is None:
+            line = orjson.dumps(bound(record), default=str)
         if self._redact is not None:
             line = self._redact(line)
-        self._queue.put(line + b"\n")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # another thread, no loop: straight to the writer thread
+            self._queue.put(line + b"\n")
+            return
+        self._pending.append(line + b"\n")
+        if len(self._pending) == 1:
+            loop.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        """Hand what was written on the event loop this tick to the writer thread (one put)."""
+        if self._pending:
+            items, self._pending = self._pending, []
+            self._queue.put(items)
+
+    def then(self, callback: Callable[[], None]) -> None:
+        """Call `callback` on the running event loop once every record written so far is
+        flushed and fsynced (without making the caller wait for the disk)."""
+        loop = asyncio.get_running_loop()
+
+        def notify() -> None:  # on the writer thread, after the fsync
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(callback)
+
+        self._pending.append(notify)
+        if len(self._pending) == 1:
+            loop.call_soon(self._drain)
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
-        loop = asyncio.get_running_loop()
-        done = loop.create_future()
+        done = asyncio.get_running_loop().create_future()
 
         def resolve() -> None:
             if not done.done():
                 done.set_result(None)
 
-        self._queue.put(lambda: loop.call_soon_threadsafe(resolve))
+        self.then(resolve)
+        self._drain()
+        self._wake.set()
         await done
         self._raise_if_failed()
 
     def flush(self) -> None:
         """Blocking variant of `durable()` for synchronous callers."""
         event = threading.Event()
+        self._drain()
         self._queue.put(event.set)
+        self._wake.set()
         event.wait()
         self._raise_if_failed()
 
@@ -111,8 +151,10 @@ class RecordWriter:
                                hint="Check free disk space and permissions.")
 
     def close(self) -> None:
+        self._drain()
         if self._thread.is_alive():
             self._queue.put(_STOP)
+            self._wake.set()
             self._thread.join()
         try:
             self._file.close()
@@ -121,11 +163,27 @@ class RecordWriter:
         self._raise_if_failed()
 
     def _loop(self) -> None:
+        idle = _POLL_MIN_S
         while True:
-            items = [self._queue.get()]
+            items: list[Any] = []
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
+                # event loop a context switch per loop tick on a busy machine. The poll backs
+                # off while idle (a record is on disk within ~50 ms plus its fsync).
+                if self._wake.wait(idle):  # durable(), flush() and close() wake it at once
+                    self._wake.clear()
+                idle = min(idle * 2, _POLL_MAX_S)
+                continue
+            idle = _POLL_MIN_S
             while True:  # group commit: take everything queued now
+                if isinstance(item, list):  # one event-loop tick's lines and callbacks
+                    items.extend(item)
+                else:
+                    items.append(item)
                 try:
-                    items.append(self._queue.get_nowait())
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     break
             lines = [i for i in items if isinstance(i, bytes)]
@@ -144,17 +202,66 @@ class RecordWriter:
                 return
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError  # a type bound() turns into text: take the slow path
+
+
+_PLAIN = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _plain_line(record: BaseModel | dict[str, Any]) -> bytes | None:
+    """The record's line when `bound()` would change nothing in it, else None (then it is
+    bounded first). Walking every value through bound() was the largest cost of writing a
+    task record (~0.15 ms); orjson alone refuses what is not plain JSON (integers beyond 64
+    bits, keys that are not strings, sets, models, datetimes, secrets), a line shorter than
+    MAX_STRING_CHARS holds no longer string, and the nesting is checked apart."""
+    data: Any = record
+    if isinstance(record, BaseModel):
+        data = dict(record.__dict__)
+        data.update(record.__pydantic_extra__ or {})
+    try:
+        line = orjson.dumps(data, default=_refuse, option=_PLAIN)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return None
+    if len(line) > MAX_STRING_CHARS or not _shallow(data, line):
+        return None
+    return line
+
+
+def _shallow(value: Any, line: bytes) -> bool:
+    """No container nested as deep as bound()'s MAX_DEPTH (the top level is depth 0)."""
+    if line.count(b"[") + line.count(b"{") < MAX_DEPTH:  # brackets in strings count too
+        return True
+    level, depth = [value], 0
+    while level:  # one level of containers at a time
+        if depth >= MAX_DEPTH:
+            return False
+        deeper = []
+        for item in level:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, dict | list | tuple):
+                    deeper.append(child)
+        level, depth = deeper, depth + 1
+    return True
+
+
 @dataclass
 class ReadStats:
     lines: int = 0
     records: int = 0
-    corrupt: int = 0  # not JSON (a torn last line is not counted)
+    corrupt: int = 0  # not JSON, or longer than MAX_LINE_BYTES (a torn last line is not counted)
     foreign: int = 0  # JSON, but not an a2abench record
+    malformed: int = 0  # an a2abench record with a list or object where a name belongs
     torn_tail: int = 0
     by_file: dict[str, int] = field(default_factory=dict)
 
 
+# The longest line `report` reads (a longer one is skipped as corrupt, without being held in
+# memory): far above any record `run` writes (bounded strings, replies capped at 16 MB).
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_BLOCK = 1024 * 1024
 _INVALID: Any = object()
+_TOO_LONG: Any = object()
 
 
 def _bounded_int(text: str) -> int | str:
@@ -170,41 +277,137 @@ def _tolerant_loads(raw: bytes) -> Any:
         return _INVALID
 
 
+class _Lines:
+    """The lines of a binary file (without their newline), read in blocks so that no line
+    longer than `limit` bytes is ever held whole: such a line comes out as `_TOO_LONG`.
+    `torn` is set when the last line has no newline (its text is still yielded)."""
+
+    def __init__(self, handle: Any, limit: int) -> None:
+        self.handle, self.limit = handle, limit
+        self.torn = False
+
+    def __iter__(self) -> Iterator[Any]:
+        read, limit = self.handle.read, self.limit
+        pending: list[bytes] = []  # the start of a line that continues in the next block
+        size = 0
+        skipping = False  # inside a line already known to be too long
+        while block := read(_BLOCK):
+            pieces = block.split(b"\n")
+            if len(pieces) == 1:  # no newline in this block
+                if not skipping:
+                    pending.append(block)
+                    size += len(block)
+                    if size > limit:
+                        pending, skipping = [], True
+                continue
+            first = pieces[0]
+            if skipping or size + len(first) > limit:
+                yield _TOO_LONG
+            else:
+                yield b"".join([*pending, first]) if pending else first
+            yield from pieces[1:-1]  # whole lines inside one block: shorter than the block
+            last = pieces[-1]
+            pending, size, skipping = ([last] if last else []), len(last), False
+        if skipping or pending:
+            self.torn = True
+            yield _TOO_LONG if skipping else b"".join(pending)
+
+
 KNOWN_TYPES = frozenset({"run", "request", "task", "run_end"})
+# A list or object as a record's status, benchmark or domain (names, used as keys) is a
+# forged record: skipped and counted. JSON containers parse to exactly these classes.
+_CONTAINERS = frozenset({list, dict})
+_TRANSCRIPT = b',"transcript":'
+_FINISHED = b',"finished_at":"'
+_ADAPTIVE = b'"adaptive":{'
+
+
+def _summary_loads(raw: bytes) -> Any:
+    """A task record without the transcript and what follows it (details, timestamps), which
+    `report` does not show: the prefix `run` writes before it is parsed alone. Only for lines
+    laid out as `run` writes them, whole: `,"transcript":` unescaped is a key, and a prefix
+    that closes with one brace is the top level; the line must end with the `finished_at`
+    key (a line cut short, e.g. by a crash, does not). Otherwise None: parse it all."""
+    cut = raw.find(_TRANSCRIPT)
+    if cut <= 0 or not raw.endswith(b'"}') or raw.find(_FINISHED, len(raw) - 80) < 0 \
+            or raw.find(_ADAPTIVE, cut) >= 0:  # an adaptive run's tag comes after: read all
+        return None
+    try:
+        obj = orjson.loads(raw[:cut] + b"}")
+    except orjson.JSONDecodeError:
+        return None
+    if obj.__class__ is dict and obj.get("type") == "task" and "status" in obj:
+        return obj
+    return None
+
+
+class RawLine:
+    """Set by `iter_records` before each record it yields: the line's bytes when they are
+    the record as orjson reads it (None when it needed the tolerant parser)."""
+
+    line: bytes | None = None
 
 
 def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
-                 types: frozenset[str] = KNOWN_TYPES) -> Iterator[dict[str, Any]]:
-    """Stream records of the given types from JSONL files, tolerating damage."""
+                 types: frozenset[str] = KNOWN_TYPES, *, summary: bool = False,
+                 raw: RawLine | None = None) -> Iterator[dict[str, Any]]:
+    """Stream records of the given types from JSONL files, tolerating damage: corrupt,
+    over-long (MAX_LINE_BYTES), foreign and malformed lines are counted in `stats`, never
+    raised. `summary`: task records may come without `transcript`, `details` and the
+    timestamps (what `report` leaves out), skipped unparsed. `raw` receives each line."""
     stats = stats if stats is not None else ReadStats()
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
     for path in paths:
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise RecordsError(f"cannot read {path}: {exc.strerror}",
                                hint="Pass the metrics.jsonl file a run wrote.") from None
-        count = 0
         with handle:
-            for raw in handle:
-                stats.lines += 1
-                try:
-                    obj = loads(raw)
-                except decode_error:
-                    obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
-                    if obj is _INVALID:
-                        if not raw.endswith(b"\n"):
-                            stats.torn_tail += 1  # the process died mid-write
-                        else:
-                            stats.corrupt += 1
-                        continue
-                kind = obj.get("type") if isinstance(obj, dict) else None
-                if kind not in KNOWN_TYPES or not isinstance(obj.get("run_id"), str):
-                    stats.foreign += 1
+            count = stats.records
+            yield from _read(_Lines(handle, MAX_LINE_BYTES), stats, types, summary,
+                             raw or RawLine())
+            stats.by_file[str(path)] = stats.records - count
+
+
+def _read(lines: _Lines, stats: ReadStats, types: frozenset[str], summary: bool,
+          out: RawLine) -> Iterator[dict[str, Any]]:
+    loads, decode_error, known = orjson.loads, orjson.JSONDecodeError, KNOWN_TYPES
+    for raw in lines:
+        stats.lines += 1
+        if raw is _TOO_LONG:
+            if lines.torn:
+                stats.torn_tail += 1
+            else:
+                stats.corrupt += 1
+            continue
+        obj = _summary_loads(raw) if summary and not lines.torn else None
+        line: bytes | None = raw
+        if obj is None:
+            try:
+                obj = loads(raw)
+            except decode_error:
+                line = None
+                obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
+                if obj is _INVALID:
+                    if lines.torn:
+                        stats.torn_tail += 1  # the process died mid-write
+                    else:
+                        stats.corrupt += 1
                     continue
-                count += 1
-                stats.records += 1
-                if kind in types:
-                    yield obj
-        stats.by_file[str(path)] = count
+        if obj.__class__ is not dict:
+            stats.foreign += 1
+            continue
+        kind = obj.get("type")  # compared by class first: a forged list is unhashable
+        if kind.__class__ is not str or kind not in known \
+                or obj.get("run_id").__class__ is not str:
+            stats.foreign += 1
+            continue
+        if kind != "request" and (obj.get("status").__class__ in _CONTAINERS
+                                  or obj.get("benchmark").__class__ in _CONTAINERS
+                                  or obj.get("domain").__class__ in _CONTAINERS):
+            stats.malformed += 1  # a list or object where a name belongs: forged
+            continue
+        stats.records += 1
+        if kind in types:
+            out.line = line
+            yield obj

@@ -17,4 +17,6 @@ def page_data(html: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     rows = [dict(zip(meta["columns"], row, strict=True)) for row in meta["rows"]]
     meta["rows"] = rows
     texts = blobs.group(1).split("\n") if blobs.group(1) else []
-    return meta, [json.loads(zlib.decompress(base64.b64decode(t))) for t in texts]
+    bodies = [json.loads(zlib.decompress(base64.b64decode(t))) for t in texts]
+    # As viewer.js's load(): the record's fields, with `requests` its request rows.
+    return meta, [{**b["record"], "requests": b["requests"]} for b in bodies]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -22,7 +23,12 @@ from a2abench.benchmarks.tau2.models import (
 )
 from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config, reranker_config
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile, load_profile
-from a2abench.benchmarks.tau2.solo import SoloOrchestrator, is_solo_task, solo_agent
+from a2abench.benchmarks.tau2.solo import (
+    SoloOrchestrator,
+    is_solo_task,
+    solo_agent,
+    solo_schemas,
+)
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.plugin import (
     A2ABenchError,
@@ -65,6 +71,36 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
     return result
 
 
+T = TypeVar("T")
+INLINE_S = 0.0005  # steps faster than this on average run on the event loop itself
+
+
+class Offload:
+    """Runs a synchronous step (building an environment, scoring) in a worker thread only
+    when it is slow enough to stall other conversations: a thread hop costs ~0.1 ms of CPU
+    and a GIL hand-off each way, more than a mock or airline step itself (0.05-0.3 ms),
+    while banking's BM25 steps (~2 ms) keep their thread. Decided per step from a moving
+    average of its own duration; the first call of each step runs in a thread."""
+
+    def __init__(self) -> None:
+        self.mean: dict[str, float] = {}
+
+    async def __call__(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        def timed() -> T:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                took = time.perf_counter() - t0
+                old = self.mean.get(name)
+                self.mean[name] = took if old is None else 0.8 * old + 0.2 * took
+
+        mean = self.mean.get(name)
+        if mean is not None and mean < INLINE_S:
+            return timed()
+        return await asyncio.to_thread(timed)
+
+
 class Tau2Driver(Driver[Tau2Options]):
     name = "tau2"
     help = ("Run tau2-bench (airline, retail, mock, telecom, banking_knowledge) against an "
@@ -91,6 +127,8 @@ class Tau2Driver(Driver[Tau2Options]):
         self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
         self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
+        self._schemas: dict[str, list[dict[str, Any]]] = {}  # per run (_run_schemas)
+        self._offload = Offload()
 
     @property
     def domain(self) -> str | None:
@@ -182,7 +220,7 @@ class Tau2Driver(Driver[Tau2Options]):
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         domain, task = self._domain(), ctx.task.data
         assert isinstance(task, Task)
-        env = await asyncio.to_thread(domain.new_environment, task)
+        env = await self._offload("environment", domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.opts.solo:
             return await self._run_solo(ctx, task, env, history)
@@ -191,7 +229,7 @@ class Tau2Driver(Driver[Tau2Options]):
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
         chat = ctx.conversation()
-        agent = AgentLink(chat, domain.policy_for(task), env.agent_tool_schemas(), history,
+        agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
@@ -235,17 +273,29 @@ class Tau2Driver(Driver[Tau2Options]):
         assert domain.solo_policy is not None  # setup loads the domain with solo=True
         chat = ctx.conversation()
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
-                           tool_call_format=self.opts.tool_call_format)
+                           tool_call_format=self.opts.tool_call_format,
+                           schemas=self._run_schemas("solo", env))
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
+    def _run_schemas(self, which: Literal["agent", "solo"],
+                     env: Tau2Environment) -> list[dict[str, Any]]:
+        """The agent's tool schemas, built once per run and shared (read only) by every
+        task-trial: they are the domain's, never the task's (the user's tools, which a task
+        may restrict, are only in solo's list, and solo lists all of them as upstream)."""
+        cached = self._schemas.get(which)
+        if cached is None:
+            cached = solo_schemas(env) if which == "solo" else env.agent_tool_schemas()
+            self._schemas[which] = cached
+        return cached
+
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:
         domain = self._domain()
-        info = await asyncio.to_thread(evaluate_offline, task, messages, termination,
+        info = await self._offload("evaluate", evaluate_offline, task, messages, termination,
                                        domain=domain, reward_basis_mode=self.opts.reward_basis,
                                        solo=self.opts.solo)
         return await add_nl_judgement(info, task, messages, domain=domain,

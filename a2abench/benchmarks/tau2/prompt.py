@@ -62,11 +62,24 @@ def reply_format(tool_call_format: str = "any") -> str:
             + "\n</reply_format>")
 
 
+# The driver hands every task-trial of a run the same schema objects; their text is the
+# same too. Keyed by identity, holding the schemas (so an id is not reused while cached).
+_RENDERED: dict[tuple[int, ...], tuple[Sequence[dict[str, Any]], str]] = {}
+
+
 def render_tools(schemas: Sequence[dict[str, Any]]) -> str:
     """Every tool as one line of JSON schema: complete (nested $defs survive), readable."""
+    key = tuple(map(id, schemas))
+    hit = _RENDERED.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], schemas, strict=True)):
+        return hit[1]
     lines = [json.dumps(s.get("function", s), ensure_ascii=False)
              for s in schemas]
-    return "<tools>\n" + "\n".join(lines) + "\n</tools>"
+    text = "<tools>\n" + "\n".join(lines) + "\n</tools>"
+    if len(_RENDERED) >= 16:
+        _RENDERED.clear()
+    _RENDERED[key] = (list(schemas), text)
+    return text
 
 
 def render_history(messages: Sequence[Any]) -> str:

@@ -1,0 +1,125 @@
+"""`report` against a bare `orjson.loads` loop over the same file of real records.
+
+    python perf/report_read.py [--records 1000000] [--source METRICS.jsonl] [--rounds 3]
+
+The file: the records of a real run, repeated until it holds `--records` records (with
+`--distinct`, task ids renamed per copy so that every task-trial stays distinct). Without
+`--source`, the run is made here: `run tau2 --solo --domain mock`, 1,001 task-trials
+against perf/fast_agent.py (request and task records with transcripts, ~1.2 KB a record).
+
+Timed in this process, alternating, best of `--rounds`:
+* baseline: `for line in file: orjson.loads(line)` (the parse alone, nothing kept);
+* `build_report` (what `a2abench report` computes before rendering).
+Then `a2abench report --format json` as a child process once (wall, peak RSS).
+Target (issue 27): report >= 0.5x the baseline's records/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+from _util import ROOT, machine
+
+from a2abench.report import build_report
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def real_run(tmp: Path) -> Path:
+    import throughput
+
+    proc, base = throughput.start_agent(0.0)
+    try:
+        asyncio.run(throughput.a2abench_run(base, 1001, 8, tmp))
+    finally:
+        proc.terminate()
+        proc.wait()
+    return max(tmp.glob("*.jsonl"), key=lambda p: p.stat().st_size)
+
+
+def multiply(source: Path, target: Path, records: int, distinct: bool) -> int:
+    lines = source.read_bytes().splitlines(keepends=True)
+    kinds = [orjson.loads(x).get("type") for x in lines]
+    head = [x for x, kind in zip(lines, kinds, strict=True) if kind == "run"][:1]
+    body = [x for x, kind in zip(lines, kinds, strict=True) if kind in ("request", "task")]
+    if not body:
+        raise SystemExit(f"{source} holds no request or task records")
+    written = len(head)
+    with target.open("wb") as f:
+        f.writelines(head)
+        copy = 0
+        while written < records:
+            suffix = f"~{copy}".encode()
+            for line in body:  # --distinct: a task id per copy, no task-trial deduplicated
+                f.write(line.replace(b'"task_id":"', b'"task_id":"' + suffix, 1)
+                        if distinct else line)
+                written += 1
+                if written >= records:
+                    break
+            copy += 1
+    return written
+
+
+def bare(path: Path) -> float:
+    loads = orjson.loads
+    t0 = time.perf_counter()
+    with path.open("rb") as f:
+        for line in f:
+            loads(line)
+    return time.perf_counter() - t0
+
+
+def ours(path: Path) -> float:
+    t0 = time.perf_counter()
+    build_report([path])
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--source", type=Path)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--distinct", action="store_true",
+                        help="rename task ids per copy (every task-trial distinct); by "
+                             "default copies repeat the run's task-trials, as a resumed or "
+                             "re-reported run does")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="a2abench-report-read-"))
+    source = args.source or real_run(tmp)
+    path = tmp / "big.jsonl"
+    n = multiply(source, path, args.records, args.distinct)
+    print(f"# report_read, {machine()}, {load()}")
+    print(f"file: {n:,} records, {path.stat().st_size / 1e6:,.0f} MB, from {source.name}")
+    base_s, ours_s = [], []
+    for _ in range(args.rounds):
+        base_s.append(bare(path))
+        ours_s.append(ours(path))
+    b, o = min(base_s), min(ours_s)
+    print(f"bare orjson.loads loop: {b:.2f} s, {n / b:,.0f} records/s")
+    print(f"build_report:           {o:.2f} s, {n / o:,.0f} records/s, "
+          f"ratio {b / o:.2f}x the baseline's rate (target >= 0.5) ({load()})")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "a2abench", "report", str(path), "--format", "json",
+                    "--output", str(tmp / "report.json")], check=True, cwd=ROOT,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"a2abench report --format json (child process): {wall:.2f} s, "
+          f"{n / wall:,.0f} records/s, peak RSS {peak:.0f} MB")
+    path.unlink()
+
+
+if __name__ == "__main__":
+    main()

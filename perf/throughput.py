@@ -1,0 +1,209 @@
+"""Throughput of whole task-trials: a2abench against a raw asyncio loop, same pool, same agent.
+
+    python perf/throughput.py [--trials 1001] [--concurrency 1,8,64,256] [--delays 0,0.05]
+    python perf/throughput.py --profile [--trials 300] [--profile-out FILE.pstats]
+
+The task-trial is `run tau2 --solo --domain mock` (one A2A round trip: the agent answers
+with a `done` call, the task is scored, the record written). The agent is perf/fast_agent.py
+in its own process (bare asyncio, so that it is not the bottleneck), answering at once or
+after a 50 ms timer.
+
+For each agent delay and concurrency, alternating, in one process:
+* a2abench: `execute_async` with the tau2 driver (plan, environment, first message, A2A call,
+  parsing, scoring, records fsynced, events to a sink that drops them);
+* raw loop: the same number of `message/send` calls with the same body bytes as a2abench's
+  first message, from `concurrency` workers over the same httpx pool a2abench uses
+  (⌈c/4⌉ clients of 64 connections round-robin; one big keep-alive pool stalls httpx), the
+  reply parsed with orjson. This is the wire's floor, nothing else.
+Printed: task-trials/s of both, the rate ratio a2abench/raw (of the best times, and the
+median of the rounds' back-to-back pairs), and this process's CPU time per task-trial
+(user + system: the agent runs elsewhere), with the load average.
+
+`--profile` runs a2abench once at concurrency 1 against the 0 ms agent under cProfile and
+prints where the harness spends its time, per task-trial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import orjson
+from _util import ROOT, machine, wait_for_card
+
+from a2abench.benchmarks.tau2.domain import load_domain
+from a2abench.benchmarks.tau2.driver import Tau2Driver, Tau2Options
+from a2abench.benchmarks.tau2.solo import is_solo_task, solo_first_message
+from a2abench.run import RunConfig, execute_async
+
+DATA = Path(os.environ.get("A2ABENCH_TEST_DATA", ROOT.parent / "shared" / "data"))
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def start_agent(delay: float) -> tuple[subprocess.Popen[bytes], str]:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    proc = subprocess.Popen([sys.executable, str(ROOT / "perf" / "fast_agent.py"), str(port),
+                             str(delay)])
+    base = f"http://127.0.0.1:{port}"
+    wait_for_card(base, "agent")
+    return proc, base
+
+
+def _options() -> Tau2Options:
+    return Tau2Options(domain="mock", solo=True, data_dir=DATA)
+
+
+async def a2abench_run(base: str, trials: int, concurrency: int, tmp: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one whole run of `trials` task-trials."""
+    per_task = -(-trials // 7)  # mock has 7 solo tasks
+    config = RunConfig(benchmark="tau2", white_agent_url=base, concurrency=concurrency,
+                       num_trials=per_task, output=tmp / f"{uuid.uuid4().hex}.jsonl",
+                       options=_options().model_dump(mode="json"))
+    driver = Tau2Driver(_options())
+    c0, t0 = cpu(), time.perf_counter()
+    summary = await execute_async(config, lambda event: None, driver=driver)
+    wall, used = time.perf_counter() - t0, cpu() - c0
+    counts = summary.counts
+    assert summary.ran == per_task * 7 and not counts.harness_errors, summary
+    assert not counts.agent_errors and not counts.infra_errors, summary
+    return wall / summary.ran, used / summary.ran
+
+
+def first_body() -> bytes:
+    """The params a2abench sends as a mock solo first message, as a JSON-RPC body template."""
+    domain = load_domain("mock", data_dir=DATA, solo=True)
+    task = next(t for t in domain.tasks() if is_solo_task(t))
+    env = domain.new_environment(task)
+    env.set_solo()
+    from a2abench.benchmarks.tau2.solo import solo_schemas
+
+    assert domain.solo_policy is not None
+    parts = solo_first_message(domain.solo_policy, solo_schemas(env), task.ticket)
+    message = {"kind": "message", "role": "user", "messageId": "MSGID",
+               "parts": [p.model_dump(mode="json", by_alias=True, exclude_none=True)
+                         for p in parts]}
+    return orjson.dumps({"jsonrpc": "2.0", "id": "RPCID", "method": "message/send",
+                         "params": {"message": message}})
+
+
+async def raw_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
+    """(wall, CPU) per call of `trials` message/send calls from `concurrency` workers."""
+    pool = [httpx.AsyncClient(limits=httpx.Limits(max_connections=64,
+                                                  max_keepalive_connections=16),
+                              trust_env=False) for _ in range(-(-concurrency // 4))]
+    url, headers = base + "/", {"Content-Type": "application/json", "A2A-Version": "0.3"}
+    left = iter(range(trials))
+
+    async def worker(lane: int) -> None:
+        http = pool[lane % len(pool)]
+        for i in left:
+            content = body.replace(b"MSGID", uuid.uuid4().hex.encode()).replace(
+                b"RPCID", str(i).encode())
+            response = await http.post(url, content=content, headers=headers)
+            reply = orjson.loads(response.content)
+            assert reply["result"]["parts"], reply
+
+    c0, t0 = cpu(), time.perf_counter()
+    await asyncio.gather(*(worker(lane) for lane in range(concurrency)))
+    wall, used = time.perf_counter() - t0, cpu() - c0
+    for http in pool:
+        await http.aclose()
+    return wall / trials, used / trials
+
+
+def compare(args: argparse.Namespace, tmp: Path, body: bytes) -> None:
+    for delay in args.delays:
+        proc, base = start_agent(delay)
+        try:
+            asyncio.run(a2abench_run(base, 14, 2, tmp))  # warm-up: imports, domain cache
+            for c in args.concurrency:
+                trials = max(args.trials, c * 4)
+                rows: dict[str, list[tuple[float, float]]] = {"raw": [], "a2abench": []}
+                for _ in range(args.rounds):
+                    rows["raw"].append(asyncio.run(raw_run(base, trials, c, body)))
+                    rows["a2abench"].append(asyncio.run(a2abench_run(base, trials, c, tmp)))
+                raw = min(w for w, _ in rows["raw"])
+                ours = min(w for w, _ in rows["a2abench"])
+                raw_cpu = min(u for _, u in rows["raw"])
+                ours_cpu = min(u for _, u in rows["a2abench"])
+                # Each round's pair ran back to back: the median of their ratios drifts
+                # less with other jobs' load than the ratio of the best times.
+                paired = statistics.median(r[0] / o[0] for r, o in zip(
+                    rows["raw"], rows["a2abench"], strict=True))
+                print(f"agent {delay * 1000:.0f} ms, c={c:3d}, {trials} task-trials: raw "
+                      f"{1 / raw:7.1f}/s, a2abench {1 / ours:7.1f}/s, rate ratio "
+                      f"{raw / ours:.2f} (best of {args.rounds}), {paired:.2f} (median of "
+                      f"paired rounds); CPU per task-trial raw {raw_cpu * 1000:.2f} ms, "
+                      f"a2abench {ours_cpu * 1000:.2f} ms ({load()})", flush=True)
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
+def profile(args: argparse.Namespace, tmp: Path) -> None:
+    proc, base = start_agent(0.0)
+    try:
+        asyncio.run(a2abench_run(base, 14, 1, tmp))  # warm-up
+        profiler = cProfile.Profile()
+        profiler.enable()
+        wall, used = asyncio.run(a2abench_run(base, args.trials, 1, tmp))
+        profiler.disable()
+    finally:
+        proc.terminate()
+        proc.wait()
+    print(f"profiled: {wall * 1000:.2f} ms wall, {used * 1000:.2f} ms CPU per task-trial "
+          f"(under cProfile, which roughly doubles both; {load()})")
+    if args.profile_out:
+        profiler.dump_stats(args.profile_out)
+    for key in ("tottime", "cumulative"):
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(key).print_stats(35)
+        print(out.getvalue())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=1001)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--concurrency", default="1,8,64,256",
+                        type=lambda s: [int(x) for x in s.split(",")])
+    parser.add_argument("--delays", default="0,0.05",
+                        type=lambda s: [float(x) for x in s.split(",")])
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--profile-out", type=Path)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="a2abench-throughput-"))
+    print(f"# throughput, {machine()}, {load()}")
+    if args.profile:
+        profile(args, tmp)
+    else:
+        compare(args, tmp, first_body())
+
+
+if __name__ == "__main__":
+    main()
