@@ -20,9 +20,11 @@ import hashlib
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import httpx
 
@@ -30,6 +32,13 @@ from a2abench._paths import cache_dir
 from a2abench.errors import DataCorrupt, DataMissing
 
 _CHUNK = 1 << 20
+# Bounds of one file's download (docs/limits.md): bytes when the manifest pins no size, an
+# overall deadline, and a floor on the average rate once the grace period is over (a mirror
+# dripping one byte a second is given up after the grace period, not after hours).
+MAX_UNSIZED_BYTES = 2 << 30
+DOWNLOAD_DEADLINE_S = 3600.0
+MIN_RATE = 10_000  # bytes per second, on average
+RATE_GRACE_S = 60.0
 RAW_HOST = "https://raw.githubusercontent.com/"
 # A mirror laid out like the raw-file host (`<mirror>/<owner>/<repo>/<commit>/<path>`), for
 # air-gapped installs; a benchmark's own base-URL variable wins over it.
@@ -52,6 +61,12 @@ class RemoteFile:
     url: str
     sha256: str | None = None
     git_blob_sha1: str | None = None
+    size: int | None = None  # bytes, when the manifest pins it: a longer body is refused
+
+    @property
+    def ceiling(self) -> int:
+        """The most bytes a download of this file may bring."""
+        return self.size if self.size is not None else MAX_UNSIZED_BYTES
 
     def __post_init__(self) -> None:
         if self.sha256 is None and self.git_blob_sha1 is None:
@@ -173,35 +188,64 @@ def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | No
                        f"at a local copy that holds {item.path}")
     if http is not None:  # a client of the caller's own: check the first URL at least
         _check_egress(httpx.Request("GET", item.url))
-    try:
-        response = http.get(item.url)
-    except httpx.HTTPError as exc:
-        raise DataMissing(f"could not download {item.path} from {item.url}: {exc}",
-                          hint=missing) from exc
-    if response.status_code != 200:
-        raise DataMissing(f"could not download {item.path} from {item.url}: "
-                          f"HTTP {response.status_code}", hint=missing)
-    body = response.content
-    wrong = item.mismatch(hashlib.sha256(body).hexdigest() if item.sha256 else None,
-                          git_blob_sha1(body) if item.git_blob_sha1 else None)
-    if wrong is not None:
-        raise DataCorrupt(
-            f"downloaded {item.path} from {item.url} has {wrong}",
-            hint="The file was rejected and not cached. " + (
-                hint or "Retry later, or pass --data-dir pointing at a verified local copy"))
-    _atomic_write(target, body)
-    return target, True
-
-
-def _atomic_write(target: Path, body: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(body)
+            sha256 = _stream(item, http, handle, missing)
             handle.flush()
             os.fsync(handle.fileno())
+        wrong = item.mismatch(sha256 if item.sha256 else None,
+                              git_blob_sha1_file(Path(tmp)) if item.git_blob_sha1 else None)
+        if wrong is not None:
+            raise DataCorrupt(
+                f"downloaded {item.path} from {item.url} has {wrong}",
+                hint="The file was rejected and not cached. " + (
+                    hint or "Retry later, or pass --data-dir pointing at a verified local copy"))
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return target, True
+
+
+def _stream(item: RemoteFile, http: httpx.Client, handle: BinaryIO, missing: str) -> str:
+    """Write the body of `item.url` to `handle` within the bounds; returns its sha256."""
+    def failed(why: str) -> DataMissing:
+        return DataMissing(f"could not download {item.path} from {item.url}: {why}",
+                           hint=missing)
+
+    digest, size, start = hashlib.sha256(), 0, time.monotonic()
+    try:
+        with http.stream("GET", item.url) as response:
+            if response.status_code != 200:
+                where = "" if str(response.url) == item.url else f" (at {response.url})"
+                raise failed(f"HTTP {response.status_code}{where}")
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > item.ceiling:
+                raise _too_large(item)
+            for chunk in response.iter_bytes():  # as it arrives: the pace is checked often
+                size += len(chunk)
+                if size > item.ceiling:
+                    raise _too_large(item)
+                digest.update(chunk)
+                handle.write(chunk)
+                _check_pace(size, time.monotonic() - start, failed)
+    except httpx.HTTPError as exc:
+        raise failed(str(exc) or type(exc).__name__) from exc
+    return digest.hexdigest()
+
+
+def _too_large(item: RemoteFile) -> DataCorrupt:
+    limit = (f"its pinned size of {item.size} bytes" if item.size is not None else
+             f"the {MAX_UNSIZED_BYTES} bytes allowed for a file of unpinned size")
+    return DataCorrupt(f"downloaded {item.path} from {item.url} is larger than {limit}",
+                       hint="The file was rejected and not cached. Check the mirror, or "
+                            "pass --data-dir pointing at a local copy")
+
+
+def _check_pace(size: int, elapsed: float, failed: Callable[[str], DataMissing]) -> None:
+    if elapsed > DOWNLOAD_DEADLINE_S:
+        raise failed(f"not finished after {DOWNLOAD_DEADLINE_S:g} s ({size} bytes so far)")
+    if elapsed > RATE_GRACE_S and size / elapsed < MIN_RATE:
+        raise failed(f"too slow ({size} bytes in {elapsed:.0f} s, under {MIN_RATE} bytes/s)")

@@ -63,6 +63,16 @@ def policy_for(allowed: list[str] | tuple[str, ...], agent_url: str) -> HostPoli
     return HostPolicy([*allowed, own] if own else list(allowed))
 
 
+def pattern_problem(pattern: str) -> str | None:
+    """Why an --allow-host pattern is malformed (None when it is fine): a pattern with a `/`
+    is an IP network, so `10.0.0.0/99` would otherwise silently allow nothing."""
+    if not pattern.strip():
+        return "an empty --allow-host pattern"
+    if "/" in pattern and _network(pattern) is None:
+        return f"--allow-host {pattern!r} is not an IP network (write it like 10.0.0.0/8)"
+    return None
+
+
 def _has_port(pattern: str) -> bool:
     head, sep, tail = pattern.rpartition(":")
     return bool(sep) and bool(head) and (tail.isdigit() or tail == "*") and "/" not in pattern

@@ -123,15 +123,21 @@ async def _get_within(http: httpx.AsyncClient, url: str, headers: dict[str, str]
 
 
 def _http_error(response: httpx.Response, asked: str, body: bytes) -> AgentHTTPError:
-    final = str(response.url)
-    where = final if final == asked else f"{final} (redirected from {asked})"
-    hint = None
-    if final != asked and response.status_code in (401, 403) and \
-            httpx.URL(final).host != httpx.URL(asked).host:
-        hint = ("The card URL redirects to another host, which gets no bearer token; "
-                "pass the final URL if that host is the agent.")
+    where, hint = status_origin(response.status_code, asked, str(response.url), None)
     return AgentHTTPError(response.status_code, where, body[:200].decode(errors="replace"),
                           hint=hint)
+
+
+def status_origin(status: int, asked: str, final: str, hint: str | None
+                  ) -> tuple[str, str | None]:
+    """Where an HTTP error status came from (the final URL after a redirect) and the next
+    step: after a redirect to another host no bearer token was sent, so a token is no fix."""
+    if final == asked:
+        return asked, hint
+    if status in (401, 403) and httpx.URL(final).host != httpx.URL(asked).host:
+        hint = ("The URL redirects to another host, which gets no bearer token; pass the "
+                "final URL if that host is the agent.")
+    return f"{final} (redirected from {asked})", hint
 
 
 async def fetch_card(http: httpx.AsyncClient, url: str, *,

@@ -28,13 +28,14 @@ def check_http_url(value: str) -> str:
         raise ValueError(f"has no host: {value!r}")
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in value):
         raise ValueError(f"contains whitespace or control characters: {value!r}")
+    import httpx
+
     try:
         _ = parts.port  # raises for a port outside 0-65535 or not a number
-        import httpx
-
-        httpx.URL(value)
-    except ValueError as exc:  # httpx.InvalidURL is a ValueError too
-        raise ValueError(f"is not a valid URL ({exc}): {value!r}") from None
+        httpx.URL(value)  # a host IDNA cannot encode, a URL over 64 KB: InvalidURL
+    except (ValueError, httpx.InvalidURL) as exc:
+        shown = value if len(value) <= 200 else f"{value[:200]}… ({len(value)} characters)"
+        raise ValueError(f"is not a valid URL ({exc}): {shown!r}") from None
     return value
 
 

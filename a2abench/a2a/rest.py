@@ -34,6 +34,7 @@ from a2abench._limits import (
 )
 from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
+from a2abench.a2a.card import status_origin
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -194,7 +195,8 @@ class RestTransport:
             return error
         hint = ("Pass a valid --auth-token (or A2ABENCH_AUTH_TOKEN)." if status in (401, 403)
                 else "Check the interface URL in the agent's card.")
-        return AgentHTTPError(status, url, body[:300].decode("utf-8", "replace"), hint=hint)
+        where, why = status_origin(status, url, str(response.url), hint)
+        return AgentHTTPError(status, where, body[:300].decode("utf-8", "replace"), hint=why)
 
     def _json(self, content: bytes | str, url: str) -> Any:
         """A reply body as JSON, depth-limited; an unreadable body is the agent's error."""

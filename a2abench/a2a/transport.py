@@ -34,6 +34,7 @@ from a2abench._limits import (
     read_prefix,
 )
 from a2abench._retry import RetryPolicy
+from a2abench.a2a.card import status_origin
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -267,9 +268,10 @@ class JsonRpcTransport:
         outcome.transient = response.status_code in TRANSIENT_STATUS
         outcome.retry_after = parse_retry_after(response.headers.get("Retry-After"))
         outcome.error = self._http_error(response.status_code,
-                                         body[:300].decode("utf-8", "replace"))
+                                         body[:300].decode("utf-8", "replace"),
+                                         str(response.url))
 
-    def _http_error(self, status: int, body: str) -> A2ABenchError:
+    def _http_error(self, status: int, body: str, final: str | None = None) -> A2ABenchError:
         # A JSON-RPC error in a 4xx/5xx body is still the agent's answer: report it as such.
         try:
             payload = loads(body, self.limits.max_depth, what="the error body") if body else None
@@ -282,7 +284,8 @@ class JsonRpcTransport:
                                     hint="It is overloaded or restarting; try again later.")
         hint = ("Pass a valid --auth-token (or A2ABENCH_AUTH_TOKEN)." if status in (401, 403)
                 else "Check the interface URL in the agent's card.")
-        return AgentHTTPError(status, self.url, body, hint=hint)
+        where, why = status_origin(status, self.url, final or self.url, hint)
+        return AgentHTTPError(status, where, body, hint=why)
 
     def _rpc_error(self, err: dict[str, Any]) -> JSONRPCError:
         code = err.get("code")

@@ -93,31 +93,36 @@ def serve_green(
 
     from pydantic import SecretStr
 
-    from a2abench.green import GreenApp, GreenSettings, parse_presets, serve
+    from a2abench.green import GreenApp, GreenSettings, jsonlog, parse_presets, serve
     from a2abench.green.app import serving_paths
     from a2abench.render.output import Output
 
     if auth_token is None and "A2ABENCH_AUTH_TOKEN" in os.environ:
         auth_token = os.environ["A2ABENCH_AUTH_TOKEN"]  # click reads an empty one as unset
-    settings = GreenSettings(
-        host=host, port=port, card_url=card_url,
-        # An empty token is refused by GreenSettings, never read as "no auth".
-        auth_token=SecretStr(auth_token) if auth_token is not None else None,
-        max_concurrent_assessments=max_concurrent_assessments,
-        max_queued_assessments=max_queued_assessments, allow_hosts=tuple(allow_host or ()),
-        max_request_bytes=max_request_bytes, output_dir=output_dir,
-        presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
-        allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
-        grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03, heartbeat_s=heartbeat,
-        metrics=metrics, metrics_port=metrics_port, log_format=log_format)
-    out = Output.for_command()
+    as_json = log_format == "json"
+    with jsonlog.errors_as_json(as_json):  # json: start-up errors are JSON lines too
+        settings = GreenSettings(
+            host=host, port=port, card_url=card_url,
+            # An empty token is refused by GreenSettings, never read as "no auth".
+            auth_token=SecretStr(auth_token) if auth_token is not None else None,
+            max_concurrent_assessments=max_concurrent_assessments,
+            max_queued_assessments=max_queued_assessments, allow_hosts=tuple(allow_host or ()),
+            max_request_bytes=max_request_bytes, output_dir=output_dir,
+            presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
+            allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
+            grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03, heartbeat_s=heartbeat,
+            metrics=metrics, metrics_port=metrics_port, log_format=log_format)
+        out = Output.for_command()
 
-    def ready(green: GreenApp, warnings: list[str]) -> None:
-        for warning in warnings:
-            out.err.print(f"Warning: {warning}", markup=False)
-        paths = ", ".join(serving_paths(green.url, settings.rpc_path))
-        out.err.print(f"a2abench green agent: card {green.url.rstrip('/')}/.well-known/"
-                      f"agent-card.json, JSON-RPC {green.url} (this server answers JSON-RPC "
-                      f"at {paths}; Ctrl-C stops)", markup=False)
+        def ready(green: GreenApp, warnings: list[str]) -> None:
+            paths = ", ".join(serving_paths(green.url, settings.rpc_path))
+            if as_json:
+                jsonlog.announce(green.url, paths, warnings)
+                return
+            for warning in warnings:
+                out.err.print(f"Warning: {warning}", markup=False)
+            out.err.print(f"a2abench green agent: card {green.url.rstrip('/')}/.well-known/"
+                          f"agent-card.json, JSON-RPC {green.url} (this server answers "
+                          f"JSON-RPC at {paths}; Ctrl-C stops)", markup=False)
 
-    serve(settings, on_ready=ready)
+        serve(settings, on_ready=ready)

@@ -21,6 +21,10 @@ def write_submission(paths: list[Path], output: Path | None, model_name: str | N
                           hint="e.g. --output submission/ --model-name my-agent "
                                "--model-organization me --contact-email me@example.org")
     assert output is not None and model_name and model_organization and contact_email
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"--output {output} is a file; --format tau2-submission writes a "
+                          "directory (submission.json and trajectories/)",
+                          hint="Pass a new or empty directory, e.g. --output submission/")
     meta = SubmissionMeta(model_name, model_organization,
                           submitting_organization or model_organization, contact_email,
                           contact_name, notes)

@@ -49,6 +49,22 @@ def explain(benchmark: str, passed: int, scored: int) -> str | None:
     return f"{passed}/{scored} differs from the expected {want}/{scored}: please report it"
 
 
+def _prepare(output: Path) -> None:
+    """The demo's folder exists and takes files, or a ConfigError says why not."""
+    from a2abench.errors import ConfigError
+
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"--output {output} is a file, not a directory",
+                          hint="Pass a new or empty directory (the demo writes its data and "
+                               "metrics under it).")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "data").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--output {output} cannot be used: {exc.strerror or exc}",
+                          hint="Pass a writable directory.") from None
+
+
 @contextlib.contextmanager
 def _quiet(name: str) -> Iterator[None]:
     """Raise a logger's level to ERROR for the block, then restore it."""
@@ -99,6 +115,7 @@ async def run_demo(output: Path, on_event: EventSink,
 
     started = time.monotonic()
     result = DemoResult(output=output, scripted=white_agent_url is None)
+    _prepare(output)
     data_root = tau2_data.write(output / "data")
     # The scripted user has no price; the "unknown price" warning would only be noise here.
     with _quiet("a2abench.llm"), _agent(white_agent_url) as agent_url, \

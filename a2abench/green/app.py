@@ -239,8 +239,13 @@ def _grpc_port(settings: GreenSettings) -> int | None:
 def _log_to_stderr(level: str, fmt: LogFormat = "text", token: str | None = None) -> None:
     """Structured lines per assessment and task event, beside uvicorn's own log (unless
     logging is set up); with json, uvicorn's lines become JSON objects too."""
-    formatter = StructuredFormatter(fmt, Redactor([token] if token else []))
-    if not logger.handlers:
+    if fmt == "json":
+        from a2abench.green import jsonlog
+
+        formatter = jsonlog.install(level, token)
+    else:
+        formatter = StructuredFormatter(fmt, Redactor([token] if token else []))
+    if fmt == "text" and not logger.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(formatter)
         logger.addHandler(handler)

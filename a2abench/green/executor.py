@@ -290,7 +290,7 @@ class AssessmentExecutor(AgentExecutor):
         """The request and its run plan; None once the task was rejected or failed."""
         try:
             parts = list(message.parts) if message is not None else []
-            request = parse_request(get_text_parts(parts), get_data_parts(parts),
+            request = parse_request(get_text_parts(parts), _data_parts(parts),
                                     self.benchmarks())
             planned = plan_run(request, self.settings, task_id)
         except RequestRejected as exc:
@@ -462,3 +462,14 @@ def _read_report(path: Path | None) -> Report | None:
         return build_report([path])
     except RecordsError:
         return None
+
+
+def _data_parts(parts: list[Any]) -> list[Any]:
+    """The DataParts as dicts; a number JSON cannot carry (NaN, Infinity) is a bad request."""
+    from google.protobuf.json_format import Error as JSONFormatError
+
+    try:
+        return get_data_parts(parts)
+    except (JSONFormatError, ValueError) as exc:
+        raise RequestRejected(f"a DataPart holds a value JSON cannot carry ({exc}); send "
+                              "finite numbers") from None

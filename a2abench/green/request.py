@@ -16,15 +16,16 @@ Accepted (as a TextPart holding the text/JSON, or a DataPart holding the object)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from a2abench.errors import ConfigError
 from a2abench.green.guard import HostPolicy
@@ -320,6 +321,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
                            options=options, **run_keys)
     except ValidationError as exc:
         ranges = _server_ranges(settings)
+        _over_range(exc, ranges)
         raise RequestRejected("invalid config: " + _problems(exc, lambda key: (
             f" (this server's range: {ranges[key][0]:g}..{ranges[key][1]:g})"
             if key in ranges else ""))) from None
@@ -333,6 +335,22 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     # agent's card, its interfaces and any redirect.
     config.allowed_hosts = list(settings.allow_hosts)
     return Planned(config, driver, indexes)
+
+
+def _over_range(exc: ValidationError, ranges: dict[str, tuple[float, float]]) -> None:
+    """A value over the model's own ceiling (e.g. concurrency 10000 > 1000) is over this
+    server's range too: say it as check_limits does."""
+    for error in exc.errors():
+        key = str(error["loc"][0]) if error["loc"] else ""
+        if error["type"] != "less_than_equal" or key not in ranges:
+            continue
+        try:
+            value = float(error["input"])
+        except (TypeError, ValueError):
+            continue
+        low, high = ranges[key]
+        raise RequestRejected(f"{key} {value:g} is outside {low:g}..{high:g} "
+                              "(this server's limits)")
 
 
 def _whole(key: str, value: Any, low: int) -> int:
@@ -465,11 +483,35 @@ def _split(request: AssessmentRequest, cls: type[Driver],
     preset = settings.presets.get(request.benchmark, {})
     for key, value in request.config.items():
         in_force = preset.get(key, _default(cls.options_model, key))
-        _check_narrowing(key, value, in_force, settings)
+        # Judge what the run will use: `user_llm_args` sent as a JSON string is an object.
+        _check_narrowing(key, _parsed(cls.options_model, key, value),
+                         _parsed(cls.options_model, key, in_force), settings)
     merged = {**preset, **request.config}
     run = {k: v for k, v in merged.items() if k in RUN_KEYS}
     options = {k: v for k, v in merged.items() if k not in RUN_KEYS}
     return _coerce_run(run), options
+
+
+def _parsed(model: type[BaseModel], key: str, value: Any) -> Any:
+    """`value` as the options model will hold it (as given when it does not validate: the
+    options' own validation then refuses the request)."""
+    adapter = _adapter(model, key)
+    if adapter is None:
+        return value
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return value
+
+
+@functools.cache
+def _adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any] | None:
+    info = model.model_fields.get(key)
+    if info is None:
+        return None
+    kind: Any = (Annotated[(info.annotation, *info.metadata)] if info.metadata
+                 else info.annotation)
+    return TypeAdapter(kind)
 
 
 def _default(model: type[BaseModel], key: str) -> Any:

@@ -79,6 +79,13 @@ class GreenSettings:
             raise ConfigError("--max-trials must be at least 1")
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"--log-format {self.log_format!r} is not text or json")
+        from a2abench._egress import pattern_problem
+
+        for pattern in self.allow_hosts:
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                raise ConfigError(problem, hint="Patterns: a name glob, host:port or an IP "
+                                                "network (docs/limits.md).")
 
     def advertised_url(self, port: int | None = None) -> str:
         """The URL the card advertises: --card-url, else http://host:port/ (a wildcard bind

@@ -25,6 +25,11 @@ async def rescore_files(paths: list[Path], output: Path, overrides: dict[str, An
     if run is None:
         raise RecordsError("no run record found", hint="Pass the files `a2abench run` wrote.")
     driver_cls = get_driver(run["benchmark"])
+    fields = driver_cls.options_model.model_fields
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise ConfigError(f"--scoring: unknown {run['benchmark']} option(s) "
+                          f"{', '.join(unknown)}", hint=f"Options: {', '.join(sorted(fields))}")
     try:
         options = driver_cls.options_model.model_validate(
             {**(run.get("config", {}).get("options") or {}), **overrides})

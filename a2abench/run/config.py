@@ -113,8 +113,19 @@ class Shard(BaseModel):
                               hint="Shards are numbered 1..N, e.g. --shard 1/4.")
         return cls(index=index, count=count)
 
+    @model_validator(mode="after")
+    def _bounds(self) -> Shard:
+        # A shard given as an object (serve-green) meets the same rule as `--shard I/N`.
+        if self.count < 1 or not 1 <= self.index <= self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: I must be between 1 and N "
+                             "(shards are numbered 1..N, e.g. 1/4)")
+        return self
+
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+MAX_RUN_CONCURRENCY = 1000  # docs/limits.md: one event loop; far above what agents serve
 
 
 class RunConfig(BaseModel):
@@ -130,7 +141,9 @@ class RunConfig(BaseModel):
     max_tasks: int | None = option(None, "Run at most N tasks (after filters).", ge=1,
                                    request=True)
     num_trials: int = option(1, "Trials per task (pass^k uses them).", ge=1, request=True)
-    concurrency: int = option(4, "Task-trials in flight at once.", ge=1, request=True)
+    concurrency: int = option(4, "Task-trials in flight at once (never more than there are "
+                                 "task-trials to run).", ge=1, le=MAX_RUN_CONCURRENCY,
+                              request=True)
     seed: int = option(300, "Run seed; per-trial seeds derive from it.", ge=-(2**63),
                        le=2**63 - 1, request=True)
     output: Path | None = option(
@@ -226,6 +239,12 @@ class RunConfig(BaseModel):
     @field_validator("allowed_hosts", mode="before")
     @classmethod
     def _hosts(cls, value: Any) -> Any:
+        from a2abench._egress import pattern_problem
+
+        for pattern in value if isinstance(value, list) else []:
+            problem = pattern_problem(pattern) if isinstance(pattern, str) else None
+            if problem is not None:
+                raise ValueError(problem)
         return [] if value is None else value
 
     @field_validator("transport")

@@ -7,13 +7,14 @@ import asyncio
 import time
 import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
+from contextlib import suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -56,6 +57,12 @@ from a2abench.run.writer import RecordWriter
 
 if TYPE_CHECKING:  # numpy comes with it: imported only when a run is adaptive
     from a2abench.run.adaptive.sequence import Sequence
+
+T = TypeVar("T")
+
+
+class _StoppedEarly(Exception):
+    """A stop (Ctrl-C, SIGTERM) arrived during start-up."""
 
 
 def _redacting(sink: EventSink, redactor: Redactor) -> EventSink:
@@ -167,7 +174,31 @@ class Engine:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         driver.emit = self.emit
         driver.max_reply_bytes = config.max_reply_bytes  # for the LLM clients it builds
-        await driver.setup()
+        try:
+            return await self._start(config, driver, output, started)
+        except _StoppedEarly:  # Ctrl-C or SIGTERM before the run record: nothing to keep
+            return self._summary(output, "interrupted", 0, 0, time.monotonic() - started)
+
+    async def _until_stopped(self, step: Awaitable[T]) -> T:
+        """A start-up step (loading data, fetching the card), unless a stop comes first."""
+        if self.stop.is_set():
+            raise _StoppedEarly
+        work = asyncio.ensure_future(step)
+        stopper = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait([work, stopper], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopper.cancel()
+        if not work.done():
+            work.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await work
+            raise _StoppedEarly
+        return work.result()
+
+    async def _start(self, config: RunConfig, driver: Driver, output: Path,
+                     started: float) -> RunSummary:
+        await self._until_stopped(driver.setup())
         selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
         if not selected:
             raise ConfigError(f"no {config.benchmark} tasks to run: the data and filters "
@@ -185,15 +216,16 @@ class Engine:
         todo = plan.pending(items, previous, config.retry_errors)
         if is_adaptive(config):  # a seeded, stratified order that stops once the score is known
             todo = self.policy = adaptive_plan(config, selected, driver, output, previous)
-        async with self._client() as client:
-            card = await client.card()  # fail fast, before writing anything, if unreachable
-            transport = await client.transport()
+        async with self._client(planned - skipped) as client:
+            # Fail fast, before writing anything, if unreachable.
+            card = await self._until_stopped(client.card())
+            transport = await self._until_stopped(client.transport())
             if config.streaming and not card.card.capabilities.streaming:
                 raise ConfigError("--streaming: the agent's card does not advertise streaming",
                                   hint="Drop --streaming (the run then uses blocking calls).")
             interface = {**(client.interface.to_dict() if client.interface else {}),
                          "streaming": config.streaming}
-            withheld = await client.token_withheld()
+            withheld = await self._until_stopped(client.token_withheld())
             if withheld is not None:
                 self.emit(Notice("warning", f"the agent's card points to {withheld}, not the "
                                             "host you gave: the bearer token is not sent "
@@ -237,8 +269,9 @@ class Engine:
             return None
         return plan.read_previous(output, key)
 
-    def _client(self) -> A2AClient:
+    def _client(self, pending: int) -> A2AClient:
         config = self.config
+        in_flight = max(1, min(config.concurrency, pending))  # no more than the work
         a2a = A2AConfig.create(
             config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
             transport=config.transport,
@@ -250,7 +283,7 @@ class Engine:
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
         return A2AClient(a2a, on_request=self._on_request,
                          before_request=limiter.acquire if limiter else None,
-                         pool_size=-(-config.concurrency // 4),
+                         pool_size=-(-in_flight // 4),
                          host_policy=run_host_policy(config))
 
     def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,

@@ -6,7 +6,7 @@ tau2 and CRMArena are registered through the same entry points a third-party pac
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from a2abench.errors import ConfigError
 from a2abench.run.driver import Driver
@@ -33,13 +33,29 @@ def names() -> list[str]:
 def get_driver(name: str) -> type[Driver]:
     if name in _extra:
         return _extra[name]
-    for ep in entry_points(group=GROUP):
-        if ep.name == name:
-            driver = ep.load()
-            if not (isinstance(driver, type) and issubclass(driver, Driver)):
-                raise ConfigError(f"entry point {ep.value} for benchmark {name!r} is not an "
-                                  "a2abench Driver subclass")
-            return driver
-    known = ", ".join(names()) or "none"
-    raise ConfigError(f"unknown benchmark {name!r} (registered: {known})",
-                      hint="Install the package that provides it.")
+    found = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+    if not found:
+        known = ", ".join(names()) or "none"
+        raise ConfigError(f"unknown benchmark {name!r} (registered: {known})",
+                          hint="Install the package that provides it.")
+    if len(found) > 1:  # e.g. a third-party package registering "tau2" beside ours
+        packages = ", ".join(sorted(_package(ep) for ep in found))
+        raise ConfigError(f"benchmark {name!r} is registered by more than one package "
+                          f"({packages}); a2abench will not pick one silently",
+                          hint="Uninstall the package that should not provide it.")
+    ep = found[0]
+    try:
+        driver = ep.load()
+    except Exception as exc:  # a plugin's own import error: name it, without a traceback
+        raise ConfigError(f"benchmark {name!r} ({ep.value}, from {_package(ep)}) could not "
+                          f"be loaded: {type(exc).__name__}: {exc}",
+                          hint="Reinstall or fix that package.") from None
+    if not (isinstance(driver, type) and issubclass(driver, Driver)):
+        raise ConfigError(f"entry point {ep.value} for benchmark {name!r} is not an "
+                          "a2abench Driver subclass")
+    return driver
+
+
+def _package(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return str(dist.name) if dist is not None else f"the package of {ep.value}"

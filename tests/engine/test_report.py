@@ -124,6 +124,11 @@ def test_rescore_uses_recorded_transcripts_without_the_agent(metrics: Path,
     assert json.loads(target.read_text().splitlines()[0])["rescored"]["overrides"] == ["strict"]
     assert run_cli("report", str(metrics), "--rescore", "--scoring", "strict",
                    "--rescored-output", str(tmp_path / "x.jsonl")).code == 2
+    # An unknown key was silently ignored (issue 23 item 7): now a usage error.
+    unknown = run_cli("report", str(metrics), "--rescore", "--scoring", "zzz=1",
+                      "--rescored-output", str(tmp_path / "z.jsonl"))
+    assert unknown.code == 2 and "--scoring: unknown scripted option(s) zzz" in unknown.err
+    assert "Traceback" not in unknown.err and not (tmp_path / "z.jsonl").exists()
 
 
 def test_compare_puts_different_runs_side_by_side(metrics: Path, tmp_path: Path) -> None:

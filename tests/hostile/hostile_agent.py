@@ -19,6 +19,7 @@ Modes (each is one of the probes of issues 17 and 18):
     wrong_ctype   an HTML page with status 200
     retry_after   HTTP 503 with `Retry-After: 999999`
     redirect      HTTP 307 to the same server under another host name (localhost)
+    redirect_403  HTTP 307 to another host name, which answers HTTP 403
     tool_calls    a DataPart with 5,000 tau2 tool calls
     normal        always well-formed
 """
@@ -80,9 +81,13 @@ class HostileAgent:
         async def card(_: Request) -> JSONResponse:
             return JSONResponse(self.card())
 
+        async def forbidden(_: Request) -> Response:
+            return Response("forbidden", status_code=403)
+
         return Starlette(routes=[
             Route("/.well-known/agent-card.json", card),
             Route("/rpc", self.rpc, methods=["POST"]),
+            Route("/forbidden", forbidden, methods=["POST"]),
         ])
 
     async def rpc(self, request: Request) -> Response:
@@ -175,6 +180,10 @@ class HostileAgent:
     async def _redirect(self, rid: Any, request: Request) -> Response:
         port = request.url.port
         return RedirectResponse(f"http://localhost:{port}/rpc", status_code=307)
+
+    async def _redirect_403(self, rid: Any, request: Request) -> Response:
+        return RedirectResponse(f"http://localhost:{request.url.port}/forbidden",
+                                status_code=307)
 
     async def _working(self, rid: Any, _: Request) -> Response:
         return JSONResponse({"jsonrpc": "2.0", "id": rid, "result": {

@@ -127,6 +127,19 @@ def test_token_goes_only_to_the_host_the_user_gave(org: dict[str, Any],
     assert "s3cret" not in (tmp_path / "redirect.jsonl").read_text()
 
 
+def test_a_redirect_ending_in_403_names_the_final_url(org: dict[str, Any],
+                                                     tmp_path: Path) -> None:
+    result, recs, _, _ = probe(org, tmp_path, "redirect_403", "--auth-token", "s3cret")
+    assert result.code == 0, result.err
+    error = recs[0]["error"]
+    assert error["error"] == "AgentHTTPError"
+    assert re.search(r"HTTP 403 from http://localhost:\d+/forbidden \(redirected from "
+                     r"http://127\.0\.0\.1:\d+/rpc\)", error["message"]), error
+    # The token was never sent to that host: passing one is no fix.
+    assert "--auth-token" not in error["hint"] and "another host" in error["hint"]
+    assert all(r["status"] == "ok" for r in recs[1:])
+
+
 def test_token_follows_card_interfaces_on_hosts_allowed_explicitly(
         org: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "allowed.jsonl"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -128,3 +131,54 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
         resumed = spawn(base, out, "--resume")
         _, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
+
+
+# ----------------------------------------------------------------- issue 23 item 4
+
+def test_concurrency_has_an_upper_limit(tmp_path: Path) -> None:
+    r = run("http://127.0.0.1:9", tmp_path / "m.jsonl", "--concurrency", "100000",
+            "--max-tasks", "1")
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert "--concurrency" in r.err and "less than or equal to 1000" in r.err
+
+
+def test_the_agent_client_is_sized_by_the_work_not_the_flag(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2abench.a2a import A2AClient
+    from a2abench.run import engine
+
+    sizes: list[int] = []
+
+    class Spy(A2AClient):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            sizes.append(kwargs.get("pool_size", 1))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "A2AClient", Spy)
+    with agent() as (_, base):
+        r = run(base, tmp_path / "m.jsonl", "--concurrency", "1000", "--option", "tasks=2")
+    assert r.code == 0, r.err
+    assert sizes == [1]  # 2 task-trials: one small pool, not 250 (one per 4 of 1000)
+
+
+@pytest.mark.slow
+def test_sigterm_during_start_up_stops_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "start.jsonl"
+    asked = threading.Event()
+
+    def hanging_card(base: str) -> Starlette:
+        async def card(_: Request) -> JSONResponse:
+            asked.set()
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+        return Starlette(routes=[Route("/.well-known/agent-card.json", card)])
+
+    with serve(hanging_card) as base:
+        proc = spawn(base, out, "--timeout", "300")
+        assert asked.wait(60), proc.communicate()
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err  # main waited for the card, up to --timeout
+    assert time.monotonic() - start < 10
+    assert "Traceback" not in err and "SIGTERM" in err

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from a2abench.plugin import RemoteFile, raw_base
 
@@ -18,9 +19,9 @@ FOLDER = "crmarena/reference"
 
 
 @cache
-def _entries() -> dict[str, dict[str, str]]:
+def _entries() -> dict[str, dict[str, Any]]:
     raw = json.loads(resources.files(__package__).joinpath("reference.json").read_text())
-    files: dict[str, dict[str, str]] = raw["files"]
+    files: dict[str, dict[str, Any]] = raw["files"]
     return files
 
 
@@ -28,5 +29,5 @@ def reference_files() -> list[RemoteFile]:
     """Every reference file, pinned by sha256 and git blob id, at its repository's commit."""
     return [RemoteFile(name, raw_base(e["repository"], e["commit"])
                                  + e["path"], sha256=e["sha256"],
-                                 git_blob_sha1=e["git_blob_sha1"])
+                                 git_blob_sha1=e["git_blob_sha1"], size=int(e["size"]))
             for name, e in sorted(_entries().items())]

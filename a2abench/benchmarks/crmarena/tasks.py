@@ -153,8 +153,8 @@ def read_rows(path: Path) -> list[Any]:
     if stripped.startswith("["):
         try:
             rows = json.loads(text)
-        except ValueError as exc:
-            raise DataCorrupt(f"the tasks file {path} is not valid JSON: {exc}") from exc
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+            raise DataCorrupt(f"the tasks file {path} is not valid JSON: {exc}") from None
         return list(rows)
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -162,7 +162,7 @@ def read_rows(path: Path) -> list[Any]:
             continue
         try:
             rows.append(json.loads(line))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise DataCorrupt(f"{path} line {number} is not JSON: {exc}",
                               hint="Tasks files are a JSON list or JSON Lines.") from exc
     return rows

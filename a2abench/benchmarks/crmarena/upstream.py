@@ -18,7 +18,7 @@ import ast
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -46,6 +46,7 @@ class Manifest:
     commit: str
     texts: dict[str, str]  # repo path -> sha256
     orgs: dict[str, tuple[str, str]]  # org -> (repo path, git blob sha1)
+    sizes: dict[str, int] = field(default_factory=dict)  # text repo path -> bytes
 
 
 @cache
@@ -54,7 +55,8 @@ def manifest() -> Manifest:
     return Manifest(raw["repository"], raw["commit"],
                     {p: meta["sha256"] for p, meta in raw["texts"].items()},
                     {org: (meta["path"], meta["git_blob_sha1"])
-                     for org, meta in raw["orgs"].items()})
+                     for org, meta in raw["orgs"].items()},
+                    {p: meta["size"] for p, meta in raw["texts"].items()})
 
 
 def _base(base_url: str | None) -> str:
@@ -69,8 +71,9 @@ def folder() -> str:
 
 
 def text_files(base_url: str | None = None) -> list[RemoteFile]:
-    return [RemoteFile(p, _base(base_url) + p, sha)
-            for p, sha in manifest().texts.items()]
+    m = manifest()
+    return [RemoteFile(p, _base(base_url) + p, sha, size=m.sizes.get(p))
+            for p, sha in m.texts.items()]
 
 
 def org_file(org: str, base_url: str | None = None) -> RemoteFile:

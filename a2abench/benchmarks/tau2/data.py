@@ -66,13 +66,15 @@ class Manifest:
     repository: str
     commit: str
     files: dict[str, str]  # repo path -> sha256
+    sizes: dict[str, int] = field(default_factory=dict)  # repo path -> bytes
 
 
 @cache
 def manifest() -> Manifest:
     raw = json.loads(resources.files(__package__).joinpath("manifest.json").read_text())
     return Manifest(raw["repository"], raw["commit"],
-                    {path: meta["sha256"] for path, meta in raw["files"].items()})
+                    {path: meta["sha256"] for path, meta in raw["files"].items()},
+                    {path: meta["size"] for path, meta in raw["files"].items()})
 
 
 @dataclass
@@ -121,7 +123,7 @@ def _remote(paths: list[str], base_url: str | None) -> list[RemoteFile]:
     m = manifest()
     base = base_url or os.environ.get(URL_ENV) or raw_base(m.repository, m.commit)
     base = base if base.endswith("/") else base + "/"
-    return [RemoteFile(p, base + p, m.files[p]) for p in paths]
+    return [RemoteFile(p, base + p, m.files[p], size=m.sizes.get(p)) for p in paths]
 
 
 def pinned_files(base_url: str | None = None

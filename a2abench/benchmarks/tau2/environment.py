@@ -9,6 +9,7 @@ copy-on-write views of the domain's shared base DBs.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -52,6 +53,8 @@ class Tau2Environment:
         self._sync = sync
         self.task: Task | None = None  # set by Tau2Domain.new_environment
         self.blocking = False  # tools may do network I/O: run them off the event loop
+        # Set when the task-trial is cancelled: tools still running in a worker thread stop.
+        self.cancelled = threading.Event()
         self.solo = False  # see set_solo
         self.sync_tools()
 

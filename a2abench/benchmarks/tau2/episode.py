@@ -179,7 +179,12 @@ class Orchestrator:
         else:
             calls = list(self.message.tool_calls)
             if self.env.blocking:  # e.g. banking KB_search calling an embeddings endpoint
-                results = await asyncio.to_thread(lambda: [self.env.execute(c) for c in calls])
+                try:
+                    results = await asyncio.to_thread(
+                        lambda: [self.env.execute(c) for c in calls])
+                except asyncio.CancelledError:  # --task-timeout: stop what the thread runs
+                    self.env.cancelled.set()
+                    raise
             else:
                 results = [self.env.execute(call) for call in calls]
             self.errors += sum(r.error for r in results)

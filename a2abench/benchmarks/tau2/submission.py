@@ -26,7 +26,7 @@ from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.export import _simulation
 from a2abench.plugin import A2ABENCH_VERSION as __version__
-from a2abench.plugin import RecordsError, iter_records
+from a2abench.plugin import ConfigError, RecordsError, iter_records
 
 
 @dataclass(frozen=True)
@@ -256,10 +256,14 @@ def build_submission(paths: list[Path], out_dir: Path, meta: SubmissionMeta) -> 
                                         "and tool schemas unmodified, delivered over A2A."}},
     }
     traj_dir = out_dir / "trajectories"
-    traj_dir.mkdir(parents=True, exist_ok=True)
-    for name, doc in docs.items():
-        (traj_dir / files[name]).write_text(json.dumps(doc, indent=2, ensure_ascii=False),
-                                            encoding="utf-8")
-    (out_dir / "submission.json").write_text(json.dumps(submission, indent=2) + "\n",
-                                             encoding="utf-8")
+    try:
+        traj_dir.mkdir(parents=True, exist_ok=True)
+        for name, doc in docs.items():
+            (traj_dir / files[name]).write_text(json.dumps(doc, indent=2, ensure_ascii=False),
+                                                encoding="utf-8")
+        (out_dir / "submission.json").write_text(json.dumps(submission, indent=2) + "\n",
+                                                 encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write the submission under {out_dir}: "
+                          f"{exc.strerror or exc}", hint="Pass a writable directory.") from None
     return SubmissionResult(out_dir, results, warnings)

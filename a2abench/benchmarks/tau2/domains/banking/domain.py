@@ -121,8 +121,10 @@ class BankingDomain(Tau2Domain):
         user_tools = KnowledgeUserTools(db, self.banking_texts)
         env = Tau2Environment(self, tools, user_tools, None)
         env.task = task
-        # KB_search calls the embeddings and/or reranker endpoint: run it off the event loop.
-        env.blocking = self.dense is not None or self.reranker is not None
+        tools.cancelled = env.cancelled
+        # KB_search may call the embeddings or reranker endpoint or score a long query, grep
+        # waits for its worker process: run them off the event loop.
+        env.blocking = self.variant.kb_search is not None or self.variant.grep
         return env
 
     def describe(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from a2abench.benchmarks.tau2.domains.banking.grep_pool import GrepPool
 from a2abench.benchmarks.tau2.domains.banking.llm_search import LLMReranker, qwen_query
 from a2abench.plugin import ConfigError, DataCorrupt
 
@@ -90,6 +91,21 @@ OFFLINE = [name for name, v in VARIANTS.items() if v.offline]
 NEEDS_MODEL = [name for name, v in VARIANTS.items() if not v.offline and not v.shell]
 SHELL = [name for name, v in VARIANTS.items() if v.shell]
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-large"  # upstream's OpenAI embedding model
+# Ours (upstream has no limits): BM25 scoring costs ~60 us per query word, so a 200,000-word
+# query held a task-trial for seconds; a grep pattern is bounded by its deadline, this by size.
+MAX_QUERY_CHARS = 10_000
+MAX_QUERY_WORDS = 1_000
+MAX_PATTERN_CHARS = 2_000
+
+
+def check_query(query: str) -> None:
+    """Refuse a KB_search query over the limits (the agent sees the error for that call)."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(f"KB_search query is {len(query)} characters long; the limit is "
+                         f"{MAX_QUERY_CHARS}")
+    words = len(query.split(maxsplit=MAX_QUERY_WORDS))
+    if words > MAX_QUERY_WORDS:
+        raise ValueError(f"KB_search query has more than {MAX_QUERY_WORDS} words; shorten it")
 
 
 def resolve_variant(name: str | None, *, embeddings: bool = False,
@@ -142,7 +158,7 @@ class KnowledgeBase:
         self.by_id = {d.id: d for d in documents}
         self._lock = threading.Lock()
         self._bm25: Any = None
-        self._lower: list[str] | None = None  # lower-cased contents when all are ASCII
+        self._grep: GrepPool | None = None
 
     @classmethod
     def load(cls, folder: Path) -> KnowledgeBase:
@@ -165,12 +181,6 @@ class KnowledgeBase:
                 self._bm25 = BM25Okapi([d.content.lower().split() for d in self.documents])
             return self._bm25
 
-    def _ascii_lower(self) -> list[str] | None:
-        with self._lock:
-            if self._lower is None and all(d.content.isascii() for d in self.documents):
-                self._lower = [d.content.lower() for d in self.documents]
-            return self._lower
-
     def search_bm25(self, query: str, top_k: int) -> list[tuple[str, float]]:
         """Upstream BM25Retriever (then the pipeline's stable re-sort by score)."""
         if not query or not query.strip():
@@ -180,28 +190,21 @@ class KnowledgeBase:
         return [(self.documents[i].id, float(scores[i]))
                 for i in order[:min(top_k, len(self.documents))]]
 
-    def search_grep(self, query: str, top_k: int = 10,
-                    case_sensitive: bool = False) -> list[tuple[str, float]]:
-        """Upstream GrepRetriever: documents ranked by match count (invalid regex: literal)."""
+    def search_grep(self, query: str, top_k: int = 10, case_sensitive: bool = False,
+                    cancel: threading.Event | None = None) -> list[tuple[str, float]]:
+        """Upstream GrepRetriever: documents ranked by match count (invalid regex: literal),
+        evaluated in a worker process under a deadline (grep_pool.py)."""
+        if len(query) > MAX_PATTERN_CHARS:  # ours: upstream has no limit
+            raise ValueError(f"grep pattern is {len(query)} characters long; the limit is "
+                             f"{MAX_PATTERN_CHARS}")
         if not query.strip():
             return []
-        flags = 0 if case_sensitive else re.IGNORECASE
-        try:
-            pattern = re.compile(query, flags)
-        except re.error:
-            pattern = re.compile(re.escape(query), flags)
-        lower = self._ascii_lower()
-        if (not case_sensitive and lower is not None and query.isascii()
-                and re.escape(query) == query.replace("-", "\\-").replace(" ", "\\ ")):
-            # An ASCII literal over ASCII text: a case-insensitive regex match count equals
-            # the non-overlapping count in the lower-cased text, found much faster.
-            needle = query.lower()
-            counts = [text.count(needle) for text in lower]
-        else:
-            counts = [len(pattern.findall(d.content)) for d in self.documents]
-        results = [(d.id, float(n)) for d, n in zip(self.documents, counts, strict=True) if n]
-        results.sort(key=lambda r: r[1], reverse=True)
-        return results[:top_k]
+        with self._lock:
+            if self._grep is None:
+                self._grep = GrepPool([d.content for d in self.documents])
+            pool = self._grep
+        hits = pool.search(query, top_k, case_sensitive, cancel=cancel)
+        return [(self.documents[i].id, float(n)) for i, n in hits]
 
 
 def format_hits(kb: KnowledgeBase, hits: list[tuple[str, float]]) -> str:
@@ -214,6 +217,7 @@ def kb_search_text(kb: KnowledgeBase, query: str, top_k: int,
                    dense: DenseIndex | None = None, reranker: LLMReranker | None = None) -> str:
     """Upstream `_run_kb_search` output. The trailing timing line reports this process's own
     measured time, as upstream's does (so it is the one part not reproducible byte for byte)."""
+    check_query(query)
     start = time.perf_counter()
     vector = dense.embed_query(query) if dense is not None else None
     encoded = time.perf_counter()

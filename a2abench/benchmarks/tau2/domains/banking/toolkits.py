@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from a2abench.benchmarks.tau2.domains.banking.agent_accounts import _AccountTools
 from a2abench.benchmarks.tau2.domains.banking.agent_credit import _CreditTools
 from a2abench.benchmarks.tau2.domains.banking.agent_debit import _DebitTools
@@ -30,6 +32,7 @@ class KnowledgeTools(KnowledgeToolsCore, _CreditTools, _LimitTools, _AccountTool
     kb: KnowledgeBase | None = None
     dense: DenseIndex | None = None
     reranker: LLMReranker | None = None
+    cancelled: threading.Event | None = None  # the environment's: stops a running grep
 
     def __init__(self, db: BankingDB, texts: BankingTexts, read_log_allowlist: set[str] | None,
                  kb: KnowledgeBase | None = None, dense: DenseIndex | None = None,
@@ -57,11 +60,12 @@ class GrepMixin(BankingToolkit):
     owner = "GrepMixin"
     owner_module = "tau2.domains.banking_knowledge.retrieval_mixins"
     kb: KnowledgeBase | None
+    cancelled: threading.Event | None
 
     @tool(ToolType.READ)
     def grep(self, pattern: str) -> str:
         assert self.kb is not None
-        hits = self.kb.search_grep(pattern)
+        hits = self.kb.search_grep(pattern, cancel=self.cancelled)
         if not hits:
             return f"No matches found for pattern: {pattern}"
         return format_hits(self.kb, hits)
