@@ -91,15 +91,32 @@ async def read_body(response: httpx.Response, max_bytes: int, *, url: str) -> by
 
     A declared Content-Length over the cap is refused before reading anything.
     """
+    _refuse_declared(response, max_bytes, url)
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        _append(buffer, chunk, max_bytes, url)
+    return bytes(buffer)
+
+
+def read_body_blocking(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:
+    """`read_body` for a blocking httpx client (the embeddings client)."""
+    _refuse_declared(response, max_bytes, url)
+    buffer = bytearray()
+    for chunk in response.iter_bytes():
+        _append(buffer, chunk, max_bytes, url)
+    return bytes(buffer)
+
+
+def _refuse_declared(response: httpx.Response, max_bytes: int, url: str) -> None:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise too_large(url, max_bytes, 0)
-    buffer = bytearray()
-    async for chunk in response.aiter_bytes():
-        if len(buffer) + len(chunk) > max_bytes:
-            raise too_large(url, max_bytes, len(buffer) + len(chunk))
-        buffer += chunk
-    return bytes(buffer)
+
+
+def _append(buffer: bytearray, chunk: bytes, max_bytes: int, url: str) -> None:
+    if len(buffer) + len(chunk) > max_bytes:
+        raise too_large(url, max_bytes, len(buffer) + len(chunk))
+    buffer += chunk
 
 
 async def read_prefix(response: httpx.Response, max_bytes: int) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit
 
@@ -237,8 +238,30 @@ def card_findings(fetch: CardFetch) -> list[Finding]:
     if not card.skills:
         out.append(Finding(severity="warning", code="no-skills",
                            message="the card declares no skills"))
+    mcp = mcp_client_support(card)
+    if mcp is not None:
+        out.append(Finding(severity="info", code="mcp-client",
+                           message=f"the card declares MCP client support ({mcp}): "
+                                   "--tool-channel mcp serves its tools over MCP"))
     out += _url_findings(fetch)
     return out
+
+
+_MCP_TAGS = frozenset({"mcp", "mcp-client", "mcp_client", "model-context-protocol"})
+_MCP_WORD = re.compile(r"(?<![a-z])(mcp|model-?context-?protocol)(?![a-z])", re.I)
+
+
+def mcp_client_support(card: AgentCard) -> str | None:
+    """Where the card says it can call tools over MCP (an extension whose URI names MCP, or
+    a skill tagged `mcp`), or None: a note for `discover`, never a requirement."""
+    for ext in card.capabilities.extensions:
+        uri = str(ext.get("uri") or "")
+        if _MCP_WORD.search(uri):
+            return f"extension {uri}"
+    for skill in card.skills:
+        if _MCP_TAGS & {t.lower() for t in skill.tags}:
+            return f"skill {skill.id or skill.name!r} tagged mcp"
+    return None
 
 
 async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = None,

@@ -76,6 +76,9 @@ from a2abench.llm import (
     build_llm,
 )
 from a2abench.llm._embeddings import EmbeddingClient
+from a2abench.mcp import CallRejected, McpLimits, ToolResult, ToolSession, ToolSpec
+from a2abench.mcp.channel import McpChannel
+from a2abench.mcp.options import ToolChannelOptions
 from a2abench.options import option
 from a2abench.run.driver import (
     DataSet,
@@ -110,6 +113,7 @@ __all__ = [
     "A2AClient",
     "AgentError",
     "AgentReply",
+    "CallRejected",
     "ChatLLM",
     "ChatResult",
     "ConfigError",
@@ -134,6 +138,8 @@ __all__ = [
     "LLMError",
     "LLMOptions",
     "LLMUsage",
+    "McpChannel",
+    "McpLimits",
     "Message",
     "OptionsT",
     "Part",
@@ -151,6 +157,10 @@ __all__ = [
     "TaskState",
     "TaskStatus",
     "TextPart",
+    "ToolChannelOptions",
+    "ToolResult",
+    "ToolSession",
+    "ToolSpec",
     "agent_input",
     "api_key_from_env",
     "build_llm",

@@ -26,6 +26,8 @@ EXPECTED = [
     "egress_refusal", "ensure_files", "evaluator_failure", "failed_reward",
     "git_blob_sha1_file", "is_success", "iter_records", "loads", "option", "raw_base",
     "raw_decode", "register", "sha256_file", "unregister",
+    "CallRejected", "McpChannel", "McpLimits", "ToolChannelOptions", "ToolResult",
+    "ToolSession", "ToolSpec",  # tools over MCP (issue 25)
 ]
 
 

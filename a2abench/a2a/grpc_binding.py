@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from a2abench._limits import (
@@ -31,9 +29,9 @@ from a2abench._limits import (
 from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
 from a2abench.a2a.config import AGENT_RETRY
-from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
+from a2abench.a2a.metrics import MetricsHook, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
-from a2abench.a2a.transport import _Attempt, deadline_error, retry_or_raise, version_headers
+from a2abench.a2a.transport import deadline_error, metered_loop, version_headers
 from a2abench.errors import (
     A2ABenchError,
     A2AStatusError,
@@ -169,15 +167,11 @@ class GrpcTransport:
                      in_tokens: int, *, task: bool) -> Any:
         import grpc
 
-        started = time.monotonic()
-        request_id = f"grpc-{next(_ids)}"
-        attempt = 0
-        while True:
-            attempt += 1
-            outcome = _Attempt(sent=request.ByteSize())
-            status = "OK"
-            t0 = time.perf_counter()
-            result, out = None, 0
+        loop = metered_loop(self.retry, self.on_request, sent=request.ByteSize(),
+                            request_id=f"grpc-{next(_ids)}", endpoint=self.url, method=method,
+                            binding=self.binding, in_tokens=in_tokens, context_id=context_id)
+        async for attempt in loop:
+            outcome = attempt.outcome
             try:
                 if self.before_request is not None:
                     await self.before_request()
@@ -186,19 +180,15 @@ class GrpcTransport:
                                           current_task_deadline()):
                     reply = await call(request, timeout=self.timeout, metadata=self.metadata)
                 outcome.received = reply.ByteSize()
-                result = self._in(reply, task=task)
-                out = estimate_tokens(content_chars(result))
+                attempt.result = self._in(reply, task=task)
+                attempt.received(content_chars(attempt.result), event=False)
             except grpc.aio.AioRpcError as exc:
-                status = exc.code().name
+                outcome.status_name = exc.code().name
                 outcome.error, outcome.transient = self._error(exc)
             except DeadlinePassed as exc:
-                status = "DEADLINE_EXCEEDED"
+                outcome.status_name = "DEADLINE_EXCEEDED"
                 outcome.error, outcome.transient = deadline_error(exc, self.url, False)
-            self._emit(request_id, method, attempt, outcome, status,
-                       (time.perf_counter() - t0) * 1000, in_tokens, out, context_id)
-            if outcome.error is None:
-                return result
-            await retry_or_raise(self.retry, outcome, attempt, started)
+        return loop.result
 
     async def stream(self, params: dict[str, Any], *,
                      context_id: str | None = None) -> AsyncGenerator[Any, None]:
@@ -206,17 +196,13 @@ class GrpcTransport:
         import grpc
 
         request = self._send_request(params)
-        in_tokens = estimate_tokens(content_chars(params))
-        request_id = f"grpc-{next(_ids)}"
-        started = time.monotonic()
-        attempt = 0
-        while True:
-            attempt += 1
-            outcome = _Attempt(sent=request.ByteSize())
-            status = "OK"
-            t0 = time.perf_counter()
-            first: float | None = None
-            out_chars, events = 0, 0
+        loop = metered_loop(self.retry, self.on_request, sent=request.ByteSize(),
+                            request_id=f"grpc-{next(_ids)}", endpoint=self.url,
+                            method="SendStreamingMessage", binding=self.binding,
+                            in_tokens=estimate_tokens(content_chars(params)),
+                            context_id=context_id)
+        async for attempt in loop:
+            outcome, events = attempt.outcome, 0
             try:
                 if self.before_request is not None:
                     await self.before_request()
@@ -225,8 +211,7 @@ class GrpcTransport:
                 async with deadline_scope(Deadline.after(self.timeout, "request"),
                                           current_task_deadline()):
                     async for reply in call:
-                        if first is None:
-                            first = (time.perf_counter() - t0) * 1000
+                        attempt.received(0)  # the first event's time
                         events += 1
                         check_count(events, self.limits.max_events, "stream events")
                         outcome.received += reply.ByteSize()
@@ -234,25 +219,18 @@ class GrpcTransport:
                             call.cancel()
                             raise too_large(self.url, self.limits.max_bytes, outcome.received)
                         event = self._in(reply)
-                        out_chars += content_chars(event)
+                        attempt.out_chars += content_chars(event)
                         yield event
             except grpc.aio.AioRpcError as exc:
-                status = exc.code().name
+                outcome.status_name = exc.code().name
                 outcome.error, outcome.transient = self._error(exc)
             except DeadlinePassed as exc:
-                status = "DEADLINE_EXCEEDED"
-                outcome.error, outcome.transient = deadline_error(exc, self.url,
-                                                                  first is not None)
+                outcome.status_name = "DEADLINE_EXCEEDED"
+                outcome.error, outcome.transient = deadline_error(
+                    exc, self.url, attempt.first_event_ms is not None)
             except A2ABenchError as exc:  # a limit: the agent's reply is at fault
-                status = "CANCELLED"
+                outcome.status_name = "CANCELLED"
                 outcome.error = exc
-            self._emit(request_id, "SendStreamingMessage", attempt, outcome, status,
-                       (time.perf_counter() - t0) * 1000, in_tokens, estimate_tokens(out_chars),
-                       context_id, first_event_ms=first)
-            if outcome.error is None:
-                return
-            await retry_or_raise(self.retry, outcome, attempt, started,
-                                 streamed=first is not None)
 
     # --- errors, retries, metrics --------------------------------------------------------------
 
@@ -276,20 +254,6 @@ class GrpcTransport:
                 if code in ("UNAUTHENTICATED", "PERMISSION_DENIED") else None)
         return A2AStatusError(details, status=code, reason=_reason(exc),
                               where=f"grpc {self.target}", hint=hint), code in _TRANSIENT
-
-    def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
-              status: str, latency_ms: float, in_tokens: int, out_tokens: int,
-              context_id: str | None, first_event_ms: float | None = None) -> None:
-        if self.on_request is None:
-            return
-        error = outcome.error
-        self.on_request(ProtocolMetrics(
-            request_id=request_id, endpoint=self.url, method=method, binding=self.binding,
-            attempt=attempt, grpc_status=status, latency_ms=round(latency_ms, 3),
-            first_event_ms=first_event_ms, input_tokens=in_tokens, output_tokens=out_tokens,
-            bytes_sent=outcome.sent, bytes_received=outcome.received, context_id=context_id,
-            error=f"{type(error).__name__}: {error.message}" if error else None,
-            timestamp=datetime.now(UTC).isoformat(timespec="milliseconds")))
 
 
 def _reason(exc: Any) -> str | None:

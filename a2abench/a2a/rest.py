@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
+from a2abench._attempts import AttemptLoop, Outcome
 from a2abench._http import parse_retry_after
 from a2abench._limits import (
     Deadline,
@@ -37,15 +36,14 @@ from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
 from a2abench.a2a.card import status_origin
 from a2abench.a2a.config import AGENT_RETRY
-from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
+from a2abench.a2a.metrics import MetricsHook, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
 from a2abench.a2a.transport import (
     ERROR_BODY_BYTES,
     TRANSIENT_STATUS,
-    _Attempt,
     _transport_error,
     deadline_error,
-    retry_or_raise,
+    metered_loop,
     version_headers,
 )
 from a2abench.errors import (
@@ -134,27 +132,26 @@ class RestTransport:
                     context_id: str | None) -> Any:
         url = self.base + path
         content = json.dumps(body).encode() if body is not None else b""
-        request_id = f"rest-{next(_ids)}"
-        in_tokens = estimate_tokens(content_chars(body))
-        started = time.monotonic()
-        attempt = 0
-        while True:
-            attempt += 1
-            outcome = _Attempt(sent=len(content))
-            t0 = time.perf_counter()
-            result, out_tokens = None, 0
+        loop = self._loop(url, path, content, body, context_id)
+        async for attempt in loop:
             try:
-                result = await self._once(verb, url, content, outcome)
-                out_tokens = estimate_tokens(content_chars(result))
+                attempt.result = await self._once(verb, url, content, attempt.outcome)
+                attempt.received(content_chars(attempt.result), event=False)
             except A2ABenchError as exc:
-                outcome.error = exc
-            self._emit(request_id, url, path, attempt, outcome,
-                       (time.perf_counter() - t0) * 1000, in_tokens, out_tokens, context_id)
-            if outcome.error is None:
-                return result
-            await retry_or_raise(self.retry, outcome, attempt, started)
+                attempt.outcome.error = exc
+        return loop.result
 
-    async def _once(self, verb: str, url: str, content: bytes, outcome: _Attempt) -> Any:
+    def _loop(self, url: str, path: str, content: bytes, body: dict[str, Any] | None,
+              context_id: str | None) -> AttemptLoop:
+        # `method` names the operation as the path does: message:send, tasks/{id}:cancel.
+        method = path.lstrip("/") if not path.startswith("/tasks/") else (
+            "tasks:cancel" if path.endswith(":cancel") else "tasks:get")
+        return metered_loop(self.retry, self.on_request, sent=len(content),
+                            request_id=f"rest-{next(_ids)}", endpoint=url, method=method,
+                            binding=self.binding, in_tokens=estimate_tokens(content_chars(body)),
+                            context_id=context_id)
+
+    async def _once(self, verb: str, url: str, content: bytes, outcome: Outcome) -> Any:
         if self.before_request is not None:
             await self.before_request()
         headers = self.headers if content else {k: v for k, v in self.headers.items()
@@ -181,7 +178,7 @@ class RestTransport:
         return self._json(body, url)
 
     async def _http_error(self, response: httpx.Response, url: str,
-                          outcome: _Attempt) -> A2ABenchError:
+                          outcome: Outcome) -> A2ABenchError:
         """The error for an HTTP error status; only the start of the body is read."""
         status = response.status_code
         body = await read_prefix(response, ERROR_BODY_BYTES)
@@ -216,40 +213,22 @@ class RestTransport:
         """SSE events of one streaming call; only failures before the first event retry."""
         url = self.base + path
         content = json.dumps(body).encode()
-        request_id = f"rest-{next(_ids)}"
-        in_tokens = estimate_tokens(content_chars(body))
-        started = time.monotonic()
-        attempt = 0
-        while True:
-            attempt += 1
-            outcome = _Attempt(sent=len(content))
-            t0 = time.perf_counter()
-            first: float | None = None
-            out_chars = 0
+        async for attempt in self._loop(url, path, content, body, context_id):
+            outcome = attempt.outcome
             try:
                 async with deadline_scope(Deadline.after(self.timeout, "request"),
                                           current_task_deadline()):
                     async for event, size in self._stream_once(url, content, outcome):
-                        if first is None:
-                            first = (time.perf_counter() - t0) * 1000
-                        out_chars += content_chars(event)
-                        outcome.received += size
+                        attempt.received(content_chars(event), size)
                         yield event
             except A2ABenchError as exc:
                 outcome.error = exc
             except DeadlinePassed as exc:
                 outcome.error, outcome.transient = deadline_error(exc, url,
                                                                   outcome.status is not None)
-            self._emit(request_id, url, path, attempt, outcome,
-                       (time.perf_counter() - t0) * 1000, in_tokens, estimate_tokens(out_chars),
-                       context_id, first_event_ms=first)
-            if outcome.error is None:
-                return
-            await retry_or_raise(self.retry, outcome, attempt, started,
-                                 streamed=first is not None)
 
     async def _stream_once(self, url: str, content: bytes,
-                           outcome: _Attempt) -> AsyncIterator[tuple[Any, int]]:
+                           outcome: Outcome) -> AsyncIterator[tuple[Any, int]]:
         if self.before_request is not None:
             await self.before_request()
         headers = {**self.headers, "Accept": "text/event-stream"}
@@ -277,20 +256,3 @@ class RestTransport:
         except httpx.HTTPError as exc:
             error, outcome.transient = _transport_error(exc, url, self.timeout)
             raise error from exc
-
-    def _emit(self, request_id: str, url: str, path: str, attempt: int, outcome: _Attempt,
-              latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,
-              first_event_ms: float | None = None) -> None:
-        if self.on_request is None:
-            return
-        error = outcome.error
-        # `method` names the operation as the path does: message:send, tasks/{id}:cancel.
-        method = path.lstrip("/") if not path.startswith("/tasks/") else (
-            "tasks:cancel" if path.endswith(":cancel") else "tasks:get")
-        self.on_request(ProtocolMetrics(
-            request_id=request_id, endpoint=url, method=method, binding=self.binding,
-            attempt=attempt, status_code=outcome.status, latency_ms=round(latency_ms, 3),
-            first_event_ms=first_event_ms, input_tokens=in_tokens, output_tokens=out_tokens,
-            bytes_sent=outcome.sent, bytes_received=outcome.received, context_id=context_id,
-            error=f"{type(error).__name__}: {error.message}" if error else None,
-            timestamp=datetime.now(UTC).isoformat(timespec="milliseconds")))

@@ -10,18 +10,17 @@ the tests prove interop against real a2a-sdk 1.x servers (and a2a-sdk serves our
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import orjson
 
+from a2abench._attempts import Attempt, AttemptLoop, Decide, Outcome
 from a2abench._http import parse_retry_after
 from a2abench._limits import (
     Deadline,
@@ -84,19 +83,10 @@ def _encode(method: str, params: dict[str, Any]) -> tuple[str, bytes, int]:
     return request_id, body, estimate_tokens(content_chars(params))
 
 
-@dataclass
-class _Attempt:
-    """What one HTTP attempt produced, for metrics and the retry decision."""
-
-    status: int | None = None
-    sent: int = 0
-    received: int = 0
-    error: A2ABenchError | None = None
-    transient: bool = False
-    retry_after: float | None = None
+_Attempt = Outcome  # what one attempt produced (the bindings' name for it)
 
 
-def retry_delay(retry: RetryPolicy, outcome: _Attempt, attempt: int,
+def retry_delay(retry: RetryPolicy, outcome: Outcome, attempt: int,
                 started: float) -> float | None:
     """Seconds to wait before the next attempt, or None to give up, on every binding: only
     transient failures retry, within the policy's attempts and budget and the task-trial
@@ -120,17 +110,36 @@ def retry_delay(retry: RetryPolicy, outcome: _Attempt, attempt: int,
     return None
 
 
-async def retry_or_raise(retry: RetryPolicy, outcome: _Attempt, attempt: int, started: float,
-                         *, streamed: bool = False) -> None:
-    """After a failed attempt: wait for the next one, or raise its error when `retry_delay`
-    gives up. A stream that delivered an event is never sent again (`streamed`)."""
-    error = outcome.error
-    if error is None:
-        return
-    delay = None if streamed else retry_delay(retry, outcome, attempt, started)
-    if delay is None:
-        raise error
-    await asyncio.sleep(delay)
+def retry_decision(retry: RetryPolicy) -> Decide:
+    """The attempt loop's retry decision on every binding: `retry_delay`, except that a
+    stream that delivered an event is never sent again."""
+    def decide(attempt: Attempt, started: float) -> float | None:
+        if attempt.first_event_ms is not None:
+            return None
+        return retry_delay(retry, attempt.outcome, attempt.number, started)
+    return decide
+
+
+def metered_loop(retry: RetryPolicy, hook: MetricsHook | None, *, sent: int, request_id: str,
+                 endpoint: str, method: str, binding: str = "JSONRPC", in_tokens: int = 0,
+                 context_id: str | None = None) -> AttemptLoop:
+    """The attempt loop of one A2A call on any binding: one ProtocolMetrics per attempt to
+    `hook` (a gRPC call reports its status name, HTTP its status code)."""
+    def report(attempt: Attempt) -> None:
+        if hook is None:
+            return
+        outcome, error = attempt.outcome, attempt.outcome.error
+        grpc = binding == "GRPC"
+        hook(ProtocolMetrics(
+            request_id=request_id, endpoint=endpoint, method=method, binding=binding,
+            attempt=attempt.number, status_code=None if grpc else outcome.status,
+            grpc_status=(outcome.status_name or "OK") if grpc else None,
+            latency_ms=round(attempt.latency_ms(), 3), first_event_ms=attempt.first_event_ms,
+            input_tokens=in_tokens, output_tokens=estimate_tokens(attempt.out_chars),
+            bytes_sent=outcome.sent, bytes_received=outcome.received, context_id=context_id,
+            error=f"{type(error).__name__}: {error.message}" if error else None,
+            timestamp=datetime.now(UTC).isoformat(timespec="milliseconds")))
+    return AttemptLoop(retry_decision(retry), sent=sent, report=report)
 
 
 def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> tuple[A2ABenchError, bool]:
@@ -191,28 +200,21 @@ class JsonRpcTransport:
                    context_id: str | None = None) -> Any:
         """One JSON-RPC call with retries; returns `result` or raises a named error."""
         request_id, content, in_tokens = _encode(method, params)
-        started = time.monotonic()
-        attempt = 0
-        while True:
-            attempt += 1
-            t0 = time.perf_counter()
-            outcome, payload = await self._post(content)
-            latency = (time.perf_counter() - t0) * 1000
-            result, out_tokens = None, 0
-            if outcome.error is None:
+        loop = metered_loop(self.retry, self.on_request, sent=len(content),
+                            request_id=request_id, endpoint=self.url, method=method,
+                            in_tokens=in_tokens, context_id=context_id)
+        async for attempt in loop:
+            payload = await self._post(content, attempt.outcome)
+            if attempt.outcome.error is None:
                 try:
-                    result = self._unwrap(payload)
-                    out_tokens = estimate_tokens(content_chars(result))
+                    attempt.result = self._unwrap(payload)
+                    attempt.received(content_chars(attempt.result), event=False)
                 except A2ABenchError as exc:
-                    outcome.error = exc
-            self._emit(request_id, method, attempt, outcome, latency, in_tokens, out_tokens,
-                       context_id)
-            if outcome.error is None:
-                return result
-            await retry_or_raise(self.retry, outcome, attempt, started)
+                    attempt.outcome.error = exc
+        return loop.result
 
-    async def _post(self, content: bytes) -> tuple[_Attempt, Any]:
-        outcome = _Attempt(sent=len(content))
+    async def _post(self, content: bytes, outcome: Outcome) -> Any:
+        """One POST; its body as JSON, or None with `outcome.error` set."""
         if self.before_request is not None:
             await self.before_request()
         try:
@@ -222,25 +224,25 @@ class JsonRpcTransport:
                 outcome.status = response.status_code
                 if response.status_code >= 400:
                     await self._fail(response, outcome)
-                    return outcome, None
+                    return None
                 body = await read_body(response, self.limits.max_bytes, url=self.url)
                 outcome.received = len(body)
                 ctype = response.headers.get("content-type", "")
         except httpx.HTTPError as exc:
             outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
-            return outcome, None
+            return None
         except DeadlinePassed as exc:
             outcome.error, outcome.transient = deadline_error(exc, self.url,
                                                               outcome.status is not None)
-            return outcome, None
+            return None
         except ReplyTooLarge as exc:
             outcome.error, outcome.received = exc, exc.received
-            return outcome, None
+            return None
         try:
-            return outcome, self._loads(body, ctype)
+            return self._loads(body, ctype)
         except A2ABenchError as exc:
             outcome.error = exc
-            return outcome, None
+            return None
 
     def _request_deadline(self) -> Deadline:
         """The whole request (connect, send, every read) within --timeout, not just each read."""
@@ -259,7 +261,7 @@ class JsonRpcTransport:
             raise ProtocolError(f"the agent's reply from {self.url} is not JSON (content-type "
                                 f"{ctype or 'none'}): {snippet!r}") from None
 
-    async def _fail(self, response: httpx.Response, outcome: _Attempt) -> None:
+    async def _fail(self, response: httpx.Response, outcome: Outcome) -> None:
         """Fill `outcome` for an HTTP error status; only the start of the body is read."""
         body = await read_prefix(response, ERROR_BODY_BYTES)
         outcome.received = len(body)
@@ -300,20 +302,6 @@ class JsonRpcTransport:
             raise ProtocolError("the agent's JSON-RPC reply has neither result nor error")
         return payload["result"]
 
-    def _emit(self, request_id: str, method: str, attempt: int, outcome: _Attempt,
-              latency_ms: float, in_tokens: int, out_tokens: int, context_id: str | None,
-              first_event_ms: float | None = None) -> None:
-        if self.on_request is None:
-            return
-        error = outcome.error
-        self.on_request(ProtocolMetrics(
-            request_id=request_id, endpoint=self.url, method=method, attempt=attempt,
-            status_code=outcome.status, latency_ms=round(latency_ms, 3),
-            first_event_ms=first_event_ms, input_tokens=in_tokens, output_tokens=out_tokens,
-            bytes_sent=outcome.sent, bytes_received=outcome.received, context_id=context_id,
-            error=f"{type(error).__name__}: {error.message}" if error else None,
-            timestamp=datetime.now(UTC).isoformat(timespec="milliseconds")))
-
     async def stream(self, method: str, params: dict[str, Any], *,
                      context_id: str | None = None) -> AsyncGenerator[Any, None]:
         """Server-sent events of one streaming call; yields each event's `result`.
@@ -324,37 +312,24 @@ class JsonRpcTransport:
         consuming task), and close it with `contextlib.aclosing`.
         """
         request_id, content, in_tokens = _encode(method, params)
-        started = time.monotonic()
-        attempt = 0
-        while True:
-            attempt += 1
-            outcome = _Attempt(sent=len(content))
-            t0 = time.perf_counter()
-            first: float | None = None
-            out_chars = 0
+        loop = metered_loop(self.retry, self.on_request, sent=len(content),
+                            request_id=request_id, endpoint=self.url, method=method,
+                            in_tokens=in_tokens, context_id=context_id)
+        async for attempt in loop:
+            outcome = attempt.outcome
             try:
                 async with deadline_scope(self._request_deadline(), current_task_deadline()):
                     async for result, size in self._stream_once(content, outcome):
-                        if first is None:
-                            first = (time.perf_counter() - t0) * 1000
-                        out_chars += content_chars(result)
-                        outcome.received += size
+                        attempt.received(content_chars(result), size)
                         yield result
             except A2ABenchError as exc:
                 outcome.error = exc
             except DeadlinePassed as exc:
                 outcome.error, outcome.transient = deadline_error(exc, self.url,
                                                                   outcome.status is not None)
-            latency = (time.perf_counter() - t0) * 1000
-            self._emit(request_id, method, attempt, outcome, latency, in_tokens,
-                       estimate_tokens(out_chars), context_id, first_event_ms=first)
-            if outcome.error is None:
-                return
-            await retry_or_raise(self.retry, outcome, attempt, started,
-                                 streamed=first is not None)
 
     async def _stream_once(self, content: bytes,
-                           outcome: _Attempt) -> AsyncIterator[tuple[Any, int]]:
+                           outcome: Outcome) -> AsyncIterator[tuple[Any, int]]:
         if self.before_request is not None:
             await self.before_request()
         headers = {**self.headers, "Accept": "text/event-stream"}

@@ -1,9 +1,15 @@
 """`a2abench demo`: an offline run on generated data with the bundled scripted agent."""
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 from a2abench.cli import _common as c
+
+
+class ToolChannel(StrEnum):
+    a2a = "a2a"
+    mcp = "mcp"
 
 
 def demo(
@@ -14,6 +20,11 @@ def demo(
         "--white-agent-url", "Benchmark this A2A agent instead of the bundled scripted one "
                              "(same generated data and scripted user, still offline).",
         show_default=False)] = None,
+    tool_channel: Annotated[ToolChannel, c.opt(
+        "--tool-channel", "Where the agent finds its tools: a2a (in its messages) | mcp (an "
+                          "MCP server per task-trial; the bundled agent is then the MCP "
+                          "example agent).")
+    ] = ToolChannel.a2a,
     json_: c.JsonFlag = False,
 ) -> None:
     """Run a short benchmark offline: no network, no API key, about 10 seconds.
@@ -30,7 +41,8 @@ def demo(
 
     out = Output.for_command(json_)
     target = output or Path("runs") / datetime.now(UTC).strftime("demo-%Y%m%dT%H%M%SZ")
-    result = asyncio.run(run_demo(target, make_display(out), white_agent_url))
+    result = asyncio.run(run_demo(target, make_display(out), white_agent_url,
+                                  tool_channel.value))
     for benchmark, path in result.metrics.items():
         report = build_report([path])
         note = explain(benchmark, report.passed, report.scored) if result.scripted else None

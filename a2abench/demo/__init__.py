@@ -12,9 +12,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from a2abench.run.events import EventSink
 
@@ -92,23 +93,31 @@ def _crm_data(folder: Path) -> tuple[Path, Path]:
     return db, tasks
 
 
+def _agent_app(tool_channel: str) -> Callable[[str], Any]:
+    """The scripted agent: the A2A one, or its MCP twin (same rules, tools over MCP)."""
+    from a2abench.demo import agent, mcp_agent
+
+    if tool_channel == "mcp":
+        return lambda base: mcp_agent.build_app(base, mcp_agent.ScriptedBrain())
+    return agent.build_app
+
+
 @contextlib.contextmanager
-def _agent(url: str | None) -> Iterator[str]:
+def _agent(url: str | None, tool_channel: str = "a2a") -> Iterator[str]:
     """The agent under test: the user's at `url`, else the bundled scripted one."""
     if url is not None:
         yield url
         return
-    from a2abench.demo import agent
     from a2abench.demo.servers import serve
 
-    with serve(agent.build_app) as base:
+    with serve(_agent_app(tool_channel)) as base:
         yield base
 
 
 async def run_demo(output: Path, on_event: EventSink,
-                   white_agent_url: str | None = None) -> DemoResult:
+                   white_agent_url: str | None = None, tool_channel: str = "a2a") -> DemoResult:
     """The demo's two runs; against `white_agent_url` when given (still offline: the data
-    and the user are generated here)."""
+    and the user are generated here); `tool_channel` "mcp" serves the tools over MCP."""
     from a2abench.demo import tau2_data, user_llm
     from a2abench.demo.servers import serve
     from a2abench.run import RunConfig, execute_async
@@ -117,14 +126,15 @@ async def run_demo(output: Path, on_event: EventSink,
     result = DemoResult(output=output, scripted=white_agent_url is None)
     _prepare(output)
     data_root = tau2_data.write(output / "data")
+    channel = {"tool_channel": tool_channel}
     # The scripted user has no price; the "unknown price" warning would only be noise here.
-    with _quiet("a2abench.llm"), _agent(white_agent_url) as agent_url, \
+    with _quiet("a2abench.llm"), _agent(white_agent_url, tool_channel) as agent_url, \
             serve(lambda _: user_llm.app()) as user_url:
         tau2 = RunConfig(
             benchmark="tau2", white_agent_url=agent_url, concurrency=4,
             output=output / "tau2" / "metrics.jsonl",
             options={"domain": "mock", "data_dir": str(data_root), "user_llm": "scripted-user",
-                     "user_llm_base_url": user_url + "/v1", "llm_cache": False})
+                     "user_llm_base_url": user_url + "/v1", "llm_cache": False, **channel})
         await execute_async(tau2, on_event)
         assert tau2.output is not None  # set above
         result.metrics["tau2"] = tau2.output
@@ -133,7 +143,7 @@ async def run_demo(output: Path, on_event: EventSink,
             benchmark="crmarena", white_agent_url=agent_url, concurrency=4,
             output=output / "crmarena" / "metrics.jsonl",
             options={"org": "b2b", "crm_db": str(crm_db), "tasks_file": str(tasks_file),
-                     "judge_llm": "offline", "upstream_text": False})
+                     "judge_llm": "offline", "upstream_text": False, **channel})
         await execute_async(crm, on_event)
         assert crm.output is not None  # set above
         result.metrics["crmarena"] = crm.output

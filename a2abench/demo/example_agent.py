@@ -2,6 +2,8 @@
 
     a2abench-example-agent echo --port 9019          # echoes every message (no tool calls)
     a2abench-example-agent scripted --port 9019      # the demo's rule-based agent
+    a2abench-example-agent mcp --model gpt-4.1       # calls its tools over MCP (an LLM)
+    a2abench-example-agent mcp --scripted            # ... or by the demo's rules
 
 A console script runs on the interpreter a2abench was installed with, whatever `python` is
 first on PATH: runners such as AgentBeats' put their own venv (a2a-sdk 0.3) first, where the
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -62,9 +65,20 @@ def echo_app(base_url: str) -> Any:
     return Starlette(routes=routes)
 
 
-def build(kind: str, base_url: str) -> Any:
+def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> Any:
     if kind == "echo":
         return echo_app(base_url)
+    if kind == "mcp":
+        from a2abench.demo import mcp_agent
+
+        mcp_url = args.mcp_url if args is not None else None
+        if args is None or args.scripted:
+            return mcp_agent.build_app(base_url, mcp_agent.ScriptedBrain(), mcp_url)
+        from a2abench.llm import build_llm
+
+        llm = build_llm(args.model, base_url=args.base_url, args={}, cache=False,
+                        flag="--model")
+        return mcp_agent.build_app(base_url, mcp_agent.LLMBrain(llm), mcp_url)
     from a2abench.demo.agent import build_app
 
     return build_app(base_url)
@@ -73,9 +87,21 @@ def build(kind: str, base_url: str) -> Any:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="a2abench-example-agent",
                                      description="Serve an a2abench example white agent.")
-    parser.add_argument("kind", choices=["echo", "scripted"],
+    parser.add_argument("kind", choices=["echo", "scripted", "mcp"],
                         help="echo: echoes every message; scripted: the demo's rule-based "
-                             "agent")
+                             "agent; mcp: calls its tools over MCP (a2abench --tool-channel "
+                             "mcp), driven by --model or by --scripted rules")
+    parser.add_argument("--model", default="gpt-4.1",
+                        help="mcp: the chat model [default: gpt-4.1]")
+    parser.add_argument("--base-url", default=None,
+                        help="mcp: its OpenAI-compatible endpoint (key from OPENAI_API_KEY) "
+                             "[default: OpenAI's]")
+    parser.add_argument("--scripted", action="store_true",
+                        help="mcp: deterministic rules instead of a model")
+    parser.add_argument("--mcp-url", default=os.environ.get("A2ABENCH_MCP_URL") or None,
+                        help="mcp: reach the tools here instead of at the URL the first "
+                             "message names (its headers are kept), e.g. an Amber slot's URL "
+                             "+ /mcp [env: A2ABENCH_MCP_URL]")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9019)
     parser.add_argument("--card-url", default=None,
@@ -86,9 +112,15 @@ def main(argv: list[str] | None = None) -> None:
     base = args.card_url or f"http://{args.host}:{args.port}"
     print(f"a2abench example agent ({args.kind}): {base} (Ctrl-C stops)", file=sys.stderr,
           flush=True)
+    from a2abench.errors import A2ABenchError
+
     try:
-        uvicorn.run(build(args.kind, base), host=args.host, port=args.port,
-                    log_level="warning")
+        app = build(args.kind, base, args)
+    except A2ABenchError as exc:  # e.g. --model without a key for OpenAI's endpoint
+        print(f"Error: {exc.render()}", file=sys.stderr)
+        sys.exit(1)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after a clean shutdown
         sys.exit(130)
 

@@ -57,6 +57,7 @@ class GreenApp:
     url: str
     monitoring: Monitoring | None = None
     metrics: Any | None = None  # GreenMetrics with --metrics / --metrics-port
+    mcp_url: str = ""  # the tools of `tool_channel: "mcp"` assessments (docs/mcp.md)
 
 
 def check_presets(settings: GreenSettings, benchmarks: list[str]) -> None:
@@ -92,7 +93,8 @@ def build_app(settings: GreenSettings, url: str | None = None,
                       grpc_url=bindings.grpc_url(url, grpc_port) if grpc_port else None,
                       a2a_03=settings.a2a_03)
     monitoring, metrics = _monitoring(settings)
-    executor = AssessmentExecutor(settings, list_benchmarks, monitoring)
+    mcp, mcp_url = _mcp_endpoint(url, metrics)
+    executor = AssessmentExecutor(settings, list_benchmarks, monitoring, (mcp, mcp_url))
     if metrics is not None:
         metrics.bind(lambda: executor.admission.running, lambda: executor.admission.waiting)
         metrics.know(list_benchmarks())
@@ -113,6 +115,7 @@ def build_app(settings: GreenSettings, url: str | None = None,
                                         enable_v0_3_compat=settings.a2a_03)
     for prefix in bindings.rest_prefixes(rpc_path(url), settings.rpc_path):
         routes += bindings.rest_routes(handler, prefix, a2a_03=settings.a2a_03)
+    routes[:0] = [Route(path, mcp) for path in mcp_paths(url)]  # before JSON-RPC at "/"
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -124,7 +127,8 @@ def build_app(settings: GreenSettings, url: str | None = None,
                 max_request_bytes=settings.max_request_bytes, a2a_03=settings.a2a_03)
         readiness.started = True
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             readiness.started = False
             if grpc_server is not None:
@@ -135,11 +139,28 @@ def build_app(settings: GreenSettings, url: str | None = None,
     middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
     if settings.auth_token is not None:
         middleware.insert(0, Middleware(BearerAuth, token=settings.auth_token.get_secret_value(),
-                                        public=frozenset(card_paths(url))))
+                                        public=frozenset(card_paths(url)),
+                                        own_auth=frozenset(mcp_paths(url))))
     if metrics is not None:
         middleware.insert(0, Middleware(CountRequests, metrics=metrics))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    return GreenApp(app, card, executor, url, monitoring, metrics)
+    return GreenApp(app, card, executor, url, monitoring, metrics, mcp_url)
+
+
+def mcp_paths(url: str) -> list[str]:
+    """Where the MCP endpoint answers: `/mcp`, and under the card URL's path for proxies that
+    forward without stripping their prefix."""
+    return list(dict.fromkeys(["/mcp", rpc_path(url).rstrip("/") + "/mcp"]))
+
+
+def _mcp_endpoint(url: str, metrics: Any | None) -> tuple[Any, str]:
+    """The MCP endpoint of this server and its public URL, derived from the card URL: behind
+    the AgentBeats controller `http://ctrl/to_agent/<id>/mcp` reaches our `/mcp`."""
+    from a2abench.mcp.server import McpEndpoint
+    from a2abench.mcp.session import ToolRegistry
+
+    on_call = metrics.count_mcp_call if metrics is not None else None
+    return McpEndpoint(ToolRegistry(on_call)), url.rstrip("/") + "/mcp"
 
 
 def _monitoring(settings: GreenSettings) -> tuple[Monitoring, Any | None]:

@@ -251,8 +251,10 @@ class AssessmentExecutor(AgentExecutor):
     """Runs one assessment per A2A task with the same engine as `a2abench run`."""
 
     def __init__(self, settings: GreenSettings, benchmarks: Callable[[], list[str]],
-                 monitoring: Monitoring | None = None) -> None:
+                 monitoring: Monitoring | None = None,
+                 mcp: tuple[Any, str] | None = None) -> None:
         self.settings = settings
+        self.mcp = mcp  # (McpEndpoint, its public URL): drivers with a tool channel use it
         self.benchmarks = benchmarks
         self.admission = Admission(settings.max_concurrent_assessments,
                                    settings.max_queued_assessments)
@@ -304,6 +306,9 @@ class AssessmentExecutor(AgentExecutor):
             logger.exception("assessment %s: planning failed", task_id)
             await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
             return None
+        channel = getattr(planned.driver, "mcp", None)
+        if self.mcp is not None and channel is not None and hasattr(channel, "attach"):
+            channel.attach(*self.mcp)  # tools over MCP on this server's own /mcp
         try:
             await check_tasks(planned)
             return request, planned

@@ -39,14 +39,17 @@ async def _error(send: Send, status: int, message: str,
 class BearerAuth:
     """Every request except GETs of the agent card and the health probes must carry
     `Authorization: Bearer TOKEN`. `public` lists the card's paths (default: the two
-    well-known ones at the root)."""
+    well-known ones at the root); `own_auth` paths check credentials of their own (the MCP
+    endpoint: each task-trial's token) and pass whatever their method."""
 
-    def __init__(self, app: ASGIApp, token: str, public: frozenset[str] = CARD_PATHS) -> None:
+    def __init__(self, app: ASGIApp, token: str, public: frozenset[str] = CARD_PATHS,
+                 own_auth: frozenset[str] = frozenset()) -> None:
         if not token.strip():
             raise ValueError("an empty bearer token would let every request in")
         self.app = app
         self._token = token.encode()
         self._public_paths = public
+        self._own_auth = own_auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self._public(scope) or self._authorized(scope):
@@ -56,6 +59,8 @@ class BearerAuth:
                                 "<token>", [(b"www-authenticate", b'Bearer realm="a2abench"')])
 
     def _public(self, scope: Scope) -> bool:
+        if scope.get("path") in self._own_auth:
+            return True
         return scope.get("method") in ("GET", "HEAD") and (
             scope.get("path") in self._public_paths or scope.get("path") in PROBE_PATHS)
 

@@ -58,6 +58,11 @@ class GreenMetrics:
         self.salesforce_calls = Counter(f"{p}salesforce_api_calls", "Queries sent to a live "
                                         "Salesforce org (--backend salesforce).", ["org"],
                                         registry=r)
+        # Named as docs/mcp.md says, without the green prefix: the endpoint's, not a run's.
+        self.mcp_calls = Counter("a2abench_mcp_calls", "MCP tool calls, by tool and outcome "
+                                 "(ok, error: the tool reported an error, rejected: refused "
+                                 "by a limit or outside the turn, timeout).",
+                                 ["tool", "outcome"], registry=r)
         self.http_requests = Counter(f"{p}http_requests", "HTTP requests this server answered, "
                                      "by route group and status code.", ["route", "code"],
                                      registry=r)
@@ -78,6 +83,9 @@ class GreenMetrics:
     def bind(self, running: Callable[[], int], waiting: Callable[[], int]) -> None:
         """Where the in-flight and queued gauges read their values (the admission)."""
         self._running, self._waiting = running, waiting
+
+    def count_mcp_call(self, tool: str, outcome: str) -> None:
+        self.mcp_calls.labels(tool=tool, outcome=outcome).inc()
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

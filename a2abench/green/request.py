@@ -56,7 +56,8 @@ MAX_CONCURRENCY = 64  # task-trials of one assessment in flight on the server's 
 MAX_TASK_TRIALS = 20_000
 _SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd",
                            "credential", "credentials", "authorization"})
-_SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db")
+# _host, _port: where `run` serves MCP (--mcp-host, --mcp-port); a server binds its own
+_SERVER_SUFFIXES = ("_url", "_dir", "_file", "_path", "_db", "_host", "_port")
 # What AgentBeats' leaderboard workflow patches into every assessment config (any dialect):
 # shard `shard_index` (0-based) of `num_shards`, and at most `num_instances` tasks in all.
 SHARD_KEYS = ("shard_index", "num_shards", "num_instances")

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 import httpx
 
+from a2abench._attempts import Attempt, AttemptLoop, Outcome
 from a2abench._limits import (
     Deadline,
     DeadlinePassed,
@@ -130,30 +129,39 @@ class ChatLLM:
             return result
 
     async def _fetch(self, body: dict[str, Any], started: float) -> ChatResult:
-        policy = self.config.retry
-        attempt = 0
-        while True:
-            attempt += 1
-            outcome = await self._attempt(body, started, attempt)
+        loop = AttemptLoop(lambda attempt, _: self._retry_delay(attempt, started))
+        async for attempt in loop:
+            outcome = await self._attempt(body, started, attempt.number)
             if isinstance(outcome, ChatResult):
-                return outcome
-            error = outcome.error
-            error.attempts = attempt
-            if not outcome.transient:
-                raise error
-            delay = policy.delay(attempt, outcome.retry_after, self._random)
-            task = current_task_deadline()  # no retry that would outlive the task-trial
-            if not policy.retry_after(attempt, time.perf_counter() - started, delay) \
-                    or (task is not None and delay > task.remaining()):
-                error.message += f" (gave up after {attempt} attempt{'s' * (attempt != 1)})"
-                error.args = (error.message,)
-                raise error
-            logger.info("LLM call failed (%s); attempt %d in %.2f s", error.message,
-                        attempt + 1, delay)
-            await asyncio.sleep(delay)
+                attempt.result = outcome
+            else:
+                attempt.outcome = outcome
+        result: ChatResult = loop.result
+        return result
+
+    def _retry_delay(self, attempt: Attempt, started: float) -> float | None:
+        """Seconds before the next attempt, or None to give up; the budget counts from the
+        start of `chat()` (`started`, perf_counter), cache wait included."""
+        outcome, error = attempt.outcome, attempt.outcome.error
+        assert error is not None and isinstance(error, LLMError)
+        error.attempts = attempt.number
+        if not outcome.transient:
+            return None
+        policy = self.config.retry
+        delay = policy.delay(attempt.number, outcome.retry_after, self._random)
+        task = current_task_deadline()  # no retry that would outlive the task-trial
+        if not policy.retry_after(attempt.number, time.perf_counter() - started, delay) \
+                or (task is not None and delay > task.remaining()):
+            error.message += (f" (gave up after {attempt.number} "
+                              f"attempt{'s' * (attempt.number != 1)})")
+            error.args = (error.message,)
+            return None
+        logger.info("LLM call failed (%s); attempt %d in %.2f s", error.message,
+                    attempt.number + 1, delay)
+        return delay
 
     async def _attempt(self, body: dict[str, Any], started: float,
-                       attempt: int) -> ChatResult | _Failure:
+                       attempt: int) -> ChatResult | Outcome:
         url = self.config.endpoint
         cap = self.config.max_reply_bytes
         answered = False
@@ -165,29 +173,29 @@ class ChatLLM:
                 content = await read_reply(streamed, cap, url=url)
                 response = buffered(streamed, content)
         except httpx.TransportError as exc:
-            return _Failure(error_for_transport(exc, url=url, timeout_s=self.config.timeout_s),
+            return _failure(error_for_transport(exc, url=url, timeout_s=self.config.timeout_s),
                             transient=True)
         except DeadlinePassed as exc:
             error, transient = deadline_error(exc, url=url, answered=answered)
-            return _Failure(error, transient)
+            return _failure(error, transient)
         except LLMError as exc:
-            return _Failure(exc)
+            return _failure(exc)
         if response.status_code >= 300:
             error, transient = error_for_status(response, model=self.config.model, url=url,
                                                 redact=self._redact)
-            return _Failure(error, transient, retry_after_s(response.headers))
+            return _failure(error, transient, retry_after_s(response.headers))
         try:
             raw = parse_json(content)
         except LLMError as exc:
-            return _Failure(exc)
+            return _failure(exc)
         except ValueError:  # JSONDecodeError, UnicodeDecodeError
             snippet = self._redact(response.text[:200])
-            return _Failure(LLMResponseInvalid(
+            return _failure(LLMResponseInvalid(
                 f"the LLM endpoint at {url} answered HTTP {response.status_code} with a body "
                 f"that is not JSON: {snippet!r}",
                 hint=API_HINT))
         if not isinstance(raw, dict):
-            return _Failure(LLMResponseInvalid(f"the LLM endpoint at {url} answered JSON that "
+            return _failure(LLMResponseInvalid(f"the LLM endpoint at {url} answered JSON that "
                                                "is not an object", hint=API_HINT))
         try:
             return parse_completion(raw, model=self.config.model, cached=False,
@@ -195,15 +203,12 @@ class ChatLLM:
         except LLMResponseInvalid as exc:
             exc.message = self._redact(exc.message)
             exc.args = (exc.message,)
-            return _Failure(exc)
+            return _failure(exc)
 
-@dataclass(frozen=True)
-class _Failure:
+def _failure(error: LLMError, transient: bool = False,
+             retry_after: float | None = None) -> Outcome:
     """One failed attempt: `transient` ones may be retried, after `retry_after` if given."""
-
-    error: LLMError
-    transient: bool = False
-    retry_after: float | None = None
+    return Outcome(error=error, transient=transient, retry_after=retry_after)
 
 
 def _ms_since(started: float) -> float:

@@ -17,18 +17,22 @@ from __future__ import annotations
 import array
 import base64
 import binascii
+import json
 import time
 from typing import Any
 
 import httpx
 
+from a2abench._attempts import Attempt, AttemptLoop, Outcome
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import FORMAT_VERSION, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig
 from a2abench.llm._http import (
+    buffered,
     endpoint_auth,
     error_for_status,
     error_for_transport,
+    read_reply_blocking,
     retry_after_s,
 )
 
@@ -89,43 +93,56 @@ class EmbeddingClient:
         return vectors
 
     def _fetch(self, http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
-        policy = self.config.retry
-        deadline = time.monotonic() + policy.budget_s
-        attempt = 0
-        while True:
-            attempt += 1
+        loop = AttemptLoop(self._retry_delay)
+        for attempt in loop:
             outcome = self._attempt(http, body)
             if isinstance(outcome, dict):
-                return outcome
-            error, transient, retry_after = outcome
-            delay = (retry_after if retry_after is not None
-                     else min(policy.max_delay_s, policy.base_delay_s * 2.0 ** (attempt - 1)))
-            if not transient or attempt >= policy.max_attempts or (
-                    time.monotonic() + delay > deadline):
-                error.attempts = attempt
-                raise error
-            time.sleep(delay)
+                attempt.result = outcome
+            else:
+                attempt.outcome = outcome
+        result: dict[str, Any] = loop.result
+        return result
 
-    def _attempt(self, http: httpx.Client, body: dict[str, Any]
-                 ) -> dict[str, Any] | tuple[LLMError, bool, float | None]:
-        """The parsed body, or (error, worth retrying, server-requested delay)."""
+    def _retry_delay(self, attempt: Attempt, started: float) -> float | None:
+        """Seconds before the next attempt, or None to give up (the retry policy's attempts
+        and budget, counted from the first attempt)."""
+        outcome, error = attempt.outcome, attempt.outcome.error
+        assert error is not None and isinstance(error, LLMError)
+        error.attempts = attempt.number
+        policy = self.config.retry
+        delay = policy.delay(attempt.number, outcome.retry_after)
+        if not outcome.transient or not policy.retry_after(
+                attempt.number, time.monotonic() - started, delay):
+            return None
+        return delay
+
+    def _attempt(self, http: httpx.Client, body: dict[str, Any]) -> dict[str, Any] | Outcome:
+        """The parsed body, or the failed attempt's outcome (error, worth retrying,
+        server-requested delay). The reply is read up to the chat client's cap."""
+        url = self.endpoint
         try:
-            response = http.post(self.endpoint, json=body)
+            with http.stream("POST", url, json=body) as streamed:
+                content = read_reply_blocking(streamed, self.config.max_reply_bytes, url=url)
+                response = buffered(streamed, content)
         except httpx.TransportError as exc:
-            return error_for_transport(exc, url=self.endpoint,
-                                       timeout_s=self.config.timeout_s), True, None
+            return Outcome(error=error_for_transport(exc, url=url,
+                                                     timeout_s=self.config.timeout_s),
+                           transient=True)
+        except LLMError as exc:  # the reply is over the cap
+            return Outcome(error=exc)
         if response.status_code >= 300:
             error, transient = error_for_status(response, model=self.config.model,
-                                                url=self.endpoint, redact=self._redact)
-            return error, transient, retry_after_s(response.headers)
+                                                url=url, redact=self._redact)
+            return Outcome(error=error, transient=transient,
+                           retry_after=retry_after_s(response.headers))
         try:
-            raw = response.json()
+            raw = json.loads(content)
         except ValueError:
             raw = None
         if not isinstance(raw, dict):
-            return LLMResponseInvalid(f"the embeddings endpoint at {self.endpoint} answered "
-                                      "with a body that is not a JSON object",
-                                      hint="Check the base URL"), False, None
+            return Outcome(error=LLMResponseInvalid(
+                f"the embeddings endpoint at {url} answered with a body that is not a JSON "
+                "object", hint="Check the base URL"))
         return raw
 
 

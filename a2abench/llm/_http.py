@@ -19,6 +19,7 @@ from a2abench._limits import (
     DeadlinePassed,
     loads,
     read_body,
+    read_body_blocking,
     read_prefix,
 )
 from a2abench._version import __version__
@@ -36,6 +37,7 @@ from a2abench.errors import (
 ERROR_BODY_BYTES = 65_536  # what is read of an error body: enough for the provider's message
 
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+REPLY_CAP_HINT = "Lower max_tokens, or raise --max-reply-bytes."
 AUTH_HINT = "Set OPENAI_API_KEY or A2ABENCH_LLM_API_KEY to a valid key for this endpoint."
 
 
@@ -56,8 +58,22 @@ async def read_reply(response: httpx.Response, max_bytes: int, *, url: str) -> b
     try:
         return await read_body(response, max_bytes, url=url)
     except ReplyTooLarge as exc:
-        raise LLMResponseInvalid(exc.message,
-                                 hint="Lower max_tokens, or raise --max-reply-bytes.") from None
+        raise LLMResponseInvalid(exc.message, hint=REPLY_CAP_HINT) from None
+
+
+def read_reply_blocking(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:
+    """`read_reply` for the blocking embeddings client."""
+    if response.status_code >= 300:
+        prefix = bytearray()
+        for chunk in response.iter_bytes():
+            prefix += chunk[:ERROR_BODY_BYTES - len(prefix)]
+            if len(prefix) >= ERROR_BODY_BYTES:
+                break
+        return bytes(prefix)
+    try:
+        return read_body_blocking(response, max_bytes, url=url)
+    except ReplyTooLarge as exc:
+        raise LLMResponseInvalid(exc.message, hint=REPLY_CAP_HINT) from None
 
 
 def endpoint_auth(api_key: SecretStr | None) -> tuple[Redactor, dict[str, str]]:

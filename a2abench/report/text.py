@@ -90,13 +90,16 @@ def md(text: object) -> str:
 
 
 def interfaces(report: Report) -> str:
-    """The A2A interfaces the runs used, e.g. `HTTP+JSON A2A 1.0 http://a/rest (streaming)`."""
+    """The A2A interfaces the runs used, e.g. `HTTP+JSON A2A 1.0 http://a/rest (streaming)`,
+    and `, tools over MCP` for runs with `--tool-channel mcp`."""
     seen: list[str] = []
     for run in report.runs:
         i = run.get("interface") or {}
         if i:
+            mcp = (run.get("data") or {}).get("tool_channel") == "mcp"
             text = (f"{i.get('binding')} A2A {i.get('dialect')} {i.get('url')}"
-                    f"{' (streaming)' if i.get('streaming') else ''}")
+                    f"{' (streaming)' if i.get('streaming') else ''}"
+                    f"{', tools over MCP' if mcp else ''}")
             if text not in seen:
                 seen.append(text)
     return "; ".join(seen) or "n/a"

@@ -328,10 +328,14 @@
     return h("span", { class: "badge a2a", title: "the agent's A2A reply" },
       "A2A " + (turn.state || turn.kind) + " · " + seconds(turn.latency_ms));
   }
+  function mcpBadge() {
+    return h("span", { class: "badge mcp", title: "a tool call the agent made over MCP (--tool-channel mcp) while holding the turn" }, "MCP call");
+  }
   function conversation(b) {
     const t = b.transcript || [];
     const turns = new Map();
     ((b.details || {}).a2a_turns || []).forEach(function (x) { if (x.message !== null && x.message !== undefined) turns.set(x.message, x); });
+    const overMcp = new Set((b.details || {}).mcp_calls || []);
     const sec = h("div", { class: "detail transcript", id: "transcript" }, h("h3", null, "Conversation (" + t.length + " messages)"));
     if (!t.length) { sec.append(h("p", { class: "muted" }, "No transcript recorded.")); return sec; }
     const tau2 = t.some(function (m) { return m.role === "assistant" || m.role === "tool"; });
@@ -339,6 +343,7 @@
     t.forEach(function (m, k) {
       const e = tau2 ? tau2Message(m, prev) : crmMessage(m);
       if (turns.has(k)) e.querySelector(".who").append(" ", a2aBadge(turns.get(k)));
+      if (overMcp.has(k)) e.querySelector(".who").append(" ", mcpBadge());
       sec.append(e);
       if (tau2) { const s = stamp(m.timestamp); if (s !== null) prev = s; }
     });

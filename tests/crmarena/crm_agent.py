@@ -8,7 +8,10 @@ from a simulated user) and then follows a policy:
   returned (non-Id answers are given as they are);
 - "junk": an unparseable reply, an empty reply, then the oracle's answer;
 - "chatty": answers in a sentence ("The answer is X."), so only extraction can match;
-- "ask": interactive; asks the user a question first, then answers.
+- "ask": interactive; asks the user a question first, then answers;
+- "mcp-oracle", "mcp-sql": the same over MCP (--tool-channel mcp): the "sql" plan's queries
+  as `soql_query` / `sosl_search` calls, then the answer as plain text; `mcp_results` keeps
+  what each call returned.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a.helpers import new_data_part, new_message, new_text_part
+from a2a.helpers import get_data_parts, new_data_part, new_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -29,6 +32,7 @@ from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from starlette.applications import Starlette
 
 from a2abench.benchmarks.crmarena.tasks import CRMTask
+from a2abench.mcp.client import connect, find_pointer, result_text
 
 REFUSAL = "I'm sorry, I cannot share that because of privacy and confidentiality policies."
 OBJECT_BY_PREFIX = {"005": "User", "01t": "Product2", "ka0": "Knowledge__kav",
@@ -41,6 +45,7 @@ class State:
     task: CRMTask | None = None
     turn: int = 0
     inbox: list[str] = field(default_factory=list)
+    pointer: dict[str, Any] | None = None
 
 
 def answer_text(task: CRMTask) -> str:
@@ -66,6 +71,7 @@ class CRMExecutor(AgentExecutor):
         self.by_idx = {t.idx: t for t in tasks}
         self.states: dict[str, State] = {}
         self.first_messages: list[str] = []
+        self.mcp_results: dict[int, list[str]] = {}
 
     def identify(self, text: str) -> CRMTask | None:
         found = re.search(r"TASK:(\d+)", text)
@@ -81,8 +87,10 @@ class CRMExecutor(AgentExecutor):
         if state.task is None:
             self.first_messages.append(text)
             state.task = self.identify(text)
+            state.pointer = find_pointer(get_data_parts(list(context.message.parts))
+                                         if context.message else [])
         state.inbox.append(text)
-        parts = self.reply(state)
+        parts = await self._mcp(state) if self.mode.startswith("mcp") else self.reply(state)
         state.turn += 1
         await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
 
@@ -120,6 +128,28 @@ class CRMExecutor(AgentExecutor):
             return None
         quoted = ", ".join(f"'{a}'" for a in task.answer)
         return f"SELECT Id FROM {objects.pop()} WHERE Id IN ({quoted}) ORDER BY Id"
+
+    async def _mcp(self, state: State) -> list[Any]:
+        task = state.task
+        assert task is not None and state.pointer is not None
+        answer = answer_text(task)
+        if self.mode == "mcp-sql":
+            got = self.mcp_results.setdefault(task.idx, [])
+            async with connect(state.pointer) as client:
+                for query in self._sql_queries(task):
+                    tool = "sosl_search" if query.startswith("FIND") else "soql_query"
+                    got.append(result_text(await client.call_tool(tool, {"query": query})))
+            ids = re.findall(r"'Id': '([A-Za-z0-9]{18})'", got[-1])
+            if ids and self._lookup(task):
+                answer = ", ".join(ids)
+        return [new_text_part(answer)]
+
+    def _sql_queries(self, task: CRMTask) -> list[str]:
+        queries = []
+        for step in self._sql_plan(task):
+            found = re.search(r"<execute>(.*?)</execute>", step, re.S)
+            queries.append(found.group(1) if found else json.loads(step)["query"])
+        return queries
 
     def _junk(self, state: State, task: CRMTask) -> list[Any]:
         if state.turn == 0:

@@ -158,7 +158,8 @@ def test_secret_keys() -> None:
 
 def test_server_only_options_of_tau2() -> None:
     assert server_only(Tau2Options) == {"data_dir", "user_llm_base_url", "judge_llm_base_url",
-                                        "embedding_llm_base_url", "reranker_llm_base_url"}
+                                        "embedding_llm_base_url", "reranker_llm_base_url",
+                                        "mcp_host", "mcp_port", "mcp_public_url"}
 
 
 # --- plan_run: the request against the server's settings ----------------------------------

@@ -8,6 +8,7 @@ every gold action as its own call, then `done`; "solo-text" answers a solo run w
 "solo-mixed" sends its first gold call together with `done`; "silent" only ever answers
 politely; "malformed" sends a tool call without a name; "empty" answers with no parts at
 all. The task is named by the user's first words ("TASK:<id>"), which the fake user LLM says.
+Modes "mcp", "mcp-alias" and "mcp-solo" play the same over MCP (mcp_gold.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from starlette.applications import Starlette
 
 from a2abench.benchmarks.tau2.models import Task
+from tests.tau2.mcp_gold import McpGold
 
 
 class GoldExecutor(AgentExecutor):
@@ -35,10 +37,15 @@ class GoldExecutor(AgentExecutor):
         self.plans = plans or {}  # task id -> (tool, arguments) when gold actions fall short
         self.progress: dict[str, tuple[str, int]] = {}  # context -> (task id, next action)
         self.first_messages: list[str] = []
+        self.mcp = McpGold(tasks, mode, self.plans, self.first_messages)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         text = context.get_user_input() if context.message else ""
         ctx = context.context_id
+        if self.mode.startswith("mcp"):
+            parts = await self.mcp.turn(ctx, text, context.message)
+            await event_queue.enqueue_event(new_message(parts, context_id=ctx))
+            return
         if ctx not in self.progress:
             self.first_messages.append(text)
             match = re.search(r"TASK:(\S+)", text)

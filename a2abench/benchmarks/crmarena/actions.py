@@ -29,7 +29,7 @@ _KEYS: dict[str, str] = {"execute": "query", "respond": "answer"}
 class Action:
     name: ActionName
     content: str
-    via: Literal["data", "json", "tags"]
+    via: Literal["data", "json", "tags", "mcp", "text"]  # the last two: --tool-channel mcp
 
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "content": self.content, "via": self.via}

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from a2abench.benchmarks.crmarena import upstream
+from a2abench.benchmarks.crmarena import mcp_tools, upstream
 from a2abench.benchmarks.crmarena.backends import Backend, SalesforceBackend, SandboxBackend
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
 from a2abench.benchmarks.crmarena.evaluator import Evaluator, Judge, Verdict
@@ -34,12 +34,14 @@ from a2abench.plugin import (
     Exporter,
     LLMOptions,
     LLMUsage,
+    McpChannel,
     Scoring,
     Skill,
     TaskContext,
     TaskOutcome,
     TaskRecord,
     TaskSpec,
+    ToolChannelOptions,
     build_llm,
     git_blob_sha1_file,
     is_success,
@@ -51,7 +53,7 @@ UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator 
 OFFLINE = "offline"
 
 
-class CRMArenaOptions(LLMOptions):
+class CRMArenaOptions(LLMOptions, ToolChannelOptions):
     """Options of `run crmarena`: each field is a flag (`--max-turns` for `max_turns`)."""
 
     dataset: Dataset | None = option(
@@ -130,6 +132,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         self.schema_text = ""
         self.schema_info: dict[str, Any] = {}
         self.backend: Backend | None = None
+        self.mcp = McpChannel(options)
 
     @property
     def domain(self) -> str | None:
@@ -158,6 +161,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                                       args=dict(opts.user_llm_args), cache=opts.llm_cache,
                                       flag="--user-llm", max_reply_bytes=self.max_reply_bytes)
         self.evaluator = Evaluator(self._judge() if self.judge_llm else None, self.texts.texts)
+        await self.mcp.start()
 
     def _judge(self, usage: LLMUsage | None = None) -> Judge:
         async def judge(system: str, user: str) -> str | None:
@@ -206,7 +210,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         source = self._source()
         backend = self.backend.describe() if self.backend else {}
         return {"data": {"tasks": source.describe, "schema": self.schema_info, "org": backend,
-                         **self.texts.describe()},
+                         **self.texts.describe(), **self.mcp.describe()},
                 "models": {"scoring": OFFLINE if self.evaluator.offline else "judged",
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -221,7 +225,8 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                 "max_user_turns": o.max_user_turns, "backend": o.backend,
                 "privacy_aware": o.privacy_aware, "aided": o.aided,
                 "judge_llm": OFFLINE if self.evaluator.offline else o.judge_llm or UPSTREAM_MODEL,
-                "user_llm": o.user_llm, "user_llm_args": o.user_llm_args}
+                "user_llm": o.user_llm, "user_llm_args": o.user_llm_args,
+                "tool_channel": o.tool_channel}
 
     def _source(self) -> TaskSource:
         if self.source is None:
@@ -242,17 +247,34 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                                  texts.greeting if texts else FALLBACK_GREETING,
                                  seed=ctx.seed, usage=ctx.usage)
             opening = await user.start()
-        message = task_message(task, self.schema_text, self.texts.texts, PromptOptions(
-            opts.max_turns, opts.interactive, opts.privacy_aware, opts.aided), opening)
+        options = PromptOptions(opts.max_turns, opts.interactive, opts.privacy_aware,
+                                opts.aided)
         chat = ctx.conversation()
-        episode = Episode(chat, self.backend, rule_text(self.texts.texts),
-                          opts.max_turns, task.today, user, opts.max_user_turns)
-        result = await episode.run(message, self._logged(message), opening)
+        over_mcp: list[int] | None = None
+        if self.mcp.enabled:
+            message = mcp_tools.task_message(task, self.texts.texts, options, self.mcp.url,
+                                             opening)
+            with self.mcp.session(f"{task.idx}#{ctx.trial}") as session:
+                over = mcp_tools.McpEpisode(
+                    chat, self.backend, mcp_tools.RULE, opts.max_turns, task.today, user,
+                    opts.max_user_turns, session=session, schema_text=self.schema_text,
+                    pointer=session.pointer(self.mcp.url))
+                session.backend = over
+                result = await over.run(message, message, opening)
+                over_mcp = over.mcp_entries
+        else:
+            message = task_message(task, self.schema_text, self.texts.texts, options, opening)
+            episode = Episode(chat, self.backend, rule_text(self.texts.texts),
+                              opts.max_turns, task.today, user, opts.max_user_turns)
+            result = await episode.run(message, self._logged(message), opening)
         verdict = await self._score(task, result.answer, result.trajectory, ctx.usage)
         outcome = self._outcome(task, result, verdict)
         # For the report viewer: each A2A reply's state and latency, and the transcript index
         # of its "agent" entry (one per reply, in order).
-        replies = [i for i, e in enumerate(result.transcript) if e.get("role") == "agent"]
+        replies = [i for i, e in enumerate(result.transcript)
+                   if e.get("role") == "agent" and not e.get("mcp")]
+        if over_mcp is not None:
+            outcome.details.update(tool_channel="mcp", mcp_calls=over_mcp)
         outcome.details["a2a_turns"] = [
             {**turn, "message": replies[k] if k < len(replies) else None}
             for k, turn in enumerate(chat.log)]
@@ -343,3 +365,4 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                 await llm.aclose()
         if self.backend is not None:
             self.backend.close()
+        await self.mcp.aclose()

@@ -9,6 +9,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import TypeAdapter
 
+from a2abench.benchmarks.tau2 import mcp_tools
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.environment import Tau2Environment
@@ -42,6 +43,7 @@ from a2abench.plugin import (
     Exporter,
     ExportFormat,
     LLMUsage,
+    McpChannel,
     Scoring,
     Skill,
     TaskContext,
@@ -59,12 +61,18 @@ _MESSAGES = TypeAdapter(list[Message])
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
-                         ctx: TaskContext, start: int) -> TaskOutcome:
+                         ctx: TaskContext, start: int,
+                         mcp_calls: list[int] | None = None) -> TaskOutcome:
     """For the report viewer: each A2A reply's state and latency with the transcript index of
     the assistant message it became (every assistant message from `start` on is the agent's,
-    one per reply; a reply refused for its task state has none), and LLM usage per role."""
+    one per reply, but for the calls it made over MCP; a reply refused for its task state
+    has none), the MCP calls' indices, and LLM usage per role."""
+    over_mcp = set(mcp_calls or ())
     replies = [i for i, m in enumerate(outcome.messages)
-               if i >= start and isinstance(m, AssistantMessage)]
+               if i >= start and isinstance(m, AssistantMessage) and i not in over_mcp]
+    if mcp_calls is not None:
+        result.details["tool_channel"] = "mcp"
+        result.details["mcp_calls"] = mcp_calls
     result.details["a2a_turns"] = [{**turn, "message": replies[k] if k < len(replies) else None}
                                    for k, turn in enumerate(chat.log)]
     if ctx.usage.by_role:
@@ -130,6 +138,7 @@ class Tau2Driver(Driver[Tau2Options]):
         self.judge_llm: ChatLLM | None = None
         self._schemas: dict[str, list[dict[str, Any]]] = {}  # per run (_run_schemas)
         self._offload = Offload()
+        self.mcp = McpChannel(options)
 
     @property
     def domain(self) -> str | None:
@@ -150,6 +159,7 @@ class Tau2Driver(Driver[Tau2Options]):
                 max_reply_bytes=self.max_reply_bytes)
         self.profile, self.prompt_text = await asyncio.to_thread(
             load_profile, opts.prompt_style, opts.tool_call_format, opts.data_dir)
+        await self.mcp.start()
 
     def _download_progress(self) -> Callable[[int, int], None] | None:
         """A progress callback for the download threads that hands `DataProgress` events to
@@ -199,7 +209,8 @@ class Tau2Driver(Driver[Tau2Options]):
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
                          "judge_prompt": domain.judge_prompt is not None,
-                         "prompt_text": self.prompt_text, **solo, **domain.describe()},
+                         "prompt_text": self.prompt_text, **solo, **domain.describe(),
+                         **self.mcp.describe()},
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
@@ -212,7 +223,7 @@ class Tau2Driver(Driver[Tau2Options]):
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
                 "reward_basis": o.reward_basis, "policy": o.policy,
                 "tool_call_format": o.tool_call_format, "solo": o.solo,
-                "prompt_style": o.prompt_style,
+                "prompt_style": o.prompt_style, "tool_channel": o.tool_channel,
                 **({"retrieval_variant": self._domain().policy_kind, **{
                     k: v for k, v in self._domain().describe().items()
                     if k in ("embedding_model", "reranker_model")}}
@@ -230,14 +241,25 @@ class Tau2Driver(Driver[Tau2Options]):
                              tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
                              history=history)
         chat = ctx.conversation()
+        start = len(history) if history else 1  # the fixed greeting is not the agent's
+        if self.mcp.enabled:
+            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+                preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
+                                                 session.pointer(self.mcp.url), history)
+                outcome, calls = await mcp_tools.run_over_mcp(
+                    session, self.mcp.url, chat, lambda agent: Orchestrator(
+                        env, user, agent, history=history, max_steps=self.opts.max_steps,
+                        max_errors=self.opts.max_errors),
+                    self._run_schemas("agent", env), preamble)
+            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
+                                        ctx, start, calls)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile)
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        # the fixed greeting opens a conversation without history; the agent did not send it
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
-                                    start=len(history) if history else 1)
+                                    start)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
         try:
@@ -273,6 +295,18 @@ class Tau2Driver(Driver[Tau2Options]):
         env.set_solo()
         assert domain.solo_policy is not None  # setup loads the domain with solo=True
         chat = ctx.conversation()
+        if self.mcp.enabled:
+            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+                preamble = mcp_tools.solo_parts(domain.solo_policy, self.mcp.url,
+                                                session.pointer(self.mcp.url), task.ticket,
+                                                history)
+                outcome, calls = await mcp_tools.run_over_mcp(
+                    session, self.mcp.url, chat, lambda agent: SoloOrchestrator(
+                        env, agent, history=history, max_steps=self.opts.max_steps,
+                        max_errors=self.opts.max_errors),
+                    self._run_schemas("solo", env), preamble)
+            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
+                                        ctx, len(history), calls)
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
                            tool_call_format=self.opts.tool_call_format,
                            schemas=self._run_schemas("solo", env))
@@ -348,6 +382,7 @@ class Tau2Driver(Driver[Tau2Options]):
         for llm in (self.user_llm, self.judge_llm):
             if llm is not None:
                 await llm.aclose()
+        await self.mcp.aclose()
 
     @classmethod
     def data_sets(cls) -> list[DataSet]:

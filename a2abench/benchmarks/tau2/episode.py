@@ -172,27 +172,48 @@ class Orchestrator:
             except EmptyReply as exc:  # kept in the transcript, as upstream keeps it
                 self.trajectory.append(exc.reply)
                 raise
+            if self.done:  # a tool call over MCP during the turn ended the conversation
+                return
             self.trajectory.append(msg)
             if self.agent.is_stop(msg):  # upstream: agent.is_stop -> AGENT_STOP
                 self.done, self.termination = True, TerminationReason.AGENT_STOP
             self._advance(msg, Role.AGENT)
         else:
-            calls = list(self.message.tool_calls)
-            if self.env.blocking:  # e.g. banking KB_search calling an embeddings endpoint
-                try:
-                    results = await asyncio.to_thread(
-                        lambda: [self.env.execute(c) for c in calls])
-                except asyncio.CancelledError:  # --task-timeout: stop what the thread runs
-                    self.env.cancelled.set()
-                    raise
-            else:
-                results = [self.env.execute(call) for call in calls]
-            self.errors += sum(r.error for r in results)
-            self.trajectory.extend(results)
+            results = await self._execute(list(self.message.tool_calls))
             self.message = results
             self.source, self.target = Role.ENV, self.source
         self.steps += 1
         self.env.sync_tools()
+
+    async def _execute(self, calls: list[ToolCall]) -> list[ToolMessage]:
+        """Run calls in the environment; their results enter the trajectory."""
+        if self.env.blocking:  # e.g. banking KB_search calling an embeddings endpoint
+            try:
+                results = await asyncio.to_thread(lambda: [self.env.execute(c) for c in calls])
+            except asyncio.CancelledError:  # --task-timeout: stop what the thread runs
+                self.env.cancelled.set()
+                raise
+        else:
+            results = [self.env.execute(call) for call in calls]
+        self.errors += sum(r.error for r in results)
+        self.trajectory.extend(results)
+        return results
+
+    async def run_mcp_call(self, call: ToolCall) -> ToolMessage:
+        """One call the agent made over MCP while holding the turn (docs/mcp.md): it enters
+        the trajectory as a DataPart call would, as the assistant's call message (a step)
+        and its result (a step), and the limits are checked after it as after those."""
+        self.trajectory.append(AssistantMessage(content=None, tool_calls=[call]))
+        self._count_agent_step()
+        self.env.sync_tools()
+        (result,) = await self._execute([call])
+        self.steps += 1
+        self.env.sync_tools()
+        self._check_limits()
+        return result
+
+    def _count_agent_step(self) -> None:
+        self.steps += 1
 
     def _advance(self, msg: Any, source: Role) -> None:
         self.message, self.source = msg, source

@@ -10,10 +10,17 @@ from typing import Any, Literal
 from pydantic import SecretStr, model_validator
 
 from a2abench.benchmarks.tau2.profiles import PromptStyle
-from a2abench.plugin import ConfigError, LLMConfig, LLMOptions, api_key_from_env, option
+from a2abench.plugin import (
+    ConfigError,
+    LLMConfig,
+    LLMOptions,
+    ToolChannelOptions,
+    api_key_from_env,
+    option,
+)
 
 
-class Tau2Options(LLMOptions):
+class Tau2Options(LLMOptions, ToolChannelOptions):
     """Options of `run tau2`: each field is a flag (`--max-steps` for `max_steps`)."""
 
     domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = option(
@@ -56,6 +63,10 @@ class Tau2Options(LLMOptions):
         if self.prompt_style != "a2abench" and (self.solo or self.tool_call_format != "any"):
             raise ValueError("--prompt-style agentbeats|agentify sets the whole message format; "
                              "--tool-call-format and --solo go with --prompt-style a2abench")
+        if self.tool_channel == "mcp" and (self.prompt_style != "a2abench"
+                                           or self.tool_call_format != "any"):
+            raise ValueError("--tool-channel mcp serves the tools over MCP: --prompt-style and "
+                             "--tool-call-format describe the A2A channel; leave them unset")
         return self
 
 

@@ -129,6 +129,8 @@ class SoloOrchestrator(Orchestrator):
             except EmptyReply as exc:
                 self.trajectory.append(exc.reply)
                 raise
+            if self.done:  # over MCP, `done` or a limit ended the task during the turn
+                return
             if msg.tool_calls and any(c.name == DONE for c in msg.tool_calls):
                 # upstream: a `done` call makes the whole message the stop token; other
                 # calls in the same message are dropped, never executed
@@ -143,9 +145,7 @@ class SoloOrchestrator(Orchestrator):
                 self.termination = (TerminationReason.AGENT_STOP if STOP in (msg.content or "")
                                     else TerminationReason.AGENT_ERROR)
         else:
-            results = [self.env.execute(call) for call in self.message.tool_calls]
-            self.errors += sum(r.error for r in results)
-            self.trajectory.extend(results)
+            results = await self._execute(list(self.message.tool_calls))
             self.message = results
             self.source, self.target = Role.ENV, Role.AGENT
         if self._first:
@@ -154,3 +154,15 @@ class SoloOrchestrator(Orchestrator):
             self.steps += 1
         self.env.sync_tools()
 
+    def _count_agent_step(self) -> None:
+        # upstream generates the first message while initializing: not a step
+        if self._first:
+            self._first = False
+        else:
+            self.steps += 1
+
+    def stop_over_mcp(self) -> None:
+        """The agent called `done` over MCP: as the DataPart `done`, the stop token."""
+        self.trajectory.append(AssistantMessage(content=STOP))
+        self._count_agent_step()
+        self.done, self.termination = True, TerminationReason.AGENT_STOP

@@ -1,0 +1,124 @@
+"""What a benchmark driver holds for `--tool-channel mcp`: an endpoint and its sessions.
+
+In `run`, `start()` serves a fresh endpoint on `--mcp-host`/`--mcp-port` inside the run's
+own event loop (so tool calls reach the episodes without crossing threads); in serve-green
+the green agent `attach()`es its own `/mcp` endpoint first and `start()` does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from a2abench.errors import ConfigError
+from a2abench.mcp.session import McpLimits, ToolSession
+
+if TYPE_CHECKING:
+    from a2abench.mcp.options import ToolChannelOptions
+    from a2abench.mcp.server import McpEndpoint
+
+PATH = "/mcp"
+
+
+class McpChannel:
+    """The MCP side of one run (see the module docstring); inert with `--tool-channel a2a`."""
+
+    def __init__(self, options: ToolChannelOptions, limits: McpLimits | None = None) -> None:
+        self.options = options
+        self.enabled = options.tool_channel == "mcp"
+        self.limits = limits or McpLimits()
+        self.endpoint: McpEndpoint | None = None
+        self.url = ""
+        self._server: Any = None
+        self._serving: asyncio.Task[None] | None = None
+
+    def attach(self, endpoint: McpEndpoint, url: str) -> None:
+        """Use an endpoint someone else serves (serve-green's) at public `url`."""
+        self.endpoint, self.url = endpoint, url
+
+    async def start(self) -> None:
+        """Serve an endpoint of our own, unless one is attached or the channel is a2a."""
+        if not self.enabled or self.endpoint is not None:
+            return
+        import uvicorn
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        from a2abench.mcp.server import McpEndpoint
+
+        endpoint = McpEndpoint()
+
+        @contextlib.asynccontextmanager
+        async def lifespan(_app: Starlette) -> Any:
+            async with endpoint.running():
+                yield
+
+        app = Starlette(routes=[Route(PATH, endpoint)], lifespan=lifespan)
+        sock = _bind(self.options.mcp_host, self.options.mcp_port)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(app, log_level="warning", log_config=None, access_log=False,
+                                lifespan="on", timeout_graceful_shutdown=2)
+        self._server = _QuietServer(config)
+        self._serving = asyncio.create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._serving.done():
+                self._serving.result()  # re-raise why it could not start
+                raise ConfigError("the MCP endpoint stopped while starting")
+            await asyncio.sleep(0.01)
+        host = self.options.mcp_host
+        shown = f"[{host}]" if ":" in host else host
+        self.endpoint = endpoint
+        self.url = (self.options.mcp_public_url or f"http://{shown}:{port}{PATH}").rstrip("/")
+
+    @contextlib.contextmanager
+    def session(self, label: str) -> Iterator[ToolSession]:
+        """A task-trial's session: its token lives exactly as long as the block."""
+        if self.endpoint is None:
+            raise RuntimeError("McpChannel.start() was not awaited")
+        session = self.endpoint.registry.open(self.limits, label)
+        try:
+            yield session
+        finally:
+            session.close()
+
+    def describe(self) -> dict[str, Any]:
+        """For the run record: which channel ran (the URL holds no secret)."""
+        return {"tool_channel": self.options.tool_channel,
+                **({"mcp_url": self.url} if self.enabled else {})}
+
+    async def aclose(self) -> None:
+        if self._server is not None and self._serving is not None:
+            self._server.should_exit = True
+            await self._serving
+            self._server = self._serving = None
+
+
+class _QuietServer:
+    """uvicorn's Server without its signal handlers: Ctrl-C stays with the run."""
+
+    def __new__(cls, config: Any) -> Any:
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
+
+        return Server(config)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot serve the MCP endpoint on {host}:{port}: {exc.strerror}",
+                          hint="Choose another --mcp-port or --mcp-host.") from None
+    sock.listen(512)
+    return sock

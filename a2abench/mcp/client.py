@@ -1,0 +1,46 @@
+"""The agent's side, for a2abench's own MCP-native agents (the example agent, the tests):
+find the `{"mcp": ...}` DataPart of a first message and connect to it with the official SDK.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
+
+
+def find_pointer(data: Iterable[Any]) -> dict[str, Any] | None:
+    """`{"url": ..., "headers": {...}}` from the DataParts of a message, or None."""
+    for item in data:
+        found = item.get("mcp") if isinstance(item, dict) else None
+        if isinstance(found, dict) and isinstance(found.get("url"), str):
+            headers = found.get("headers") or {}
+            return {"url": found["url"], "headers": {str(k): str(v) for k, v in
+                                                      headers.items()}}
+    return None
+
+
+@contextlib.asynccontextmanager
+async def connect(pointer: dict[str, Any],
+                  on_tools_changed: Callable[[], None] | None = None) -> AsyncIterator[Any]:
+    """An initialized `mcp.Client` on the pointer's URL with its headers;
+    `on_tools_changed` is called on `notifications/tools/list_changed`."""
+    import httpx2
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def on_message(message: Any) -> None:
+        if on_tools_changed is not None and isinstance(message, types.ToolListChangedNotification):
+            on_tools_changed()
+
+    async with httpx2.AsyncClient(headers=pointer["headers"],
+                                  timeout=httpx2.Timeout(30.0, read=300.0)) as http:
+        transport = streamable_http_client(pointer["url"], http_client=http)
+        async with Client(transport, message_handler=on_message) as client:
+            yield client
+
+
+def result_text(result: Any) -> str:
+    """The text of a `tools/call` result (a2abench sends exactly one text content)."""
+    return "".join(getattr(c, "text", "") for c in result.content)
