@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from a2abench.plugin import (
     Driver,
     ExportFormat,
+    ExportResult,
     TaskContext,
     TaskOutcome,
     TaskSpec,
@@ -31,11 +32,13 @@ class BoardOptions(BaseModel):
     top: int = option(10, "rows to keep", ge=1)
 
 
-async def write_board(paths: list[Path], output: Path | None, options: BoardOptions) -> None:
+async def write_board(paths: list[Path], output: Path | None,
+                      options: BoardOptions) -> ExportResult:
     assert output is not None
     passed = [r["task_id"] for r in iter_records(paths, types=frozenset({"task"}))
               if r["success"]]
     output.write_text(json.dumps({"team": options.team, "passed": passed[:options.top]}))
+    return ExportResult((f"wrote {output.name}",), ("a board keeps no transcripts",))
 
 
 class Boarded(Driver[BoardOptions]):
@@ -68,6 +71,7 @@ def test_a_plugins_export_format_takes_its_option(records: Path, tmp_path: Path)
                 "--format-option", "team=blue", "--format-option", "top=1")
     assert r.code == 0, r.err
     assert json.loads(target.read_text()) == {"team": "blue", "passed": ["t0"]}
+    assert "Warning: a board keeps no transcripts" in r.err and "wrote board.json" in r.err
 
 
 def test_a_bad_export_option_is_a_one_line_usage_error(records: Path, tmp_path: Path) -> None:

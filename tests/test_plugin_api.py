@@ -16,7 +16,7 @@ EXPECTED = [
     "ChatResult", "ConfigError", "Conversation", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_TOOL_CALLS",
     "DataCorrupt", "DataError", "DataMissing", "DataPart", "DataProgress", "DataSet", "Driver",
     "ENTRY_POINT_GROUP", "EmbeddingClient", "EngineTermination", "ErrorInfo", "ExportFormat",
-    "ExportWriter", "Exporter",
+    "ExportResult", "ExportWriter", "Exporter",
     "FilePart", "InfrastructureError", "LLMArgs", "LLMConfig", "LLMError", "LLMOptions",
     "LLMUsage", "Message", "OptionsT", "Part", "ProtocolError", "RecordsError", "RemoteFile",
     "ReplyLimitExceeded", "SCORED_STATUSES", "SalesforceUnavailable", "Scoring", "Skill",

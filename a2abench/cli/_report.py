@@ -105,7 +105,14 @@ def _export(format: str, paths: list[Path], output: Path | None,
     fmt = find_format(format, paths, EXPORTS[format][0] if format in EXPORTS else None)
     if fmt is None:
         return False
-    write_export(fmt, paths, output, options)
+    from a2abench.render.output import Output
+
+    result = write_export(fmt, paths, output, options)
+    out = Output.for_command(False)
+    for warning in result.warnings:
+        out.warn(warning)
+    for line in result.lines:
+        out.err.print(line, markup=False)
     return True
 
 

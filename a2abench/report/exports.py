@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from a2abench.errors import ConfigError
-from a2abench.run.driver import ExportFormat
+from a2abench.run.driver import ExportFormat, ExportResult
 from a2abench.run.registry import get_driver
 from a2abench.run.writer import iter_records
 
@@ -26,7 +26,7 @@ def find_format(name: str, paths: list[Path], benchmark: str | None = None) -> E
 
 
 def write_export(fmt: ExportFormat, paths: list[Path], output: Path | None,
-                 options: dict[str, Any]) -> None:
+                 options: dict[str, Any]) -> ExportResult:
     """Validate `options` against the format's model, then write (awaiting an async writer)."""
     from pydantic import ValidationError
 
@@ -41,8 +41,9 @@ def write_export(fmt: ExportFormat, paths: list[Path], output: Path | None,
                                "--format-option KEY=VALUE.") from None
     result = fmt.write(paths, output, model)
     if inspect.isawaitable(result):
-        asyncio.run(_awaited(result))
+        result = asyncio.run(_awaited(result))
+    return result or ExportResult()
 
 
-async def _awaited(result: Any) -> None:
-    await result
+async def _awaited(result: Any) -> Any:
+    return await result

@@ -179,15 +179,25 @@ class Skill:
 
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
 
-# write(metrics files, --output, the format's options) -> None, sync or async.
-ExportWriter = Callable[[list[Path], "Path | None", Any], "Awaitable[None] | None"]
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export writer tells the user (on stderr): warnings, then what it wrote."""
+
+    lines: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+# write(metrics files, --output, the format's options) -> ExportResult | None, sync or async.
+ExportWriter = Callable[[list[Path], "Path | None", Any],
+                        "Awaitable[ExportResult | None] | ExportResult | None"]
 
 
 @dataclass(frozen=True)
 class ExportFormat:
     """A `report --format` that writes what a benchmark's leaderboard takes (a directory,
     several files) from the records, with options of its own: each field of `options` (a
-    pydantic model) becomes a `report` flag, as run flags come from an options model."""
+    pydantic model) becomes a `report` flag, as run flags come from an options model (a
+    plugin's are set with `--format-option KEY=VALUE`)."""
 
     name: str
     options: type[BaseModel]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from a2abench.plugin import ConfigError, ExportFormat, option
+from a2abench.plugin import ConfigError, ExportFormat, ExportResult, option
 
 
 class SubmissionOptions(BaseModel):
@@ -27,9 +27,8 @@ class SubmissionOptions(BaseModel):
 
 
 def write_submission(paths: list[Path], output: Path | None,
-                     options: SubmissionOptions) -> None:
+                     options: SubmissionOptions) -> ExportResult:
     from a2abench.benchmarks.tau2.submission import SubmissionMeta, build_submission
-    from a2abench.render.output import Output
 
     o = options
     missing = [flag for flag, value in (("--output DIR", output), ("--model-name", o.model_name),
@@ -48,15 +47,12 @@ def write_submission(paths: list[Path], output: Path | None,
                           o.submitting_organization or o.model_organization, o.contact_email,
                           o.contact_name, o.submission_notes)
     result = build_submission(paths, output, meta)
-    out = Output.for_command(False)
-    for warning in result.warnings:
-        out.warn(warning)
-    for domain, scores in result.results.items():
-        shown = ", ".join(f"{k}={v:.1f}" for k, v in scores.items()
-                          if k.startswith("pass_") and v is not None)
-        out.err.print(f"{domain}: {shown}", markup=False)
-    out.err.print(f"wrote {result.directory / 'submission.json'} and "
-                  f"{result.directory / 'trajectories'}/", markup=False)
+    lines = [f"{domain}: " + ", ".join(f"{k}={v:.1f}" for k, v in scores.items()
+                                       if k.startswith("pass_") and v is not None)
+             for domain, scores in result.results.items()]
+    lines.append(f"wrote {result.directory / 'submission.json'} and "
+                 f"{result.directory / 'trajectories'}/")
+    return ExportResult(tuple(lines), tuple(result.warnings))
 
 
 SUBMISSION = ExportFormat("tau2-submission", SubmissionOptions, write_submission,
