@@ -4,7 +4,8 @@
     python scripts/gen_run_flags.py --check  # exit 1 if it is stale (tests do this)
 
 `RunConfig` declares the flags every `run` command shares; each built-in benchmark's
-`options_model` declares its own (a2abench/options.py). The table is plain data, so that
+`options_model` declares its own (a2abench/options.py), and each export format's
+options model the `report` flags it adds. The table is plain data, so that
 `a2abench run tau2 --help` builds its flags without importing pydantic or the benchmark.
 """
 
@@ -71,7 +72,12 @@ def render() -> str:
             raise SystemExit(f"{name}: its options model must end with LLMOptions' fields")
         lines += [f"  {name!r}: (", *map(_literal, own), "    *LLM,", "  ),"]
     lines += ["}", "", "HELP = {  # each command's help and example: the driver's help, example",
-              *helps]
+              *helps, "}", "",
+              "EXPORTS = {  # `report --format` writers: name -> (benchmark, help, its flags)"]
+    for name in BUILT_IN:
+        for fmt in get_driver(name).export_formats():
+            lines += [f"  {fmt.name!r}: ({name!r}, {fmt.help!r}, (",
+                      *map(_literal, flag_specs(fmt.options)), "  )),"]
     return "\n".join([*lines, "}", ""])
 
 

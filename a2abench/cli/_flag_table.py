@@ -445,3 +445,38 @@ HELP = {  # each command's help and example: the driver's help, example
              ('a2abench run crmarena --white-agent-url http://127.0.0.1:9999 --org b2b '
             '--task-category handle_time')),
 }
+
+EXPORTS = {  # `report --format` writers: name -> (benchmark, help, its flags)
+  'tau2-submission': ('tau2', 'a leaderboard directory', (
+    F(name='model_name',
+      flag='--model-name',
+      kind='str',
+      help='the evaluated model/agent.',
+      show_default=False),
+    F(name='model_organization',
+      flag='--model-organization',
+      kind='str',
+      help='who made the model.',
+      show_default=False),
+    F(name='submitting_organization',
+      flag='--submitting-organization',
+      kind='str',
+      help='who ran the evaluation [default: --model-organization].',
+      show_default=False),
+    F(name='contact_email',
+      flag='--contact-email',
+      kind='str',
+      help='contact e-mail.',
+      show_default=False),
+    F(name='contact_name',
+      flag='--contact-name',
+      kind='str',
+      help='contact name.',
+      show_default=False),
+    F(name='submission_notes',
+      flag='--submission-notes',
+      kind='str',
+      help='extra methodology notes.',
+      show_default=False),
+  )),
+}

@@ -116,9 +116,15 @@ def run_command(specs: Sequence[FlagSpec]) -> Callable[[Callable[..., Any]], Cal
                        if k in option_fields}
             return fn(run=run, options=options, **kwargs)
 
-        grafted: Any = command  # functools.wraps' type declares no __signature__
-        grafted.__signature__ = inspect.Signature(params)
-        command.__annotations__ = {p.name: p.annotation for p in params}
-        return command
+        return with_signature(command, params)
 
     return decorate
+
+
+def with_signature(command: Callable[..., Any],
+                   params: list[inspect.Parameter]) -> Callable[..., Any]:
+    """`command` as Typer will read it: taking `params` (flags made from specs)."""
+    grafted: Any = command  # functools.wraps' type declares no __signature__
+    grafted.__signature__ = inspect.Signature(params)
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command

@@ -1,16 +1,45 @@
 """`a2abench report`: aggregate metrics.jsonl files into a report."""
 
+import functools
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from a2abench.cli import _common as c
+from a2abench.cli._flag_table import EXPORTS
+from a2abench.cli._flags import parameter, with_signature
 
 
+def _with_export_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Give `report` each built-in export format's flags, from the generated table (so
+    `--help` imports neither pydantic nor a benchmark); they reach `fn` as
+    `exports={format: {field: value}}`, only those given."""
+    specs = {s.name: (fmt, s._replace(help=f"{fmt}: {s.help}"))
+             for fmt, (_, _, flags) in EXPORTS.items() for s in flags}
+    own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
+           if p.name != "exports"]
+    params = own + [parameter(spec) for _, spec in specs.values()]
+
+    @functools.wraps(fn)
+    def command(**kwargs: Any) -> Any:
+        exports: dict[str, dict[str, Any]] = {fmt: {} for fmt in EXPORTS}
+        for name, (fmt, spec) in specs.items():
+            value = kwargs.pop(name)
+            if value is not None:
+                exports[fmt][spec.target] = value
+        return fn(exports=exports, **kwargs)
+
+    return with_signature(command, params)
+
+
+@_with_export_flags
 def report(
     paths: Annotated[list[Path], typer.Argument(help="metrics.jsonl files (shards, resumed "
                                                      "runs).", show_default=False)],
+    exports: dict[str, dict[str, Any]],
     format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2 | "
                                              "tau2-submission (a leaderboard directory; "
                                              "benchmarks may add formats).")] = "table",
@@ -33,22 +62,9 @@ def report(
         "--rescored-output", "With --rescore: where to write the re-scored records "
                              "[default: <first file>.rescored.jsonl].", show_default=False)]
     = None,
-    model_name: Annotated[str | None, c.opt(
-        "--model-name", "tau2-submission: the evaluated model/agent.", show_default=False)]
-    = None,
-    model_organization: Annotated[str | None, c.opt(
-        "--model-organization", "tau2-submission: who made the model.", show_default=False)]
-    = None,
-    submitting_organization: Annotated[str | None, c.opt(
-        "--submitting-organization", "tau2-submission: who ran the evaluation "
-                                     "[default: --model-organization].", show_default=False)]
-    = None,
-    contact_email: Annotated[str | None, c.opt(
-        "--contact-email", "tau2-submission: contact e-mail.", show_default=False)] = None,
-    contact_name: Annotated[str | None, c.opt(
-        "--contact-name", "tau2-submission: contact name.", show_default=False)] = None,
-    submission_notes: Annotated[str | None, c.opt(
-        "--submission-notes", "tau2-submission: extra methodology notes.",
+    format_option: Annotated[list[str] | None, c.opt(
+        "--format-option", "An export format's option KEY=VALUE (repeatable; values may be "
+                           "JSON); for options without a flag here (a plugin's formats).",
         show_default=False)] = None,
 ) -> None:
     """Aggregate one or many metrics.jsonl files (shards, resumes) into a report.
@@ -59,30 +75,54 @@ def report(
     """
     import asyncio
 
-    from a2abench.errors import write_output
-    from a2abench.render.display import render_report
-    from a2abench.render.output import Output
-    from a2abench.report import build_report, gate, render, step_summary
+    from a2abench.options import parse_pairs
 
     _refuse_overwrite(paths, output)
     if compare:
-        _compare(paths, format, output)
-        return
-    if format == "tau2-submission":
-        from a2abench.cli._submission import write_submission
-
-        write_submission(paths, output, model_name, model_organization,
-                         submitting_organization, contact_email, contact_name,
-                         submission_notes)
+        return _compare(paths, format, output)
+    if _export(format, paths, output, {**parse_pairs(format_option, "--format-option"),
+                                       **exports.get(format, {})}):
         return
     if rescore:
         from a2abench.report.rescore import rescore_files
 
         target = rescored_output or paths[0].with_suffix(".rescored.jsonl")
-        from a2abench.options import parse_pairs
-
         asyncio.run(rescore_files(paths, target, parse_pairs(scoring, "--scoring")))
         paths = [target]
+    _report(paths, format, output, fail_under, allow_incomplete)
+
+
+def _export(format: str, paths: list[Path], output: Path | None,
+            options: dict[str, Any]) -> bool:
+    """Write a benchmark's export format (`Driver.export_formats`); False if `format` is
+    not one (a built-in format, or a benchmark's text format)."""
+    from a2abench.report import BUILTIN_FORMATS
+
+    if format in BUILTIN_FORMATS:
+        return False
+    from a2abench.report.exports import find_format, write_export
+
+    fmt = find_format(format, paths, EXPORTS[format][0] if format in EXPORTS else None)
+    if fmt is None:
+        return False
+    from a2abench.render.output import Output
+
+    result = write_export(fmt, paths, output, options)
+    out = Output.for_command(False)
+    for warning in result.warnings:
+        out.warn(warning)
+    for line in result.lines:
+        out.err.print(line, markup=False)
+    return True
+
+
+def _report(paths: list[Path], format: str, output: Path | None, fail_under: float | None,
+            allow_incomplete: bool) -> None:
+    from a2abench.errors import write_output
+    from a2abench.render.display import render_report
+    from a2abench.render.output import Output
+    from a2abench.report import build_report, gate, render, step_summary
+
     rep = build_report(paths)
     out = Output.for_command(format == "json" and output is None)
     if format == "table" and output is None:

@@ -48,7 +48,8 @@ def _export(report: Report, fmt: str, paths: list[Path]) -> str:
                                "for this format, run every task-trial (a new --output, "
                                "without --target-ci/--adaptive-gate).")
     if fmt not in exporters:
-        known = ", ".join([*BUILTIN_FORMATS, *exporters])
+        writers = [f.name for f in get_driver(report.benchmark).export_formats()]
+        known = ", ".join([*BUILTIN_FORMATS, *exporters, *writers])
         raise ConfigError(f"unknown --format {fmt!r} for {report.benchmark} runs",
                           hint=f"Choose one of: {known}.")
     run = next(iter_records(paths, types=frozenset({"run"})), None)

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -178,6 +179,31 @@ class Skill:
 
 Exporter = Callable[[Iterator[dict[str, Any]], dict[str, Any]], str]
 
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export writer tells the user (on stderr): warnings, then what it wrote."""
+
+    lines: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+# write(metrics files, --output, the format's options) -> ExportResult | None, sync or async.
+ExportWriter = Callable[[list[Path], "Path | None", Any],
+                        "Awaitable[ExportResult | None] | ExportResult | None"]
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """A `report --format` that writes what a benchmark's leaderboard takes (a directory,
+    several files) from the records, with options of its own: each field of `options` (a
+    pydantic model) becomes a `report` flag, as run flags come from an options model (a
+    plugin's are set with `--format-option KEY=VALUE`)."""
+
+    name: str
+    options: type[BaseModel]
+    write: ExportWriter
+    help: str = ""
+
 
 class Driver(ABC, Generic[OptionsT]):
     """Base class of benchmark drivers, generic over their options model.
@@ -258,3 +284,9 @@ class Driver(ABC, Generic[OptionsT]):
     def exporters(cls) -> dict[str, Exporter]:
         """Extra `report --format` renderers: name -> fn(task records, run record) -> text."""
         return {}
+
+    @classmethod
+    def export_formats(cls) -> list[ExportFormat]:
+        """`report --format` writers with options of their own (tau2's leaderboard
+        submission); the built-ins' options become `report` flags in the generated table."""
+        return []

@@ -41,6 +41,7 @@ from a2abench.plugin import (
     Driver,
     ErrorInfo,
     Exporter,
+    ExportFormat,
     LLMUsage,
     McpChannel,
     Scoring,
@@ -398,3 +399,9 @@ class Tau2Driver(Driver[Tau2Options]):
         from a2abench.benchmarks.tau2.export import results_json
 
         return {"tau2": results_json}
+
+    @classmethod
+    def export_formats(cls) -> list[ExportFormat]:
+        from a2abench.benchmarks.tau2.submission_format import SUBMISSION
+
+        return [SUBMISSION]
