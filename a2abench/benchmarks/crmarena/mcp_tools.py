@@ -18,11 +18,9 @@ from typing import Any
 from a2abench.benchmarks.crmarena.actions import Action
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
 from a2abench.benchmarks.crmarena.prompt import (
-    FALLBACK_PRIVACY,
-    ROLE,
     SYSTEM,
     PromptOptions,
-    context_section,
+    compose,
     observation_message,
 )
 from a2abench.benchmarks.crmarena.tasks import CRMTask
@@ -70,24 +68,11 @@ def task_message(task: CRMTask, texts: UpstreamTexts | None, options: PromptOpti
                  url: str, opening: str | None = None) -> str:
     """The first message over MCP: as the A2A one, with the schema text moved into the tool
     descriptions and the action formats replaced by where the tools are."""
-    sections = [ROLE["external" if task.external else "internal"],
-                f"# {SYSTEM} description\nThe schema of the Salesforce instance is in the "
-                f"descriptions of the MCP tools `{SOQL}` and `{SOSL}`, served at {url} "
-                "(connect with the URL and headers of this message's `mcp` data part)."]
-    context = context_section(task, texts, options.aided)
-    if context:
-        sections.append(context)
-    sections.append(GUIDELINES.format(
-        max_turns=options.max_turns,
-        per_turn=" before each message to the user" if options.interactive else "",
-        respond=RESPOND_INTERACTIVE if options.interactive else RESPOND_SINGLE))
-    if options.privacy_aware and task.external:
-        sections.append(texts.privacy_guidelines if texts else FALLBACK_PRIVACY)
-    if options.interactive:
-        sections.append(f"# User message\n{(opening or '').strip()}")
-    else:
-        sections.append(f"# Question\n{task.query.strip()}")
-    return "\n\n".join(sections)
+    description = (f"# {SYSTEM} description\nThe schema of the Salesforce instance is in the "
+                   f"descriptions of the MCP tools `{SOQL}` and `{SOSL}`, served at {url} "
+                   "(connect with the URL and headers of this message's `mcp` data part).")
+    return compose(task, texts, options, opening, description=description, actions=None,
+                   guidelines=GUIDELINES, respond=(RESPOND_SINGLE, RESPOND_INTERACTIVE))
 
 
 def tool_specs(schema_text: str) -> list[ToolSpec]:

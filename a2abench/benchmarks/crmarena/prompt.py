@@ -93,16 +93,26 @@ def context_section(task: CRMTask, texts: UpstreamTexts | None, aided: bool) -> 
 def task_message(task: CRMTask, schema_text: str, texts: UpstreamTexts | None,
                  options: PromptOptions, opening: str | None = None) -> str:
     """The first message of a task; `opening` is the simulated user's first line."""
-    sections = [ROLE["external" if task.external else "internal"],
-                f"# {SYSTEM} description\n{schema_text.strip()}"]
+    return compose(task, texts, options, opening,
+                   description=f"# {SYSTEM} description\n{schema_text.strip()}", actions=ACTIONS)
+
+
+def compose(task: CRMTask, texts: UpstreamTexts | None, options: PromptOptions,
+            opening: str | None, *, description: str, actions: str | None,
+            guidelines: str = GUIDELINES,
+            respond: tuple[str, str] = (RESPOND_SINGLE, RESPOND_INTERACTIVE)) -> str:
+    """A first message from its parts: the tool channel decides the system description, the
+    action formats (None: none), the guidelines and how to reply (single-turn, interactive)."""
+    sections = [ROLE["external" if task.external else "internal"], description]
     context = context_section(task, texts, options.aided)
     if context:
         sections.append(context)
-    sections.append(ACTIONS)
-    sections.append(GUIDELINES.format(
+    if actions:
+        sections.append(actions)
+    sections.append(guidelines.format(
         max_turns=options.max_turns,
         per_turn=" before each message to the user" if options.interactive else "",
-        respond=RESPOND_INTERACTIVE if options.interactive else RESPOND_SINGLE))
+        respond=respond[1] if options.interactive else respond[0]))
     # Upstream has a privacy-aware variant of the external prompts only.
     if options.privacy_aware and task.external:
         sections.append(texts.privacy_guidelines if texts else FALLBACK_PRIVACY)
