@@ -25,12 +25,9 @@ def echo_app(base_url: str) -> Any:
     from a2a.helpers import new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore
-    from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
     from google.protobuf.json_format import MessageToDict
-    from starlette.applications import Starlette
+
+    from a2abench.demo._app import jsonrpc_app
 
     class Echo(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -46,23 +43,10 @@ def echo_app(base_url: str) -> Any:
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
             return None
 
-    url = base_url.rstrip("/") + "/"
-    card = AgentCard(
-        name="a2abench echo agent", description="Echoes every message (an a2abench example).",
-        version="1.0.0", capabilities=AgentCapabilities(streaming=False),
-        default_input_modes=["text/plain", "application/json"],
-        default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="echo", name="Echo", description="Echoes the message.",
-                           tags=["example"])],
-        supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3")])
-    handler = DefaultRequestHandler(agent_executor=Echo(), task_store=InMemoryTaskStore(),
-                                    agent_card=card)
-    routes = list(create_agent_card_routes(card))
-    for path in ("/", "/a2a", "/a2a/"):
-        routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
-    return Starlette(routes=routes)
+    return jsonrpc_app(base_url, Echo(), name="a2abench echo agent",
+                       description="Echoes every message (an a2abench example).",
+                       skill={"id": "echo", "name": "Echo", "description": "Echoes the message.",
+                              "tags": ["example"]})
 
 
 def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> Any:

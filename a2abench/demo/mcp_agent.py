@@ -124,11 +124,8 @@ def build_app(base_url: str, brain: Brain, mcp_url: str | None = None) -> Any:
     from a2a.helpers import get_data_parts, new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore
-    from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
-    from starlette.applications import Starlette
+
+    from a2abench.demo._app import jsonrpc_app
 
     chats: dict[str, Conversation] = {}
 
@@ -148,23 +145,10 @@ def build_app(base_url: str, brain: Brain, mcp_url: str | None = None) -> Any:
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
             return None
 
-    url = base_url.rstrip("/") + "/"
-    card = AgentCard(
-        name="a2abench MCP example agent",
+    return jsonrpc_app(
+        base_url, Executor(), name="a2abench MCP example agent",
         description="Calls its tools over MCP (a2abench --tool-channel mcp).",
-        version="1.0.0", capabilities=AgentCapabilities(streaming=False),
-        default_input_modes=["text/plain", "application/json"],
-        default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="mcp-tools", name="MCP tools",
-                           description="Loads the tools named in a message from their MCP "
-                                       "server and calls them natively.",
-                           tags=["mcp", "mcp-client", "example"])],
-        supported_interfaces=[
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3")])
-    handler = DefaultRequestHandler(agent_executor=Executor(), task_store=InMemoryTaskStore(),
-                                    agent_card=card)
-    routes = list(create_agent_card_routes(card))
-    for path in ("/", "/a2a", "/a2a/"):
-        routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
-    return Starlette(routes=routes)
+        skill={"id": "mcp-tools", "name": "MCP tools",
+               "description": "Loads the tools named in a message from their MCP server and "
+                              "calls them natively.",
+               "tags": ["mcp", "mcp-client", "example"]})

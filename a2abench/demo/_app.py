@@ -1,0 +1,34 @@
+"""The A2A app around an example agent's executor: one card (JSON-RPC, 1.0 and 0.3) and the
+JSON-RPC routes on `/` and `/a2a`, each with and without the trailing slash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
+                skill: dict[str, Any]) -> Any:
+    """A Starlette app serving `executor` (an a2a-sdk `AgentExecutor`) at `base_url`; `skill`
+    holds the card's one skill (`id`, `name`, `description`, `tags`)."""
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+    from a2a.server.tasks import InMemoryTaskStore
+    from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+    from starlette.applications import Starlette
+
+    url = base_url.rstrip("/") + "/"
+    card = AgentCard(
+        name=name, description=description,
+        version="1.0.0", capabilities=AgentCapabilities(streaming=False),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(**skill)],
+        supported_interfaces=[
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3")])
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(),
+                                    agent_card=card)
+    routes = list(create_agent_card_routes(card))
+    for path in ("/", "/a2a", "/a2a/"):
+        routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
+    return Starlette(routes=routes)
