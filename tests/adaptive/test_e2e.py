@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 
 from a2abench.benchmarks.crmarena import upstream
-from a2abench.benchmarks.crmarena.synthetic import generate_org, generate_tasks
-from a2abench.benchmarks.crmarena.tasks import tasks_from_rows
 from a2abench.benchmarks.crmarena.upstream import TextSource
 from a2abench.benchmarks.tau2 import load_domain
 from a2abench.benchmarks.tau2.models import Task
@@ -22,7 +20,8 @@ from a2abench.report import build_report, render
 from a2abench.run.config import trial_seed
 from tests.clihelp import run_cli
 from tests.conftest import shared_data
-from tests.crmarena import crm_agent, upstream_shaped
+from tests.crmarena import crm_agent
+from tests.crmarena.orgs import small_b2b
 from tests.fakes.llm_server import FakeLLMServer, completion
 from tests.green.helpers import (
     STATE,
@@ -152,14 +151,7 @@ async def test_serve_green_tau2_target_ci(tmp_path: Path, airline: dict[str, Tas
 
 @pytest.fixture(scope="module")
 def org(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("crm_adaptive")
-    db = root / "b2b.db"
-    generate_org(db, org="b2b", seed=0, scale="small")
-    rows = generate_tasks(db, org="b2b", seed=0, per_category=1)
-    tasks_file = root / "tasks.jsonl"
-    tasks_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return {"db": db, "file": tasks_file, "tasks": tasks_from_rows(rows),
-            "texts": upstream_shaped.texts(root / "upstream")}
+    return small_b2b(tmp_path_factory.mktemp("crm_adaptive"))
 
 
 def test_crmarena_target_ci_over_categories(tmp_path: Path, org: dict[str, Any],

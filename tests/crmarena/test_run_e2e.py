@@ -12,12 +12,12 @@ import pytest
 
 from a2abench.benchmarks.crmarena import upstream
 from a2abench.benchmarks.crmarena.sandbox import OrgSandbox
-from a2abench.benchmarks.crmarena.synthetic import generate_org, generate_tasks
-from a2abench.benchmarks.crmarena.tasks import CRMTask, tasks_from_rows
+from a2abench.benchmarks.crmarena.tasks import CRMTask
 from a2abench.benchmarks.crmarena.upstream import TextSource, UpstreamTexts, render
 from a2abench.run.config import trial_seed
 from tests.clihelp import Result, run_cli
-from tests.crmarena import crm_agent, upstream_shaped
+from tests.crmarena import crm_agent
+from tests.crmarena.orgs import small_b2b
 from tests.fakes.llm_server import FakeLLMServer, completion
 from tests.servers import serve
 
@@ -27,14 +27,7 @@ KIND = {"best_region_identification": "states", "monthly_trend_analysis": "month
 
 @pytest.fixture(scope="module")
 def org(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("crm_e2e")
-    db = root / "b2b.db"
-    generate_org(db, org="b2b", seed=0, scale="small")
-    rows = generate_tasks(db, org="b2b", seed=0, per_category=1)
-    tasks_file = root / "tasks.jsonl"
-    tasks_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return {"db": db, "file": tasks_file, "tasks": tasks_from_rows(rows),
-            "texts": upstream_shaped.texts(root / "upstream")}
+    return small_b2b(tmp_path_factory.mktemp("crm_e2e"))
 
 
 @pytest.fixture(autouse=True)
