@@ -214,11 +214,14 @@ class A2AClient:
         self._lock = asyncio.Lock()
 
     def _new_http(self) -> httpx.AsyncClient:
+        # The hook has nothing to do without a host policy or a token (every host allowed, no
+        # Authorization header to withhold): not installed then, it costs each request nothing.
+        checks = self.host_policy is not None or self.config.auth_token is not None
         return httpx.AsyncClient(
             timeout=httpx.Timeout(self.config.timeout, connect=min(self.config.timeout, 10.0)),
             verify=self._verify, follow_redirects=True, max_redirects=MAX_REDIRECTS,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
-            trust_env=False, event_hooks={"request": [self._check_host]})
+            trust_env=False, event_hooks={"request": [self._check_host] if checks else []})
 
     async def _check_host(self, request: httpx.Request) -> None:
         """Refuse any request (card, interface, redirect) outside the host policy, and send
