@@ -19,8 +19,10 @@ Printed: task-trials/s of both, the rate ratio a2abench/raw (of the best times, 
 median of the rounds' back-to-back pairs), and this process's CPU time per task-trial
 (user + system: the agent runs elsewhere), with the load average.
 
-`--profile` runs a2abench once at concurrency 1 against the 0 ms agent under cProfile and
-prints where the harness spends its time, per task-trial.
+`--profile` runs a2abench, then the raw loop, once each at concurrency 1 against the 0 ms
+agent under cProfile, and prints the own time per task-trial of each part (HTTP client, event
+loop, a2abench's A2A client, tau2, engine, pydantic, ...) for both, and their difference: the
+harness's own cost is the difference, the wire is in both. Then the top functions.
 """
 
 from __future__ import annotations
@@ -165,21 +167,72 @@ def compare(args: argparse.Namespace, tmp: Path, body: bytes) -> None:
             proc.wait()
 
 
+_PARTS = (  # (what a file path or builtin name contains, the part it counts to), first match
+    (("/httpx/", "/httpcore/", "/h11/", "/anyio/", "/sniffio/", "/idna/"),
+     "HTTP client: httpx, httpcore, h11, anyio"),
+    (("/asyncio/", "selectors.py", "socket", "epoll", "poll'", "_asyncio", "ssl"),
+     "event loop and sockets (asyncio, selectors, socket calls)"),
+    (("/a2abench/a2a/", "/a2abench/_limits", "/a2abench/_attempts", "/a2abench/_retry"),
+     "a2abench: A2A client (a2a/, _limits, _attempts)"),
+    (("/a2abench/benchmarks/",), "a2abench: tau2 (environment, messages, parsing, scoring)"),
+    (("/a2abench/",), "a2abench: engine, records, events (run/, the rest)"),
+    (("pydantic",), "pydantic (models built, validated, dumped)"),
+    (("json", "orjson"), "JSON (json, orjson)"),
+    (("traceback.py", "linecache.py", "ast.py", "compile"), "tracebacks (evaluator errors)"),
+    (("~",), "builtins (isinstance, len, dict methods, ...)"),
+)
+
+
+def _part(path: str, name: str) -> str:
+    where = path if path != "~" else name
+    for needles, part in _PARTS:
+        if any(n in where for n in needles):
+            return part
+    return "builtins (isinstance, len, dict methods, ...)" if path == "~" else \
+        "other stdlib (contextlib, uuid, datetime, typing, threading, ...)"
+
+
+def by_part(profiler: cProfile.Profile, trials: int) -> dict[str, float]:
+    """Own time (tottime) per task-trial, in ms, grouped into the parts above."""
+    out: dict[str, float] = {}
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    for (path, _line, name), (_cc, _nc, tottime, _ct, _callers) in stats.items():
+        part = _part(path, name)
+        out[part] = out.get(part, 0.0) + tottime * 1000 / trials
+    return out
+
+
 def profile(args: argparse.Namespace, tmp: Path) -> None:
     proc, base = start_agent(0.0)
     try:
         asyncio.run(a2abench_run(base, 14, 1, tmp))  # warm-up
-        profiler = cProfile.Profile()
+        body = first_body()
+        asyncio.run(raw_run(base, 14, 1, body))
+        profiler, raw_profiler = cProfile.Profile(), cProfile.Profile()
         profiler.enable()
         wall, used = asyncio.run(a2abench_run(base, args.trials, 1, tmp))
         profiler.disable()
+        raw_profiler.enable()
+        raw_wall, raw_used = asyncio.run(raw_run(base, args.trials, 1, body))
+        raw_profiler.disable()
     finally:
         proc.terminate()
         proc.wait()
-    print(f"profiled: {wall * 1000:.2f} ms wall, {used * 1000:.2f} ms CPU per task-trial "
-          f"(under cProfile, which roughly doubles both; {load()})")
+    ran = -(-args.trials // 7) * 7
+    print(f"profiled: a2abench {wall * 1000:.2f} ms wall, {used * 1000:.2f} ms CPU per "
+          f"task-trial; raw loop {raw_wall * 1000:.2f} ms wall, {raw_used * 1000:.2f} ms CPU "
+          f"per call (under cProfile, which roughly doubles both; {load()})\n")
+    ours, raw = by_part(profiler, ran), by_part(raw_profiler, args.trials)
+    print(f"{'own time per task-trial (ms), by part':62s} {'a2abench':>9s} {'raw':>7s} "
+          f"{'extra':>7s}")
+    for part in sorted(ours.keys() | raw.keys(), key=lambda p: -ours.get(p, 0.0)):
+        a, r = ours.get(part, 0.0), raw.get(part, 0.0)
+        print(f"{part:62s} {a:9.3f} {r:7.3f} {a - r:7.3f}")
+    print(f"{'total':62s} {sum(ours.values()):9.3f} {sum(raw.values()):7.3f} "
+          f"{sum(ours.values()) - sum(raw.values()):7.3f}\n")
     if args.profile_out:
         profiler.dump_stats(args.profile_out)
+        raw_profiler.dump_stats(args.profile_out.with_suffix(".raw.pstats"))
     for key in ("tottime", "cumulative"):
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(key).print_stats(35)
@@ -195,7 +248,8 @@ def main() -> None:
     parser.add_argument("--delays", default="0,0.05",
                         type=lambda s: [float(x) for x in s.split(",")])
     parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--profile-out", type=Path)
+    parser.add_argument("--profile-out", type=Path,
+                        help="write the profiles: FILE (a2abench) and FILE.raw.pstats")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="a2abench-throughput-"))
     print(f"# throughput, {machine()}, {load()}")

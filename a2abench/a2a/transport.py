@@ -218,16 +218,20 @@ class JsonRpcTransport:
         if self.before_request is not None:
             await self.before_request()
         try:
-            async with deadline_scope(self._request_deadline(), current_task_deadline()), \
-                    self.http.stream("POST", self.url, content=content,
-                                     headers=self.headers) as response:
-                outcome.status = response.status_code
-                if response.status_code >= 400:
-                    await self._fail(response, outcome)
-                    return None
-                body = await read_body(response, self.limits.max_bytes, url=self.url)
-                outcome.received = len(body)
-                ctype = response.headers.get("content-type", "")
+            async with deadline_scope(self._request_deadline(), current_task_deadline()):
+                # What `http.stream()` does, without its generator-based context manager.
+                response = await self.http.send(self.http.build_request(
+                    "POST", self.url, content=content, headers=self.headers), stream=True)
+                try:
+                    outcome.status = response.status_code
+                    if response.status_code >= 400:
+                        await self._fail(response, outcome)
+                        return None
+                    body = await read_body(response, self.limits.max_bytes, url=self.url)
+                    outcome.received = len(body)
+                    ctype = response.headers.get("content-type", "")
+                finally:
+                    await response.aclose()
         except httpx.HTTPError as exc:
             outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
             return None

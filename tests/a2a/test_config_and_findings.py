@@ -152,3 +152,17 @@ async def test_host_policy_binds_interfaces_and_redirects() -> None:
             async with A2AClient(A2AConfig.create(base),
                                  host_policy=HostPolicy(["127.0.0.1"])) as client:
                 assert (await client.conversation().send("hi")).text == "echo[turn=1]: hi"
+
+
+async def test_the_request_hook_is_installed_only_when_it_has_work() -> None:
+    # Without a host policy or a token the hook would allow everything and withhold nothing:
+    # not installed, a request costs nothing more (perf/throughput.py).
+    from a2abench._egress import policy_for
+
+    base = "http://127.0.0.1:9/"
+    cases = [(A2AClient(A2AConfig.create(base)), 0),
+             (A2AClient(A2AConfig.create(base, auth_token="tok")), 1),
+             (A2AClient(A2AConfig.create(base), host_policy=policy_for(["x.example"], base)), 1)]
+    for client, hooks in cases:
+        async with client:
+            assert [len(h.event_hooks["request"]) for h in client._pool] == [hooks]

@@ -159,3 +159,13 @@ async def test_task_deadline_is_seen_by_child_tasks() -> None:
 def test_limits_validate() -> None:
     with pytest.raises(ValueError, match="max_bytes must be at least 1"):
         ReplyLimits(max_bytes=0)
+
+
+async def test_deadline_scope_ends_with_its_body() -> None:
+    # Left in time, the scope cancels nothing afterwards (its timeout is cleared on exit).
+    async with deadline_scope(Deadline.after(0.02, "request")) as first:
+        assert first is not None and first.what == "request"
+    await asyncio.sleep(0.05)
+    with pytest.raises(ZeroDivisionError):  # the body's own errors pass through unchanged
+        async with deadline_scope(Deadline.after(10, "request")):
+            raise ZeroDivisionError
