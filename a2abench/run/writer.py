@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from pydantic import BaseModel
@@ -113,12 +113,7 @@ class RecordWriter:
         """Call `callback` on the running event loop once every record written so far is
         flushed and fsynced (without making the caller wait for the disk)."""
         loop = asyncio.get_running_loop()
-
-        def notify() -> None:  # on the writer thread, after the fsync
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
-                loop.call_soon_threadsafe(callback)
-
-        self._pending.append(notify)
+        self._pending.append(_OnLoop(loop, callback))
         if len(self._pending) == 1:
             loop.call_soon(self._drain)
 
@@ -195,11 +190,36 @@ class RecordWriter:
                         os.fsync(self._file.fileno())
             except OSError as exc:
                 self._error = exc
-            for item in items:
-                if callable(item):
-                    item()
+            _call_back(items)
             if any(i is _STOP for i in items):
                 return
+
+
+class _OnLoop(NamedTuple):
+    """A `then` callback: run on `loop` once the lines before it are on disk."""
+
+    loop: asyncio.AbstractEventLoop
+    callback: Callable[[], None]
+
+
+def _call_back(items: list[Any]) -> None:
+    """After a group commit, on the writer thread: run its thread callbacks, and hand each
+    loop its callbacks in one `call_soon_threadsafe` (one wake-up of the loop per commit, not
+    one per task-trial; each still runs as its own callback there, in order)."""
+    later: dict[asyncio.AbstractEventLoop, list[Callable[[], None]]] = {}
+    for item in items:
+        if isinstance(item, _OnLoop):
+            later.setdefault(item.loop, []).append(item.callback)
+        elif callable(item):
+            item()
+    for loop, callbacks in later.items():
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            loop.call_soon_threadsafe(_schedule, loop, callbacks)
+
+
+def _schedule(loop: asyncio.AbstractEventLoop, callbacks: list[Callable[[], None]]) -> None:
+    for callback in callbacks:
+        loop.call_soon(callback)
 
 
 def _refuse(value: Any) -> Any:
