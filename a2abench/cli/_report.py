@@ -123,14 +123,21 @@ def _report(paths: list[Path], format: str, output: Path | None, fail_under: flo
     from a2abench.render.output import Output
     from a2abench.report import build_report, gate, render, step_summary
 
-    rep = build_report(paths)
+    page = None
+    if format == "html":  # the page's data is gathered in the same pass as the report
+        from a2abench.report.html import report_page
+
+        rep, page = report_page(paths)
+    else:
+        rep = build_report(paths)
     out = Output.for_command(format == "json" and output is None)
     if format == "table" and output is None:
         render_report(rep, out)
     else:
         for warning in rep.warnings:
             out.warn(warning)
-        text = render(rep, "markdown" if format == "table" else format, paths)
+        text = page if page is not None else render(rep, "markdown" if format == "table"
+                                                    else format, paths)
         if output is not None:
             write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)

@@ -22,12 +22,15 @@ from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
-from a2abench.run.writer import ReadStats, iter_records
+from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
 _STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
+# Sees every record `build_report` reads, with its line (None when the tolerant parser read
+# it): the HTML page's viewer data is gathered in the same pass (report/viewer_data.Viewer).
+Tap = Callable[[dict[str, Any], bytes | None], None]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
 
@@ -343,13 +346,23 @@ def _latency(h: LogHistogram) -> Latency:
                    p99=h.percentile(99))
 
 
-def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) -> Report:
-    """Read metrics.jsonl files (shards, resumes) into one Report."""
+def _tapped(records: Iterator[dict[str, Any]], raw: RawLine, tap: Tap
+            ) -> Iterator[dict[str, Any]]:
+    for rec in records:
+        tap(rec, raw.line)
+        yield rec
+
+
+def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
+                 tap: Tap | None = None) -> Report:
+    """Read metrics.jsonl files (shards, resumes) into one Report; `tap` sees each record."""
     stats = ReadStats()
     acc = _Accumulator()
+    raw = RawLine()
     # summary: task records are read without their transcripts (the report shows none).
     # (a task_filter sees whole records: it may read the transcript)
-    _consume(acc, iter_records(paths, stats, summary=task_filter is None), task_filter)
+    records = iter_records(paths, stats, summary=task_filter is None, raw=raw)
+    _consume(acc, _tapped(records, raw, tap) if tap else records, task_filter)
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "
