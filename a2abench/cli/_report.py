@@ -123,7 +123,7 @@ def _report(paths: list[Path], format: str, output: Path | None, fail_under: flo
     from a2abench.render.output import Output
     from a2abench.report import build_report, gate, render, step_summary
 
-    page = None
+    page: bytes | None = None
     if format == "html":  # the page's data is gathered in the same pass as the report
         from a2abench.report.html import report_page
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import base64
 import functools
+import operator
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ _TASK_AND_REQUEST = frozenset({"task", "request"})
 @dataclass
 class ViewerData:
     rows: list[list[Any]] = field(default_factory=list)
-    blobs: list[str] = field(default_factory=list)
+    blobs: list[bytes] = field(default_factory=list)  # base64 text, ASCII
 
 
 def _row(rec: dict[str, Any], run: int) -> list[Any]:
@@ -59,7 +60,7 @@ def _row(rec: dict[str, Any], run: int) -> list[Any]:
             [str(x) for x in labels] if isinstance(labels := rec.get("labels"), list) else []]
 
 
-def _body(rec: dict[str, Any], requests: list[list[Any]], line: bytes | None) -> bytes:
+def _body(rec: dict[str, Any], requests: list[Sequence[Any]], line: bytes | None) -> bytes:
     """{"record": the task record, "requests": its request rows}. The record goes in as the
     bytes `run` wrote (its transcript never decoded nor encoded again: that was a third of
     the page's time); the viewer reads the fields it shows."""
@@ -83,8 +84,14 @@ def _compressor() -> Callable[[bytes], bytes]:
     return functools.partial(compress, level=1)
 
 
-def _request(rec: dict[str, Any]) -> list[Any]:
-    return [rec.get(k) for k in REQUEST_FIELDS]
+_REQUEST_ROW = operator.itemgetter(*REQUEST_FIELDS)
+
+
+def _request(rec: dict[str, Any]) -> Sequence[Any]:
+    try:  # every field is there in what `run` writes: one C call (80k requests per 10k trials)
+        return _REQUEST_ROW(rec)  # type: ignore[no-any-return]
+    except KeyError:  # an older or forged record
+        return [rec.get(k) for k in REQUEST_FIELDS]
 
 
 def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None) -> ViewerData:
@@ -107,8 +114,8 @@ class Viewer:
     def __init__(self, run: int = 0) -> None:
         self.run = run
         self._compress = _compressor()
-        self._requests: dict[tuple[Any, ...], list[list[Any]]] = {}
-        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], str]] = {}  # trial -> ...
+        self._requests: dict[tuple[Any, ...], list[Sequence[Any]]] = {}
+        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], bytes]] = {}  # trial -> ...
 
     def __call__(self, rec: dict[str, Any], line: bytes | None) -> None:
         kind = rec["type"]
@@ -127,7 +134,7 @@ class Viewer:
         old = self._kept.get(trial)
         if old is not None and old[0] and not scored:
             return  # keep the scored result over a later infrastructure failure
-        blob = base64.b64encode(self._compress(_body(rec, own, line))).decode("ascii")
+        blob = base64.b64encode(self._compress(_body(rec, own, line)))
         self._kept[trial] = (scored, _row(rec, self.run), blob)
 
     def finish(self, into: ViewerData | None = None) -> ViewerData:
