@@ -142,7 +142,7 @@ def _report(paths: list[Path], format: str, output: Path | None, fail_under: flo
             write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)
         else:
-            typer.echo(text)
+            typer.echo(text.decode() if isinstance(text, bytes) else text)
     if format in ("table", "markdown"):
         step_summary(render(rep, "markdown", paths))
     if fail_under is not None:

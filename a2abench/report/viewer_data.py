@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import operator
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -68,9 +69,19 @@ def _body(rec: dict[str, Any], requests: list[Sequence[Any]], line: bytes | None
     if line is not None:
         return b'{"record":' + line.rstrip() + b',"requests":' + rows + b"}"
     # a line only the tolerant parser read: encoded again, as valid JSON
-    record = orjson.dumps({"record": {k: rec.get(k) for k in _BLOB_KEYS}},
-                          option=orjson.OPT_NON_STR_KEYS)
+    record = _strict_json({"record": {k: rec.get(k) for k in _BLOB_KEYS}})
     return record[:-1] + b',"requests":' + rows + b"}"
+
+
+def _strict_json(value: Any) -> bytes:
+    """JSON that JavaScript parses, of what the tolerant parser read: orjson's (NaN as null);
+    where orjson refuses (a lone surrogate, an integer beyond 64 bits: it raised, a
+    traceback), the standard library's, which escapes both, with NaN and Infinity as null."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError is one
+        plain = json.loads(json.dumps(value), parse_constant=lambda _: None)
+        return json.dumps(plain, separators=(",", ":")).encode()
 
 
 def _compressor() -> Callable[[bytes], bytes]:
