@@ -14,7 +14,7 @@ import orjson
 
 from a2abench.report import charts
 from a2abench.report.aggregate import GroupStats, Report, build_report
-from a2abench.report.compare import Comparison
+from a2abench.report.compare import Comparison, compare
 from a2abench.report.text import adaptive_lines, headline, num, pct
 from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, Viewer, ViewerData, collect
 
@@ -119,14 +119,26 @@ def _tokens(report: Report) -> str:
     return _table(["tokens", "total"], rows)
 
 
-def compare_html(comparison: Comparison, groups: list[list[Path]]) -> str:
-    """Different runs side by side: metrics per run, and per task which runs pass it."""
+def compare_page(paths: list[Path]) -> tuple[Comparison, bytes]:
+    """Different runs side by side: metrics per run, and per task which runs pass it. The
+    reports and the viewer's data in one pass over the files; the page as UTF-8."""
+    viewers: list[Viewer] = []
+
+    def tap_for(index: int) -> Viewer:
+        viewers.append(Viewer(index))
+        return viewers[-1]
+
+    comparison = compare(paths, tap_for)
+    data = ViewerData()
+    for viewer in viewers:
+        viewer.finish(into=data)
+    return comparison, _compare_page(comparison, data)
+
+
+def _compare_page(comparison: Comparison, data: ViewerData) -> bytes:
     def cell(value: float | None) -> str:
         return "—" if value is None else f"{value:.3f}"
 
-    data = ViewerData()
-    for index, paths in enumerate(groups):
-        collect(paths, run=index, into=data)
     summary = [
         _table(["", *comparison.columns],
                [[name, *(cell(v) for v in values)] for name, values in comparison.rows],
@@ -139,4 +151,4 @@ def compare_html(comparison: Comparison, groups: list[list[Path]]) -> str:
         "</div>",
     ]
     return _page("a2abench comparison", summary, data, comparison.columns,
-                 [user_of(r) for r in comparison.reports]).decode()
+                 [user_of(r) for r in comparison.reports])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from a2abench.report import build_report
-from a2abench.report.html import report_page, to_html
+from a2abench.report.html import compare_page, report_page, to_html
 from a2abench.report.viewer_data import REQUEST_FIELDS, collect
 from tests.report.pagedata import page_data
 from tests.report.test_html_data import _request, _task, _write
@@ -70,3 +70,17 @@ def test_the_cli_writes_the_page_to_stdout_as_to_a_file(tmp_path: Path) -> None:
     shown = run_cli("report", str(metrics), "--format", "html")
     assert shown.code == 0
     assert shown.out == target.read_text(encoding="utf-8") + "\n"
+
+
+def test_compare_gathers_each_runs_viewer_data_in_the_same_pass(tmp_path: Path) -> None:
+    first = _write(tmp_path / "one.jsonl", _records())
+    second = tmp_path / "two.jsonl"
+    second.write_text(first.read_text().replace('"r1"', '"r2"')
+                      .replace('"compat_key": {"a": 1}', '"compat_key": {"a": 2}'))
+    comparison, page = compare_page([first, second])
+    assert len(comparison.reports) == 2
+    meta, blobs = page_data(page.decode())
+    apart = [collect([first], run=0), collect([second], run=1)]
+    assert [list(r.values()) for r in meta["rows"]] == [*apart[0].rows, *apart[1].rows]
+    assert blobs == [*page_data(to_html(comparison.reports[0], [first]))[1],
+                     *page_data(to_html(comparison.reports[1], [second]))[1]]
