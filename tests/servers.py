@@ -21,11 +21,7 @@ from typing import Any
 
 import uvicorn
 
-
-class _ThreadServer(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield  # the main thread's handlers belong to pytest
+from a2abench._embedded import EmbeddedServer
 
 
 @contextlib.contextmanager
@@ -51,7 +47,7 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
     except BaseException:  # e.g. a skip for missing reference data: free the bound port
         sock.close()
         raise
-    server = _ThreadServer(uvicorn.Config(app, **options))
+    server = EmbeddedServer(uvicorn.Config(app, **options))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name=f"uvicorn-{port}", daemon=True)
     thread.start()
@@ -65,7 +61,7 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
             time.sleep(0.005)
         yield base
     finally:
-        server.should_exit = True
+        server.stop()
         thread.join(timeout=startup_timeout_s)
         sock.close()
         if thread.is_alive():
