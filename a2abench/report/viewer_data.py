@@ -111,32 +111,37 @@ def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None)
     raw = RawLine()
     # summary: a task record's prefix is parsed for its row; its line goes into the blob.
     for rec in iter_records(list(paths), types=_TASK_AND_REQUEST, summary=True, raw=raw):
-        viewer(rec, raw.line)
+        if rec["type"] == "request":
+            viewer.request(rec)
+        else:
+            viewer.task(rec, raw.line)
     return viewer.finish(into)
 
 
 class Viewer:
     """Gathers one row and one blob per task-trial, deduplicated, from records as they
-    stream by: called with each record and its line (`build_report`'s tap, so the page and
-    the summary come from one pass over the files). Each blob is compressed as its record
-    is read: memory holds compressed blobs only. (A worker thread compressing them did not
-    overlap reading: it waited for the GIL after every blob.)"""
+    stream by (`build_report`'s tap, so the page and the summary come from one pass over
+    the files). Each blob is compressed as its record is read: memory holds compressed
+    blobs only. (A worker thread compressing them did not overlap reading: it waited for
+    the GIL after every blob.)"""
 
     def __init__(self, run: int = 0) -> None:
         self.run = run
         self._compress = _compressor()
         self._requests: dict[tuple[Any, ...], list[Sequence[Any]]] = {}
-        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], bytes]] = {}  # trial -> ...
+        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], bytes]] = {}  # scored, row, blob
 
-    def __call__(self, rec: dict[str, Any], line: bytes | None) -> None:
-        kind = rec["type"]
-        if kind not in _TASK_AND_REQUEST:
-            return
+    def request(self, rec: dict[str, Any]) -> None:
         # Keys as text: forged records may carry lists where ids belong.
         key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
-        if kind == "request":
-            self._requests.setdefault(key, []).append(_request(rec))
-            return
+        rows = self._requests.get(key)
+        if rows is None:
+            self._requests[key] = [_request(rec)]
+        else:
+            rows.append(_request(rec))
+
+    def task(self, rec: dict[str, Any], line: bytes | None) -> None:
+        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
         own = self._requests.pop(key, [])
         if record_problem(rec) is not None:  # invalid: shown by the summary, not viewable
             return
