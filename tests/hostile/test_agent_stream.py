@@ -152,7 +152,7 @@ def _dripping_card(_: str) -> Starlette:
 
 
 async def test_a_dripping_card_cannot_hold_discovery() -> None:
-    with serve(_dripping_card, timeout_graceful_shutdown=1) as base:
+    with serve(_dripping_card) as base:
         t0 = time.monotonic()
         with pytest.raises(AgentTimeout, match=r"did not arrive within 0\.5 s"):
             await discover(base, timeout=0.5)
