@@ -75,8 +75,9 @@ def _body(rec: dict[str, Any], requests: list[Sequence[Any]], line: bytes | None
 
 def _strict_json(value: Any) -> bytes:
     """JSON that JavaScript parses, of what the tolerant parser read: orjson's (NaN as null);
-    where orjson refuses (a lone surrogate, an integer beyond 64 bits: it raised, a
-    traceback), the standard library's, which escapes both, with NaN and Infinity as null."""
+    where orjson refuses (a lone surrogate, an integer beyond 64 bits; `report` used to end
+    in a traceback), the standard library's, which writes both, with NaN and Infinity as
+    null."""
     try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # orjson.JSONEncodeError is one
