@@ -13,7 +13,7 @@ import pytest
 
 from a2abench.report import build_report
 from a2abench.report.html import compare_page, report_page, to_html
-from a2abench.report.viewer_data import REQUEST_FIELDS, collect
+from a2abench.report.viewer_data import REQUEST_FIELDS, _compressor, collect
 from tests.report.pagedata import page_data
 from tests.report.test_html_data import _request, _task, _write
 
@@ -51,6 +51,7 @@ def test_without_isal_blobs_are_zlib_and_hold_the_same_data(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     metrics = _write(tmp_path / "metrics.jsonl", _records())
+    assert _compressor().func.__module__ == "isal.isal_zlib"  # installed where it has wheels
     with_isal = collect([metrics])
     monkeypatch.setitem(sys.modules, "isal.isal_zlib", None)  # as where no wheel installs
     without = collect([metrics])
