@@ -29,6 +29,7 @@ from typing import BinaryIO
 import httpx
 
 from a2abench._paths import cache_dir
+from a2abench._tls import verified_context
 from a2abench.errors import DataCorrupt, DataMissing
 
 _CHUNK = 1 << 20
@@ -129,6 +130,7 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
     items = list(files)
     own_client = client is None
     http = client or httpx.Client(timeout=timeout, follow_redirects=True,
+                                  verify=verified_context(),
                                   limits=httpx.Limits(max_connections=max(workers, 1)),
                                   event_hooks={"request": [_check_egress]})
     done = [0]

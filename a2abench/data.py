@@ -25,10 +25,10 @@ import httpx
 
 from a2abench import _download
 from a2abench._paths import cache_dir
+from a2abench._tls import verified_context
 from a2abench.errors import ConfigError
 
-Benchmark = Literal["tau2", "crmarena"]
-BENCHMARKS: tuple[Benchmark, ...] = ("tau2", "crmarena")
+Benchmark = str  # a registered benchmark's name
 FileState = Literal["verified", "missing", "corrupt"]
 PULL_COMMAND = "a2abench data pull all"
 
@@ -68,14 +68,22 @@ class SetStatus:
                 "complete": self.complete}
 
 
+def benchmarks() -> tuple[Benchmark, ...]:
+    """The registered benchmarks whose drivers declare data sets, built-ins or plugins."""
+    from a2abench.run.registry import get_driver, names
+
+    return tuple(name for name in names() if get_driver(name).data_sets())
+
+
 def selected(which: str) -> tuple[Benchmark, ...]:
-    """`tau2`, `crmarena` or `all` as benchmark names; ConfigError otherwise."""
+    """A benchmark's name, or `all`, as the benchmarks to act on; ConfigError otherwise."""
+    known = benchmarks()
     if which == "all":
-        return BENCHMARKS
-    for name in BENCHMARKS:
-        if which == name:
-            return (name,)
-    raise ConfigError(f"unknown data set {which!r}", hint="Choose tau2, crmarena or all.")
+        return known
+    if which in known:
+        return (which,)
+    raise ConfigError(f"unknown data set {which!r}",
+                      hint=f"Choose {', '.join(known)} or all.")
 
 
 def file_sets(benchmarks: Sequence[Benchmark], *, org_dbs: bool = True) -> list[FileSet]:
@@ -112,7 +120,8 @@ def pull(sets: Sequence[FileSet], *, client: httpx.Client | None = None,
     Stops at the first file that cannot be had (`DataMissing` / `DataCorrupt`); everything
     fetched before stays in the cache, so running it again continues.
     """
-    http = client or httpx.Client(timeout=300.0, follow_redirects=True)
+    http = client or httpx.Client(timeout=300.0, follow_redirects=True,
+                                  verify=verified_context())
     try:
         for fs in sets:
             if on_set is not None:
@@ -127,11 +136,15 @@ def pull(sets: Sequence[FileSet], *, client: httpx.Client | None = None,
 
 
 def reference_layout(cache: Path | None = None) -> dict[Benchmark, Path]:
-    """Where the cache holds each benchmark's files in the layout of a reference copy:
-    tau2 as upstream's `data/tau2`, CRMArena as `tasks/` + `schema/`."""
-    from a2abench.benchmarks.crmarena import reference
-    from a2abench.benchmarks.tau2 import data as tau2
+    """Where the cache holds each benchmark's files in the layout of its reference copy (the
+    first of its data sets that declares a `layout`), by benchmark name."""
+    from a2abench.run.registry import get_driver
 
     root = cache or cache_dir()
-    return {"tau2": root / f"tau2/{tau2.manifest().commit}" / "data" / "tau2",
-            "crmarena": root / reference.FOLDER}
+    found: dict[Benchmark, Path] = {}
+    for name in benchmarks():
+        for s in get_driver(name).data_sets():
+            if s.layout is not None:
+                found[name] = root / s.folder / s.layout
+                break
+    return found

@@ -280,11 +280,15 @@ def foreign_errors_as(make: Callable[[str], A2ABenchError]) -> Iterator[None]:
         raise make(f"{type(exc).__name__}: {str(exc)[:300] or 'no message'}") from exc
 
 
-def write_output(path: Any, text: str) -> None:
-    """Write a report file; OS failures become one clear OutputError."""
+def write_output(path: Any, text: str | bytes) -> None:
+    """Write a report file (text, or bytes already UTF-8); OS failures become one clear
+    OutputError."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}",
                           hint="Choose another --output (a writable file, not a directory)."

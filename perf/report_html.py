@@ -10,7 +10,9 @@ reward breakdowns and DB diffs for failures), then
      viewer has drawn its table, against a 10-task-trial report opened the same way, and then
      opening one failed task-trial (inflate + render its transcript).
 Targets: written in <= 3 s (issue 27; 5 s in issue 15), opens in <= 3 s. `--no-browser`
-times the writing alone (no Chromium needed).
+times the writing alone (no Chromium needed). `--against CHECKOUT` times that checkout's
+`report --format html` too, in the same rounds (e.g. main against a branch); `--profile`
+prints where the page's CPU goes (cProfile of one in-process run, by own time).
 """
 
 from __future__ import annotations
@@ -140,12 +142,35 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _report(exe: str, metrics: Path, fmt: str, target: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of one `report` child process."""
+def _report(exe: str, metrics: Path, fmt: str, target: Path,
+            checkout: Path | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `report` child process (of `checkout`'s a2abench if given)."""
+    env = None if checkout is None else {**os.environ, "PYTHONPATH": str(checkout)}
     t0, c0 = time.perf_counter(), _children_cpu()
+    # `-m` puts the working directory first on sys.path: the other checkout's, there
     subprocess.run([exe, "-m", "a2abench", "report", str(metrics), "--format", fmt,
-                    "--output", str(target)], check=True, stderr=subprocess.DEVNULL)
+                    "--output", str(target)], check=True, stderr=subprocess.DEVNULL, env=env,
+                   cwd=checkout)
     return time.perf_counter() - t0, _children_cpu() - c0
+
+
+def _profile(metrics: Path, target: Path) -> None:
+    """Where the page's CPU goes: cProfile of `report_page` and the write, by own time."""
+    import cProfile
+    import pstats
+
+    from a2abench.report.html import report_page
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    _, page = report_page([metrics])
+    target.write_bytes(page)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _open(browser: Chromium, page: Path) -> float:
@@ -163,6 +188,10 @@ def main() -> None:
     parser.add_argument("--no-browser", action="store_true",
                         help="time writing only (no Chromium needed)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="also time this checkout's report --format html, alternating")
+    parser.add_argument("--profile", action="store_true",
+                        help="print a cProfile of the page, by own time")
     args = parser.parse_args()
     exe = sys.executable  # `python -m a2abench`: the checkout on PYTHONPATH, or the install
     browse = not args.no_browser
@@ -173,20 +202,35 @@ def main() -> None:
     metrics, small = tmp / "metrics.jsonl", tmp / "small.jsonl"
     generate(metrics, args.tasks, args.messages)
     generate(small, 10, args.messages)
-    timings: dict[str, list[tuple[float, float]]] = {"json": [], "html": []}
+    timings: dict[str, list[tuple[float, float]]] = {"json": [], "html": [], "against": []}
+    loads = [_load()]
     for _ in range(args.rounds):  # alternating: the machine's load drifts
         for fmt in ("json", "html"):
             timings[fmt].append(_report(exe, metrics, fmt, tmp / f"report.{fmt}"))
+        if args.against:
+            timings["against"].append(_report(exe, metrics, "html", tmp / "against.html",
+                                              args.against.resolve()))
+    loads.append(_load())
     (json_s, json_cpu), (html_s, html_cpu) = (min(timings[f]) for f in ("json", "html"))
     size_mb = metrics.stat().st_size / 1e6
     html_mb = (tmp / "report.html").stat().st_size / 1e6
-    print(f"# report_html, {machine()}, load average "
-          + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(f"# report_html, {machine()}, {loads[0]} before, {loads[1]} after")
     print(f"input: {args.tasks:,} task-trials x {args.messages} messages, {size_mb:,.0f} MB "
           f"metrics.jsonl; page {html_mb:,.1f} MB")
     print(f"report --format html: {html_s:.2f} s, CPU {html_cpu:.2f} s (target <= 3 s); "
           f"--format json on the same file: {json_s:.2f} s, CPU {json_cpu:.2f} s; ratio "
           f"{html_s / json_s:.2f} (best of {args.rounds})")
+    print("  html rounds (wall/CPU s): " + ", ".join(f"{w:.2f}/{c:.2f}"
+                                                     for w, c in timings["html"]))
+    if args.against:
+        against_s, against_cpu = min(timings["against"])
+        print(f"{args.against}: report --format html {against_s:.2f} s, CPU "
+              f"{against_cpu:.2f} s (rounds: " + ", ".join(
+                  f"{w:.2f}/{c:.2f}" for w, c in timings["against"])
+              + f"); this checkout / that one: wall {html_s / against_s:.2f}, CPU "
+              f"{html_cpu / against_cpu:.2f}")
+    if args.profile:
+        _profile(metrics, tmp / "profiled.html")
     if browse:
         _report(exe, small, "html", tmp / "small.html")
         with Chromium.launch() as browser:

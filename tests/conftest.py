@@ -4,7 +4,9 @@ Reference data (upstream tau2 and CRMArena files) is found, per benchmark, in
 `A2ABENCH_TEST_DATA`, then `../shared/data` beside the project, then the user's a2abench cache
 (`a2abench data pull`); when none has it, it is pulled once into that cache through the
 product's verified downloader. Only when that fails do the tests that need it skip, and the
-session ends with one line naming the command that fixes it.
+session ends with one line naming the command that fixes it. Under pytest-xdist the
+controller looks (and pulls) once before the workers start, hands them what it found, and
+counts the skips from their reports for that one line.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +48,6 @@ def shared_data(*parts: str) -> Path:
     root = refdata.RESOLVER.root(parts[0])
     path = root.joinpath(*parts[1:]) if root is not None else None
     if path is None or not path.exists():
-        refdata.RESOLVER.skipped += 1
         pytest.skip(f"reference data {'/'.join(parts)} not found: {refdata.RESOLVER.why()}")
     return path
 
@@ -57,6 +59,29 @@ def pytest_collection(session: pytest.Session) -> Iterator[object]:
         return (yield)
     finally:
         refdata.RESOLVER.collecting = False
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _is_worker(config) and "a2abench_refdata" in config.workerinput:
+        refdata.RESOLVER.adopt(config.workerinput["a2abench_refdata"])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist, in the controller, before a worker starts: find (or pull) the data once here."""
+    for benchmark in refdata.NEEDED:
+        refdata.RESOLVER.root(benchmark)
+    node.workerinput["a2abench_refdata"] = refdata.RESOLVER.share()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # In the controller this sees every worker's reports: one count, one summary line.
+    if report.skipped and isinstance(report.longrepr, tuple):
+        refdata.RESOLVER.count_skip(str(report.longrepr[2]).removeprefix("Skipped: "))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

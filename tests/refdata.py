@@ -42,7 +42,7 @@ class Resolver:
         self.found: dict[str, Path | None] = {}
         self.pull_error: str | None = None
         self.pulled = False
-        self.skipped = 0
+        self.skipped: dict[str, int] = {}  # benchmark -> tests skipped for want of its data
         self.collecting = False  # set by conftest while pytest collects: data reads refused
         self._links: Path | None = None
 
@@ -70,7 +70,7 @@ class Resolver:
         return self._linked(benchmark) if self._cached(benchmark) else None
 
     def _sets(self, benchmarks: tuple[str, ...]) -> list[data.FileSet]:
-        wanted = [b for b in data.BENCHMARKS if b in benchmarks]
+        wanted = [b for b in data.benchmarks() if b in benchmarks]
         return [fs for fs in data.file_sets(wanted, org_dbs=False)
                 if fs.name in NEEDED[fs.benchmark]]
 
@@ -102,6 +102,26 @@ class Resolver:
                             target_is_directory=True)
         return link
 
+    def share(self) -> dict[str, object]:
+        """What an xdist worker needs to find the data this process found (or pulled)."""
+        return {"found": {b: str(p) if p else None for b, p in self.found.items()},
+                "pulled": self.pulled, "pull_error": self.pull_error}
+
+    def adopt(self, shared: dict[str, object]) -> None:
+        """Take the controller's findings: a worker never pulls on its own."""
+        found = shared["found"]
+        assert isinstance(found, dict)
+        self.found = {b: Path(p) if p else None for b, p in found.items()}
+        self.pull_error = shared["pull_error"]  # type: ignore[assignment]
+        self.pulled = True  # the controller tried; the summary line is the controller's
+
+    def count_skip(self, reason: str) -> None:
+        """Count a test skipped by `shared_data` (its reason names the benchmark first)."""
+        prefix = "reference data "
+        if reason.startswith(prefix):
+            benchmark = reason[len(prefix):].split("/", 1)[0].split(" ", 1)[0]
+            self.skipped[benchmark] = self.skipped.get(benchmark, 0) + 1
+
     def why(self) -> str:
         looked = ", ".join(([f"${TEST_DATA_ENV}"] if self.environ.get(TEST_DATA_ENV) else [])
                            + [str(self.shared), f"the cache {self.cache}"])
@@ -116,8 +136,8 @@ class Resolver:
                 return (f"reference data pulled into the cache {self.cache} (as "
                         "`a2abench data pull all --no-org-dbs` does); later runs reuse it")
             return None
-        missing = ", ".join(sorted(b for b, p in self.found.items() if p is None))
-        return (f"{self.skipped} tests skipped: no {missing} reference data"
+        missing = ", ".join(sorted(self.skipped))
+        return (f"{sum(self.skipped.values())} tests skipped: no {missing} reference data"
                 f"{' (pull failed: ' + self.pull_error + ')' if self.pull_error else ''}. "
                 f"Fix: {FIX}")
 

@@ -21,11 +21,7 @@ from typing import Any
 
 import uvicorn
 
-
-class _ThreadServer(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield  # the main thread's handlers belong to pytest
+from a2abench._embedded import EmbeddedServer
 
 
 @contextlib.contextmanager
@@ -33,7 +29,8 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
           **config: Any) -> Iterator[str]:
     """Bind a free loopback port, build the app for that base URL, serve it, yield the URL.
 
-    `config` goes to uvicorn.Config (e.g. `timeout_graceful_shutdown=1`).
+    `config` goes to uvicorn.Config (e.g. `timeout_graceful_shutdown=2` to let
+    answers in flight finish).
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -43,15 +40,17 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
+    # The test is over when the block exits: a handler still sleeping (a slow or hostile
+    # agent) is cancelled after 0.25 s rather than waited for.
     options: dict[str, Any] = {"log_level": "warning", "loop": "asyncio", "ws": "none",
-                               "lifespan": "auto", "timeout_graceful_shutdown": 2}
+                               "lifespan": "auto", "timeout_graceful_shutdown": 0.25}
     options.update(config)
     try:
         app = factory(base)
     except BaseException:  # e.g. a skip for missing reference data: free the bound port
         sock.close()
         raise
-    server = _ThreadServer(uvicorn.Config(app, **options))
+    server = EmbeddedServer(uvicorn.Config(app, **options))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name=f"uvicorn-{port}", daemon=True)
     thread.start()
@@ -65,7 +64,7 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
             time.sleep(0.005)
         yield base
     finally:
-        server.should_exit = True
+        server.stop()
         thread.join(timeout=startup_timeout_s)
         sock.close()
         if thread.is_alive():

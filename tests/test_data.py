@@ -59,7 +59,7 @@ def _counts() -> tuple[int, int, int]:
 
 
 def _needed() -> list[data.FileSet]:
-    return [fs for fs in data.file_sets(data.BENCHMARKS, org_dbs=False)
+    return [fs for fs in data.file_sets(data.benchmarks(), org_dbs=False)
             if fs.name in ("data", "reference")]
 
 
@@ -67,7 +67,7 @@ def _needed() -> list[data.FileSet]:
 def test_pull_verifies_caches_and_is_idempotent(mirror: FileServer) -> None:
     result = data.pull(_needed())
     assert [(s.fileset.benchmark, s.fileset.name, s.complete) for s in result] == [
-        ("tau2", "data", True), ("crmarena", "reference", True)]
+        ("crmarena", "reference", True), ("tau2", "data", True)]  # by name
     layout = data.reference_layout()
     assert (layout["tau2"] / "domains/airline/db.json").read_bytes() == (
         shared_data("tau2", "domains/airline/db.json").read_bytes())
@@ -151,7 +151,7 @@ def test_a_benchmarks_own_base_url_wins_over_the_mirror(monkeypatch: pytest.Monk
 def test_unknown_data_set_is_a_usage_error() -> None:
     res = run_cli("data", "pull", "nope")
     assert res.code == 2
-    assert "Error: unknown data set 'nope'. Choose tau2, crmarena or all." in res.err
+    assert "Error: unknown data set 'nope'. Choose crmarena, tau2 or all." in res.err
 
 
 # -- a fresh clone: the suite's own lookup (tests/refdata.py) in a subprocess ----------------
@@ -174,18 +174,20 @@ def _fresh_clone(tmp_path: Path) -> Path:
     return clone
 
 
-def _pytest(clone: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def _pytest(clone: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("A2ABENCH_")}
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *FRESH_TESTS], cwd=clone, env={**base, **env}, capture_output=True,
-                          text=True, timeout=300)
+                           *args, *FRESH_TESTS], cwd=clone, env={**base, **env},
+                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.slow
 def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
         mirror: FileServer, tmp_path: Path) -> None:
     clone, cache, dead = _fresh_clone(tmp_path), tmp_path / "user-cache", _dead_url()
-    first = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=mirror.url)
+    # Two xdist workers: the controller pulls, once, before they start.
+    first = _pytest(clone, "-n", "2", A2ABENCH_CACHE_DIR=str(cache),
+                    A2ABENCH_DATA_MIRROR=mirror.url)
     assert first.returncode == 0, first.stdout + first.stderr
     n_data, _, n_reference = _counts()
     assert "skipped" not in first.stdout and len(mirror.requests) == n_data + n_reference
@@ -199,13 +201,17 @@ def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
                     A2ABENCH_DATA_MIRROR=dead,
                     A2ABENCH_TEST_DATA=str(shared_data("tau2").parent))
     assert given.returncode == 0 and "skipped" not in given.stdout, given.stdout
-    # Nothing anywhere: the tests skip and one line names the fix.
-    none = _pytest(clone, A2ABENCH_CACHE_DIR=str(tmp_path / "empty2"), A2ABENCH_DATA_MIRROR=dead)
-    assert none.returncode == 0, none.stdout + none.stderr
-    assert "14 skipped" in none.stdout, none.stdout
-    lines = [line for line in none.stdout.splitlines() if "a2abench data pull all" in line]
-    assert len(lines) == 1 and "tests skipped: no crmarena, tau2 reference data" in lines[0]
-    assert "pull failed" in lines[0]
+    # Nothing anywhere: the tests skip and one line names the fix, in one process or across
+    # xdist workers (the controller pulls once and counts the workers' skips).
+    for workers in ("0", "2"):
+        none = _pytest(clone, "-n", workers, A2ABENCH_CACHE_DIR=str(tmp_path / f"empty{workers}"),
+                       A2ABENCH_DATA_MIRROR=dead)
+        assert none.returncode == 0, none.stdout + none.stderr
+        assert "14 skipped" in none.stdout, none.stdout
+        lines = [line for line in none.stdout.splitlines() if "a2abench data pull all" in line]
+        assert len(lines) == 1, none.stdout
+        assert "14 tests skipped: no crmarena, tau2 reference data" in lines[0]
+        assert "pull failed" in lines[0]
 
 
 def test_reading_reference_data_while_collecting_is_refused(

@@ -23,6 +23,7 @@ import httpx
 
 from a2abench._egress import HostPolicy
 from a2abench._limits import ReplyLimits, check_count, current_task_deadline
+from a2abench._tls import verified_context
 from a2abench.a2a import bindings, dialects
 from a2abench.a2a.bindings import Binding, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
@@ -198,12 +199,10 @@ class A2AClient:
         self.before_request = before_request
         self._fetched = card
         self._owns_http = http is None
-        # One TLS context for the whole pool: httpx loads the CA bundle for each client it
-        # builds (~20-50 ms each), which at --concurrency 256 (64 clients) took seconds.
+        # One TLS context for every lane (and client) of the process: httpx loads the CA
+        # bundle for each client it builds, which at --concurrency 256 (64 lanes) took seconds.
         self._verify: ssl.SSLContext | bool = (
-            httpx.create_ssl_context(verify=True, trust_env=False)
-            if config.verify_ssl and http is None
-            else False)
+            verified_context(trust_env=False) if config.verify_ssl and http is None else False)
         self._pool = [http] if http is not None else [self._new_http()
                                                       for _ in range(max(1, pool_size))]
         self._http = self._pool[0]

@@ -15,14 +15,16 @@ app = typer.Typer(
          "Example: a2abench data pull all",
     no_args_is_help=True, rich_markup_mode=None, cls=c.Group)
 
-Which = Annotated[str, typer.Argument(help="tau2 | crmarena | all.")]
+Which = Annotated[str, typer.Argument(help="A benchmark (tau2, crmarena, or a plugin's that "
+                                            "declares data sets) or all.")]
 
 
 @app.command("pull")
 def pull(
     which: Which = "all",
-    org_dbs: Annotated[bool, c.opt("--org-dbs/--no-org-dbs", "With crmarena: also the SQLite "
-                                                             "org dumps (about 100 MB).")] = True,
+    org_dbs: Annotated[bool, c.opt(
+        "--org-dbs/--no-org-dbs",
+        "Also the large sets: CRMArena's SQLite org dumps (about 100 MB).")] = True,
     json_: c.JsonFlag = False,
 ) -> None:
     """Download and verify the pinned data files of a benchmark; cached files are kept.

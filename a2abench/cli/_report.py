@@ -123,19 +123,26 @@ def _report(paths: list[Path], format: str, output: Path | None, fail_under: flo
     from a2abench.render.output import Output
     from a2abench.report import build_report, gate, render, step_summary
 
-    rep = build_report(paths)
+    page: bytes | None = None
+    if format == "html":  # the page's data is gathered in the same pass as the report
+        from a2abench.report.html import report_page
+
+        rep, page = report_page(paths)
+    else:
+        rep = build_report(paths)
     out = Output.for_command(format == "json" and output is None)
     if format == "table" and output is None:
         render_report(rep, out)
     else:
         for warning in rep.warnings:
             out.warn(warning)
-        text = render(rep, "markdown" if format == "table" else format, paths)
+        text = page if page is not None else render(rep, "markdown" if format == "table"
+                                                    else format, paths)
         if output is not None:
             write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)
         else:
-            typer.echo(text)
+            typer.echo(text.decode() if isinstance(text, bytes) else text)
     if format in ("table", "markdown"):
         step_summary(render(rep, "markdown", paths))
     if fail_under is not None:
@@ -166,7 +173,13 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
 
     if format not in ("table", "markdown", "json", "html"):
         raise ConfigError(f"--compare writes table, markdown, json or html, not {format!r}")
-    comparison = compare(paths)
+    page: bytes | None = None
+    if format == "html":  # the page's data is gathered in the same pass as the reports
+        from a2abench.report.html import compare_page
+
+        comparison, page = compare_page(paths)
+    else:
+        comparison = compare(paths)
     out = Output.for_command(format == "json" and output is None)
     if format == "table" and output is None:
         from rich.table import Table
@@ -179,10 +192,9 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
             table.add_row(name, *("—" if v is None else f"{v:.3f}" for v in values))
         out.out.print(table)
     else:
-        if format == "html":
-            from a2abench.report.html import compare_html
-
-            text = compare_html(comparison, [[Path(f) for f in g] for g in comparison.files])
+        text: str | bytes
+        if page is not None:
+            text = page
         elif format == "json":
             text = comparison.model_dump_json(indent=2, exclude={"reports"})
         else:
@@ -191,6 +203,6 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
             write_output(output, text)
             out.err.print(f"wrote {output}", markup=False)
         else:
-            typer.echo(text)
+            typer.echo(text.decode() if isinstance(text, bytes) else text)
     if format in ("table", "markdown"):
         step_summary(to_markdown(comparison))

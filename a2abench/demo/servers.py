@@ -17,17 +17,14 @@ def serve(factory: Callable[[str], Any], *, host: str = "127.0.0.1") -> Iterator
     """Bind a free port on `host`, build the app for that URL, serve it; yield the URL."""
     import uvicorn
 
-    class _Server(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            yield  # Ctrl-C belongs to the main thread
+    from a2abench._embedded import EmbeddedServer
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, 0))
     base = f"http://{host}:{sock.getsockname()[1]}"
-    server = _Server(uvicorn.Config(factory(base), log_level="error", lifespan="off"))
+    server = EmbeddedServer(uvicorn.Config(factory(base), log_level="error", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
@@ -39,6 +36,6 @@ def serve(factory: Callable[[str], Any], *, host: str = "127.0.0.1") -> Iterator
     try:
         yield base
     finally:
-        server.should_exit = True
+        server.stop()
         thread.join(timeout=10)
         sock.close()

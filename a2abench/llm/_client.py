@@ -18,6 +18,7 @@ from a2abench._limits import (
     current_task_deadline,
     deadline_scope,
 )
+from a2abench._tls import verified_context
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import KeyLocks, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig, check_args
@@ -52,7 +53,8 @@ class ChatLLM:
         self._on_call = on_call
         self._redact, headers = endpoint_auth(config.api_key)
         self._http = httpx.AsyncClient(headers=headers, transport=transport,
-                                       timeout=httpx.Timeout(config.timeout_s))
+                                       timeout=httpx.Timeout(config.timeout_s),
+                                       verify=verified_context())
         self._cache = (ResponseCache(config.cache_dir or default_cache_root())
                        if config.cache else None)
         self._locks = KeyLocks()

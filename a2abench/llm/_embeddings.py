@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from a2abench._attempts import Attempt, AttemptLoop, Outcome
+from a2abench._tls import verified_context
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import FORMAT_VERSION, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig
@@ -48,7 +49,8 @@ class EmbeddingClient:
         # cached for the process and has no close hook, so no connection outlives a call.
         self._client_kwargs: dict[str, Any] = {
             "headers": headers, "transport": transport,
-            "timeout": httpx.Timeout(config.timeout_s)}
+            "timeout": httpx.Timeout(config.timeout_s),
+            "verify": verified_context()}
 
         self._cache = (ResponseCache(config.cache_dir or default_cache_root())
                        if config.cache else None)

@@ -47,6 +47,7 @@ class McpChannel:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
+        from a2abench._embedded import EmbeddedServer
         from a2abench.mcp.server import McpEndpoint
 
         endpoint = McpEndpoint()
@@ -61,7 +62,7 @@ class McpChannel:
         port = sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", log_config=None, access_log=False,
                                 lifespan="on", timeout_graceful_shutdown=2)
-        self._server = _QuietServer(config)
+        self._server = EmbeddedServer(config)
         self._serving = asyncio.create_task(self._server.serve(sockets=[sock]))
         while not self._server.started:
             if self._serving.done():
@@ -91,23 +92,9 @@ class McpChannel:
 
     async def aclose(self) -> None:
         if self._server is not None and self._serving is not None:
-            self._server.should_exit = True
+            self._server.stop()
             await self._serving
             self._server = self._serving = None
-
-
-class _QuietServer:
-    """uvicorn's Server without its signal handlers: Ctrl-C stays with the run."""
-
-    def __new__(cls, config: Any) -> Any:
-        import uvicorn
-
-        class Server(uvicorn.Server):
-            @contextlib.contextmanager
-            def capture_signals(self) -> Iterator[None]:
-                yield
-
-        return Server(config)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -13,7 +13,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -22,13 +22,23 @@ from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
-from a2abench.run.writer import ReadStats, iter_records
+from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
 _STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
+
+
+class Tap(Protocol):
+    """Sees the request and task records `build_report` reads (a task record with its line,
+    None when the tolerant parser read it): the HTML page's viewer data is gathered in the
+    same pass (report/viewer_data.Viewer)."""
+
+    def request(self, rec: dict[str, Any]) -> None: ...
+
+    def task(self, rec: dict[str, Any], line: bytes | None) -> None: ...
 
 
 class GroupStats(BaseModel):
@@ -253,13 +263,17 @@ _KEPT = ("benchmark", "domain", "category", "task_id", "trial", "status", "rewar
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
-             task_filter: TaskFilter | None) -> None:
+             task_filter: TaskFilter | None, tap: Tap | None, raw: RawLine) -> None:
     add_request, add_task = acc.add_request, acc.add_task
     for rec in records:
         kind = rec["type"]
         if kind == "request":
             add_request(rec)
+            if tap is not None:
+                tap.request(rec)
         elif kind == "task":
+            if tap is not None:
+                tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
             add_task(task_filter(rec) if task_filter else rec)
         elif kind == "run":
             acc.runs.append(rec)
@@ -343,13 +357,16 @@ def _latency(h: LogHistogram) -> Latency:
                    p99=h.percentile(99))
 
 
-def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None) -> Report:
-    """Read metrics.jsonl files (shards, resumes) into one Report."""
+def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
+                 tap: Tap | None = None) -> Report:
+    """Read metrics.jsonl files (shards, resumes) into one Report; `tap` sees each record."""
     stats = ReadStats()
     acc = _Accumulator()
+    raw = RawLine()
     # summary: task records are read without their transcripts (the report shows none).
     # (a task_filter sees whole records: it may read the transcript)
-    _consume(acc, iter_records(paths, stats, summary=task_filter is None), task_filter)
+    _consume(acc, iter_records(paths, stats, summary=task_filter is None, raw=raw),
+             task_filter, tap, raw)
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "

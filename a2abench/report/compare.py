@@ -10,6 +10,7 @@ headline, pass^1, the groups scored apart, and every category / domain.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from a2abench.errors import ConfigError
-from a2abench.report.aggregate import Report, build_report
+from a2abench.report.aggregate import Report, Tap, build_report
 from a2abench.run.writer import iter_records
 
 
@@ -137,9 +138,11 @@ def _labels(groups: list[_Group]) -> list[str]:
     return out
 
 
-def compare(paths: list[Path]) -> Comparison:
+def compare(paths: list[Path], tap_for: Callable[[int], Tap] | None = None) -> Comparison:
+    """`tap_for(index)`: a tap for the index-th run's records (see `build_report`)."""
     groups = _groups(paths)
-    reports = [build_report(group.paths) for group in groups]
+    reports = [build_report(group.paths, tap=tap_for(index) if tap_for else None)
+               for index, group in enumerate(groups)]
     rows: list[tuple[str, list[float | None]]] = [
         ("score", [r.score for r in reports]),
         ("pass^1", [r.pass_k[0].value if r.pass_k else None for r in reports])]

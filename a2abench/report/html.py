@@ -13,10 +13,10 @@ from pathlib import Path
 import orjson
 
 from a2abench.report import charts
-from a2abench.report.aggregate import GroupStats, Report
-from a2abench.report.compare import Comparison
+from a2abench.report.aggregate import GroupStats, Report, build_report
+from a2abench.report.compare import Comparison, compare
 from a2abench.report.text import adaptive_lines, headline, num, pct
-from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, ViewerData, collect
+from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, Viewer, ViewerData, collect
 
 
 def _asset(name: str) -> str:
@@ -36,11 +36,10 @@ def _groups(report: Report) -> list[GroupStats]:
         else report.by_domain
 
 
-def _script_json(value: object) -> str:
+def _script_json(value: object) -> bytes:
     """JSON safe inside <script>: with every `<` escaped nothing can close the element or
     switch the parser into its script-escape states."""
-    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
-    return text.replace("<", "\\u003c")
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).replace(b"<", b"\\u003c")
 
 
 def user_of(report: Report) -> str:
@@ -53,10 +52,11 @@ def user_of(report: Report) -> str:
 
 
 def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
-          users: list[str]) -> str:
+          users: list[str]) -> bytes:
+    """The page as UTF-8: assembled as bytes, the blobs (most of it) are never decoded."""
     meta = {"runs": runs, "users": users, "columns": COLUMNS,
             "request_fields": REQUEST_FIELDS, "rows": data.rows}
-    return "".join([
+    head = "".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{_asset('viewer.css')}</style></head><body>",
@@ -64,14 +64,27 @@ def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
         "\n".join(summary),
         '</main><section id="viewer"><h2>Task-trials</h2>',
         "<noscript><p class=\"warn\">The task-trial viewer needs JavaScript.</p></noscript>",
-        '<div id="app"></div></section>',
-        f'<script type="application/json" id="a2ab-data">{_script_json(meta)}</script>',
-        '<script type="text/plain" id="a2ab-blobs">', "\n".join(data.blobs), "</script>",
-        f"<script>{_asset('viewer.js')}</script></body></html>\n"])
+        '<div id="app"></div></section><script type="application/json" id="a2ab-data">'])
+    return b"".join([
+        head.encode(), _script_json(meta),
+        b'</script><script type="text/plain" id="a2ab-blobs">', b"\n".join(data.blobs),
+        f"</script><script>{_asset('viewer.js')}</script></body></html>\n".encode()])
 
 
 def to_html(report: Report, paths: list[Path]) -> str:
     """The report of one run (shards and resumes merged) with its trajectory viewer."""
+    return _run_page(report, collect(paths)).decode()
+
+
+def report_page(paths: list[Path]) -> tuple[Report, bytes]:
+    """`build_report` and `to_html` in one pass over the files (reading them was a third of
+    the page's time); the page as UTF-8."""
+    viewer = Viewer()
+    report = build_report(paths, tap=viewer)
+    return report, _run_page(report, viewer.finish())
+
+
+def _run_page(report: Report, data: ViewerData) -> bytes:
     groups = _groups(report)
     group_rows = [[g.name, str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
                    str(g.agent_errors), str(g.infra_errors)] for g in groups]
@@ -97,7 +110,7 @@ def to_html(report: Report, paths: list[Path]) -> str:
         + _tokens(report) + "</details>",
     ]
     title = f"a2abench report — {report.benchmark or ''} {', '.join(report.domains)}".strip()
-    return _page(title, summary, collect(paths), [title], [user_of(report)])
+    return _page(title, summary, data, [title], [user_of(report)])
 
 
 def _tokens(report: Report) -> str:
@@ -106,14 +119,26 @@ def _tokens(report: Report) -> str:
     return _table(["tokens", "total"], rows)
 
 
-def compare_html(comparison: Comparison, groups: list[list[Path]]) -> str:
-    """Different runs side by side: metrics per run, and per task which runs pass it."""
+def compare_page(paths: list[Path]) -> tuple[Comparison, bytes]:
+    """Different runs side by side: metrics per run, and per task which runs pass it. The
+    reports and the viewer's data in one pass over the files; the page as UTF-8."""
+    viewers: list[Viewer] = []
+
+    def tap_for(index: int) -> Viewer:
+        viewers.append(Viewer(index))
+        return viewers[-1]
+
+    comparison = compare(paths, tap_for)
+    data = ViewerData()
+    for viewer in viewers:
+        viewer.finish(into=data)
+    return comparison, _compare_page(comparison, data)
+
+
+def _compare_page(comparison: Comparison, data: ViewerData) -> bytes:
     def cell(value: float | None) -> str:
         return "—" if value is None else f"{value:.3f}"
 
-    data = ViewerData()
-    for index, paths in enumerate(groups):
-        collect(paths, run=index, into=data)
     summary = [
         _table(["", *comparison.columns],
                [[name, *(cell(v) for v in values)] for name, values in comparison.rows],

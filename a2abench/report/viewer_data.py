@@ -13,9 +13,11 @@ as `aggregate` (a scored result wins over an infrastructure failure, else the la
 from __future__ import annotations
 
 import base64
+import functools
+import json
+import operator
 import zlib
-from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,7 @@ _TASK_AND_REQUEST = frozenset({"task", "request"})
 @dataclass
 class ViewerData:
     rows: list[list[Any]] = field(default_factory=list)
-    blobs: list[str] = field(default_factory=list)
+    blobs: list[bytes] = field(default_factory=list)  # base64 text, ASCII
 
 
 def _row(rec: dict[str, Any], run: int) -> list[Any]:
@@ -59,7 +61,7 @@ def _row(rec: dict[str, Any], run: int) -> list[Any]:
             [str(x) for x in labels] if isinstance(labels := rec.get("labels"), list) else []]
 
 
-def _body(rec: dict[str, Any], requests: list[list[Any]], line: bytes | None) -> bytes:
+def _body(rec: dict[str, Any], requests: list[Sequence[Any]], line: bytes | None) -> bytes:
     """{"record": the task record, "requests": its request rows}. The record goes in as the
     bytes `run` wrote (its transcript never decoded nor encoded again: that was a third of
     the page's time); the viewer reads the fields it shows."""
@@ -67,92 +69,94 @@ def _body(rec: dict[str, Any], requests: list[list[Any]], line: bytes | None) ->
     if line is not None:
         return b'{"record":' + line.rstrip() + b',"requests":' + rows + b"}"
     # a line only the tolerant parser read: encoded again, as valid JSON
-    record = orjson.dumps({"record": {k: rec.get(k) for k in _BLOB_KEYS}},
-                          option=orjson.OPT_NON_STR_KEYS)
+    record = _strict_json({"record": {k: rec.get(k) for k in _BLOB_KEYS}})
     return record[:-1] + b',"requests":' + rows + b"}"
 
 
-def _pack_all(bodies: list[bytes]) -> list[str]:
-    # Level 3: 27% less CPU than level 4 for 5% more bytes (transcripts are repetitive).
-    return [base64.b64encode(zlib.compress(body, 3)).decode("ascii") for body in bodies]
+def _strict_json(value: Any) -> bytes:
+    """JSON that JavaScript parses, of what the tolerant parser read: orjson's (NaN as null);
+    where orjson refuses (a lone surrogate, an integer beyond 64 bits; `report` used to end
+    in a traceback), the standard library's, which writes both, with NaN and Infinity as
+    null."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError is one
+        plain = json.loads(json.dumps(value), parse_constant=lambda _: None)
+        return json.dumps(plain, separators=(",", ":")).encode()
 
 
-class _Packer:
-    """Compresses blobs on a worker thread while the records are still being read: zlib
-    releases the GIL, so on two cores compressing (the largest part of the page's time)
-    overlaps parsing. Batches of 64 bodies; at most 8 batches in flight (bounded memory)."""
-
-    BATCH, AHEAD = 64, 8
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="a2abench-html")
-        self._batches: list[Future[list[str]]] = []
-        self._current: list[bytes] = []
-
-    def add(self, body: bytes) -> tuple[int, int]:
-        """Queue one body; returns where its blob will be (batch, index)."""
-        self._current.append(body)
-        ref = (len(self._batches), len(self._current) - 1)
-        if len(self._current) >= self.BATCH:
-            self._submit()
-        return ref
-
-    def _submit(self) -> None:
-        batch, self._current = self._current, []
-        self._batches.append(self._pool.submit(_pack_all, batch))
-        if len(self._batches) > self.AHEAD:
-            self._batches[-self.AHEAD - 1].result()  # wait: the reader is too far ahead
-
-    def results(self) -> list[list[str]]:
-        if self._current:
-            self._submit()
-        return [future.result() for future in self._batches]
-
-    def close(self) -> None:
-        self._pool.shutdown(cancel_futures=True)
+def _compressor() -> functools.partial[bytes]:
+    """zlib-format compression: ISA-L's (isal) where its wheels exist, 3x faster than zlib's
+    level 3 for 4% more bytes (compressing was the largest part of the page's time), else
+    zlib's own. A zlib stream either way: the browser inflates both alike."""
+    try:
+        from isal.isal_zlib import compress
+    except ImportError:  # no isal on this platform (pyproject installs it where wheels exist)
+        return functools.partial(zlib.compress, level=3)
+    return functools.partial(compress, level=1)
 
 
-def _request(rec: dict[str, Any]) -> list[Any]:
-    return [rec.get(k) for k in REQUEST_FIELDS]
+_REQUEST_ROW = operator.itemgetter(*REQUEST_FIELDS)
+
+
+def _request(rec: dict[str, Any]) -> Sequence[Any]:
+    try:  # every field is there in what `run` writes: one C call (80k requests per 10k trials)
+        return _REQUEST_ROW(rec)  # type: ignore[no-any-return]
+    except KeyError:  # an older or forged record
+        return [rec.get(k) for k in REQUEST_FIELDS]
 
 
 def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None) -> ViewerData:
     """Summary rows and blobs for the task-trials of one run (shards and resumes merged)."""
-    out = into if into is not None else ViewerData()
-    packer = _Packer()
-    try:
-        kept = _gather(paths, run, packer)
-        blobs = packer.results()
-    finally:
-        packer.close()
-    for _, row, (batch, index) in kept.values():
-        out.rows.append(row)
-        out.blobs.append(blobs[batch][index])
-    return out
-
-
-Kept = dict[tuple[Any, ...], tuple[bool, list[Any], tuple[int, int]]]
-
-
-def _gather(paths: Iterable[Path], run: int, packer: _Packer) -> Kept:
-    """One row and one queued blob per task-trial, deduplicated."""
-    requests: dict[tuple[Any, ...], list[list[Any]]] = {}
-    kept: Kept = {}
+    viewer = Viewer(run)
     raw = RawLine()
     # summary: a task record's prefix is parsed for its row; its line goes into the blob.
     for rec in iter_records(list(paths), types=_TASK_AND_REQUEST, summary=True, raw=raw):
+        if rec["type"] == "request":
+            viewer.request(rec)
+        else:
+            viewer.task(rec, raw.line)
+    return viewer.finish(into)
+
+
+class Viewer:
+    """Gathers one row and one blob per task-trial, deduplicated, from records as they
+    stream by (`build_report`'s tap, so the page and the summary come from one pass over
+    the files). Each blob is compressed as its record is read: memory holds compressed
+    blobs only. (A worker thread compressing them did not overlap reading: it waited for
+    the GIL after every blob.)"""
+
+    def __init__(self, run: int = 0) -> None:
+        self.run = run
+        self._compress = _compressor()
+        self._requests: dict[tuple[Any, ...], list[Sequence[Any]]] = {}
+        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], bytes]] = {}  # scored, row, blob
+
+    def request(self, rec: dict[str, Any]) -> None:
         # Keys as text: forged records may carry lists where ids belong.
         key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
-        if rec["type"] == "request":
-            requests.setdefault(key, []).append(_request(rec))
-            continue
-        own = requests.pop(key, [])
+        rows = self._requests.get(key)
+        if rows is None:
+            self._requests[key] = [_request(rec)]
+        else:
+            rows.append(_request(rec))
+
+    def task(self, rec: dict[str, Any], line: bytes | None) -> None:
+        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
+        own = self._requests.pop(key, [])
         if record_problem(rec) is not None:  # invalid: shown by the summary, not viewable
-            continue
+            return
         trial = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"])
         scored = rec.get("status", "ok") in SCORED
-        old = kept.get(trial)
+        old = self._kept.get(trial)
         if old is not None and old[0] and not scored:
-            continue  # keep the scored result over a later infrastructure failure
-        kept[trial] = (scored, _row(rec, run), packer.add(_body(rec, own, raw.line)))
-    return kept
+            return  # keep the scored result over a later infrastructure failure
+        blob = base64.b64encode(self._compress(_body(rec, own, line)))
+        self._kept[trial] = (scored, _row(rec, self.run), blob)
+
+    def finish(self, into: ViewerData | None = None) -> ViewerData:
+        out = into if into is not None else ViewerData()
+        for _, row, blob in self._kept.values():
+            out.rows.append(row)
+            out.blobs.append(blob)
+        return out

@@ -156,13 +156,16 @@ def _options_argument(cls: type) -> type[BaseModel] | None:
 class DataSet:
     """A group of pinned files a benchmark needs, cached together under the user cache's
     `folder`: what `a2abench data pull` fetches ahead of a run and `data status` checks.
-    `large` sets (CRMArena's org dumps) are left out by `data pull --no-org-dbs`."""
+    `large` sets (CRMArena's org dumps) are left out by `data pull --no-org-dbs`. `layout`,
+    on the set laid out as the benchmark's reference copy (what its tests read), is the
+    subfolder of `folder` that copy starts at ("" for `folder` itself)."""
 
     name: str
     folder: str
     files: tuple[RemoteFile, ...]
     purpose: str
     large: bool = False
+    layout: str | None = None
 
 
 @dataclass(frozen=True)

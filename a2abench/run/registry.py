@@ -6,6 +6,8 @@ tau2 and CRMArena are registered through the same entry points a third-party pac
 
 from __future__ import annotations
 
+import functools
+import sys
 from importlib.metadata import EntryPoint, entry_points
 
 from a2abench.errors import ConfigError
@@ -26,14 +28,27 @@ def unregister(name: str) -> None:
 
 def names() -> list[str]:
     """Every registered benchmark name, without importing the drivers."""
-    found = {ep.name for ep in entry_points(group=GROUP)}
+    found = {ep.name for ep in _group()}
     return sorted(found | set(_extra))
+
+
+def _group() -> tuple[EntryPoint, ...]:
+    """The process's entry points in GROUP. Scanning every installed distribution's metadata
+    costs ~10-30 ms and a run, a card or a serve-green request asks many times, so the scan is
+    kept per `sys.path` (what can change it within a process); a package installed while the
+    process runs is found at its next start, as its imports would be."""
+    return _scan(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=8)
+def _scan(_path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+    return tuple(entry_points(group=GROUP))
 
 
 def get_driver(name: str) -> type[Driver]:
     if name in _extra:
         return _extra[name]
-    found = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+    found = [ep for ep in _group() if ep.name == name]
     if not found:
         known = ", ".join(names()) or "none"
         raise ConfigError(f"unknown benchmark {name!r} (registered: {known})",

@@ -46,6 +46,7 @@ def test_scripted_agent_rules() -> None:
     assert tau2_action("Could you delete everything?")["name"] == "transfer_to_human_agents"
 
 
+@pytest.mark.slow
 def test_demo_benchmarks_your_own_agent_offline(tmp_path: Path) -> None:
     # The README's "try it on your own agent" line, with the shipped echo agent standing in.
     from a2abench.demo.example_agent import echo_app

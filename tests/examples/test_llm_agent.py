@@ -67,7 +67,7 @@ def served(llm_server: FakeLLMServer) -> Iterator[tuple[str, Any]]:
         apps.append(agent_mod.build_app(base, config))
         return apps[0]
 
-    with serve(factory, timeout_graceful_shutdown=1) as url:
+    with serve(factory) as url:
         yield url, apps[0]
 
 

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from a2abench._tls import verified_context
 from tests.servers import serve
 
 _DROP = {"content-length", "transfer-encoding", "content-encoding"}  # recomputed by Starlette
@@ -34,7 +35,8 @@ def controller_app(ports: dict[str, int]) -> Starlette:
     async def proxy(request: Request) -> Response:
         port = ports[request.path_params["agent_id"]]
         path = request.path_params.get("path", "")
-        async with httpx.AsyncClient(follow_redirects=True, timeout=120) as client:
+        async with httpx.AsyncClient(follow_redirects=True, timeout=120,
+                                     verify=verified_context()) as client:
             answer = await client.request(request.method, f"http://localhost:{port}/{path}",
                                           content=await request.body(),
                                           headers=request.headers,

@@ -26,6 +26,7 @@ from a2a.types import (
     TaskState,
 )
 
+from a2abench._tls import verified_context
 from a2abench.green import GreenApp, GreenSettings, build_app
 from tests.servers import serve
 
@@ -47,7 +48,8 @@ def green_server(settings: GreenSettings, path: str = "/") -> Iterator[tuple[str
 async def sdk_client(base: str, *, streaming: bool = True, token: str | None = None,
                      timeout: float = 60.0) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx.AsyncClient(timeout=timeout, headers=headers) as http:
+    async with httpx.AsyncClient(timeout=timeout, headers=headers,
+                                 verify=verified_context()) as http:
         card = await A2ACardResolver(http, base).get_agent_card()
         client = ClientFactory(ClientConfig(httpx_client=http, streaming=streaming)).create(card)
         yield client

@@ -13,6 +13,7 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.client import Client
 from pydantic import SecretStr
 
+from a2abench._tls import verified_context
 from a2abench.a2a import A2AClient, A2AConfig, FilePart
 from a2abench.errors import A2AStatusError, JSONRPCError
 from a2abench.green import GreenApp, GreenSettings, build_app
@@ -42,7 +43,8 @@ async def sdk_client_on(base: str, binding: str, version: str,
                         token: str | None = None) -> AsyncIterator[Client]:
     """a2a-sdk's client, forced onto one interface of the card."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx.AsyncClient(timeout=60, headers=headers) as http:
+    async with httpx.AsyncClient(timeout=60, headers=headers,
+                                 verify=verified_context()) as http:
         card = await A2ACardResolver(http, base).get_agent_card()
         keep = [i for i in card.supported_interfaces
                 if i.protocol_binding == binding and i.protocol_version == version]

@@ -204,5 +204,5 @@ def hostile(mode: str, **kwargs: Any) -> Iterator[tuple[HostileAgent, str]]:
         return holder["agent"].app()
 
     # Endless and dripping responses must not hold the server's shutdown for long.
-    with serve(factory, timeout_graceful_shutdown=1) as base:
+    with serve(factory) as base:
         yield holder["agent"], base

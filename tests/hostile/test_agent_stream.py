@@ -59,7 +59,7 @@ def status_event(state: str = "working") -> bytes:
 
 async def test_never_ending_stream_ends_at_the_request_deadline() -> None:
     with hostile("endless", streaming=True) as (_, base):
-        async with client(base, timeout=0.5) as a2a:
+        async with client(base, timeout=1.5) as a2a:
             t0 = time.monotonic()
             with pytest.raises(ReplyTooSlow, match="still sending its reply"):
                 await a2a.conversation().send("hi")
@@ -152,7 +152,7 @@ def _dripping_card(_: str) -> Starlette:
 
 
 async def test_a_dripping_card_cannot_hold_discovery() -> None:
-    with serve(_dripping_card, timeout_graceful_shutdown=1) as base:
+    with serve(_dripping_card) as base:
         t0 = time.monotonic()
         with pytest.raises(AgentTimeout, match=r"did not arrive within 0\.5 s"):
             await discover(base, timeout=0.5)

@@ -64,6 +64,9 @@ def domain() -> Any:
                        retrieval_variant="bm25_grep")
 
 
+SLACK_S = 4.0  # what a busy 2-core machine may add to a killed pattern's call
+
+
 def grep(env: Any, pattern: str) -> Any:
     return env.execute(ToolCall(id="g", name="grep", arguments={"pattern": pattern}))
 
@@ -86,7 +89,9 @@ def test_a_catastrophic_pattern_is_the_agents_error_within_the_deadline(
     grep(env, "warm")  # the worker starts once per process
     msg, took = bounded(lambda: grep(env, REDOS[0]), 10)
     assert msg.error and msg.content == "Error: grep timed out after 0.5 seconds"
-    assert took < 1.5
+    # The message proves the deadline fired; the bound only catches a wait for the pattern
+    # itself (minutes), with room for a loaded machine (the suite runs on every core).
+    assert took < 0.5 + SLACK_S
     after = grep(env, "Diamond Elite")  # a fresh worker replaces the killed one
     assert not after.error and "Diamond Elite" in after.content
 
@@ -100,7 +105,7 @@ def test_the_redos_corpus_holds_the_deadline(domain: Any,
     for pattern in REDOS:
         msg, took = bounded(lambda p=pattern: grep(env, p), 15)
         assert msg.content == "Error: grep timed out after 1 seconds", pattern
-        assert took < 2.0, (pattern, took)
+        assert took < 1.0 + SLACK_S, (pattern, took)
 
 
 def test_the_default_deadline_is_in_the_error() -> None:
@@ -132,7 +137,7 @@ def test_cancelling_the_task_trial_stops_a_running_pattern(
     threading.Timer(0.3, env.cancelled.set).start()
     msg, took = bounded(lambda: grep(env, REDOS[0]), 10)
     assert msg.error and msg.content == "Error: grep cancelled"
-    assert took < 1.5
+    assert took < 0.3 + SLACK_S  # not the 60 s deadline
 
 
 def test_giant_queries_and_patterns_are_refused_at_once(domain: Any) -> None:
@@ -147,7 +152,7 @@ def test_giant_queries_and_patterns_are_refused_at_once(domain: Any) -> None:
         msg, took = bounded(lambda n=name, k=key, v=value:
                             env.execute(ToolCall(id="q", name=n, arguments={k: v})), 10)
         assert msg.error and msg.content.startswith(f"Error: {what}"), msg.content
-        assert took < 0.5
+        assert took < SLACK_S  # refused before any work (11 s a call on main)
     at_limit = " ".join(["fee"] * MAX_QUERY_WORDS)
     msg, took = bounded(lambda: env.execute(ToolCall(id="q", name="KB_search",
                                                      arguments={"query": at_limit})), 10)

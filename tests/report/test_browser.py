@@ -86,6 +86,7 @@ def _index(page: Path, **match: Any) -> int:
                 if all(row[k] == v for k, v in match.items()))
 
 
+@pytest.mark.slow
 def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
         browser: Chromium, reports: dict[str, Path]) -> None:
     _open(browser, reports["tau2"])

@@ -36,6 +36,7 @@ def test_failed_counts_are_true_when_the_list_is_cut(tmp_path: Path) -> None:
     assert f"### Failed task-trials ({total}, showing 50 of {total})" in md
 
 
+@pytest.mark.slow
 def test_pass_k_collapses_for_people_and_is_whole_in_json_and_html(big: Path,
                                                                      tmp_path: Path) -> None:
     data = json.loads(run_cli("report", str(big), "--format", "json").out)

@@ -132,6 +132,7 @@ def test_tau2_corrupted_data_file_is_rejected(server: FileServer,
         data.resolve("mock", base_url=server.url)
 
 
+@pytest.mark.slow
 def test_banking_downloads_its_814_files_concurrently(
         server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:
     _serve_domain(server, "banking_knowledge")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
 from a2abench.benchmarks.tau2.models import RewardType, ToolCall
@@ -67,6 +69,7 @@ def test_sync_moves_line_state_to_the_phone_and_bills_both_ways() -> None:
     assert '"status": "Paid"' in call("get_details_by_id", id="B1002")
 
 
+@pytest.mark.slow
 def test_splits_and_policies() -> None:
     sizes = {s: len(load_domain("telecom", data_dir=data_root(), split=s).tasks())
              for s in ["small", "train", "test", "full"]}

@@ -348,7 +348,8 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         sets = [DataSet("texts", upstream.folder(), tuple(upstream.text_files()),
                         "upstream prompts and evaluator text"),
                 DataSet("reference", reference.FOLDER, tuple(reference.reference_files()),
-                        "task and schema dumps for --tasks-file / --schema-file")]
+                        "task and schema dumps for --tasks-file / --schema-file",
+                        layout="")]  # tasks/ + schema/, as a reference copy
         return sets + [DataSet(f"org {org}", upstream.folder(), (upstream.org_file(org),),
                                "SQLite org for --backend sandbox", large=True)
                        for org in sorted(upstream.manifest().orgs)]

@@ -391,7 +391,8 @@ class Tau2Driver(Driver[Tau2Options]):
         folder = f"tau2/{data.manifest().commit}"
         files, sources = data.pinned_files()
         return [DataSet("data", folder, tuple(files),
-                        f"every domain's data; --data-dir {cache_dir() / folder / 'data'}"),
+                        f"every domain's data; --data-dir {cache_dir() / folder / 'data'}",
+                        layout="data/tau2"),  # upstream's data/tau2, as a reference copy
                 DataSet("sources", folder, tuple(sources), "upstream tool text and judge prompt")]
 
     @classmethod

@@ -1,0 +1,61 @@
+"""The embedded uvicorn server: stops when asked, from any thread, and still finishes what it
+was answering (uvicorn's graceful shutdown, without its fixed sleeps)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from a2abench._embedded import EmbeddedServer
+
+
+async def _slow(_request: Request) -> PlainTextResponse:
+    await asyncio.sleep(0.3)
+    return PlainTextResponse("done")
+
+
+def _start(app: Starlette) -> tuple[EmbeddedServer, threading.Thread, str, socket.socket]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = EmbeddedServer(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive()
+        threading.Event().wait(0.005)
+    return server, thread, f"http://127.0.0.1:{sock.getsockname()[1]}", sock
+
+
+def test_a_request_in_flight_is_answered_before_the_server_stops() -> None:
+    server, thread, base, sock = _start(Starlette(routes=[Route("/", _slow)]))
+    answers: list[str] = []
+    client = threading.Thread(target=lambda: answers.append(httpx.get(base, timeout=5).text))
+    client.start()
+    while not server.server_state.tasks:  # the request reached the app
+        threading.Event().wait(0.005)
+    server.stop()
+    client.join(5)
+    thread.join(5)
+    sock.close()
+    assert answers == ["done"]
+    assert not thread.is_alive()
+
+
+def test_stop_before_the_loop_runs_is_kept() -> None:
+    server = EmbeddedServer(uvicorn.Config(Starlette(), lifespan="off"))
+    server.stop()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    thread.join(5)
+    sock.close()
+    assert not thread.is_alive()
