@@ -139,6 +139,7 @@ def test_schema_sources(tmp_path: Path) -> None:
         load_schema("b2b", path, from_hub=False)
 
 
+@pytest.mark.slow  # a child process that imports `datasets`: ~2 s
 def test_the_hub_unreachable_says_to_use_tasks_file(tmp_path: Path) -> None:
     code = ("from a2abench.benchmarks.crmarena.tasks import load_tasks\n"
             "from a2abench.errors import DataMissing\n"

@@ -17,9 +17,11 @@ from tests.servers import free_port
 
 pytest.importorskip("websockets", reason="the browser test drives Chromium with the "
                                          "`websockets` package (pip install -e '.[dev]')")
-pytestmark = pytest.mark.skipif(
-    find_chromium() is None,
-    reason="no Chromium found (install the `chromium` OS package, or set A2ABENCH_CHROMIUM)")
+pytestmark = [
+    # Each worker runs the demo and starts Chromium for this module: ~4 s before a test runs.
+    pytest.mark.slow,
+    pytest.mark.skipif(find_chromium() is None, reason="no Chromium found (install the "
+                       "`chromium` OS package, or set A2ABENCH_CHROMIUM)")]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +88,6 @@ def _index(page: Path, **match: Any) -> int:
                 if all(row[k] == v for k, v in match.items()))
 
 
-@pytest.mark.slow
 def test_a_failed_tau2_trial_shows_conversation_breakdown_and_db_diff(
         browser: Chromium, reports: dict[str, Path]) -> None:
     _open(browser, reports["tau2"])
@@ -228,7 +229,6 @@ _CLASHES = """(() => {
 })()"""
 
 
-@pytest.mark.slow
 def test_charts_stay_legible_at_64_trials_and_300_tasks(browser: Chromium,
                                                         tmp_path: Path) -> None:
     from tests.browser import ARTEFACTS
