@@ -194,10 +194,10 @@ def test_a_fresh_clone_pulls_once_then_uses_the_cache_or_test_data(
     assert "26 passed" in first.stdout, first.stdout
     assert "reference data pulled into the cache" in first.stdout  # the session's one line
     # Offline from now on: the cache alone serves the next run.
-    cached = _pytest(clone, A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=dead)
+    cached = _pytest(clone, "-n", "0", A2ABENCH_CACHE_DIR=str(cache), A2ABENCH_DATA_MIRROR=dead)
     assert cached.returncode == 0 and "skipped" not in cached.stdout, cached.stdout
     # A2ABENCH_TEST_DATA with an empty cache and no network.
-    given = _pytest(clone, A2ABENCH_CACHE_DIR=str(tmp_path / "empty"),
+    given = _pytest(clone, "-n", "0", A2ABENCH_CACHE_DIR=str(tmp_path / "empty"),
                     A2ABENCH_DATA_MIRROR=dead,
                     A2ABENCH_TEST_DATA=str(shared_data("tau2").parent))
     assert given.returncode == 0 and "skipped" not in given.stdout, given.stdout

@@ -99,13 +99,13 @@ def test_a_catastrophic_pattern_is_the_agents_error_within_the_deadline(
 @pytest.mark.slow
 def test_the_redos_corpus_holds_the_deadline(domain: Any,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grep_pool, "GREP_DEADLINE_S", 1.0)
+    monkeypatch.setattr(grep_pool, "GREP_DEADLINE_S", 0.5)  # each pattern burns a core till then
     env = domain.fresh_environment()
     grep(env, "warm")
     for pattern in REDOS:
         msg, took = bounded(lambda p=pattern: grep(env, p), 15)
-        assert msg.content == "Error: grep timed out after 1 seconds", pattern
-        assert took < 1.0 + SLACK_S, (pattern, took)
+        assert msg.content == "Error: grep timed out after 0.5 seconds", pattern
+        assert took < 0.5 + SLACK_S, (pattern, took)
 
 
 def test_the_default_deadline_is_in_the_error() -> None:
