@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from a2abench.errors import RecordsError
+from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
@@ -307,6 +308,21 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
     return warnings
 
 
+def _check_one_run(groups: list[RunGroup]) -> None:
+    """Files that hold two runs with the same settings (not shards of one, not a resume, which
+    appends to its run's file) would merge two runs' task-trials into one score: refused."""
+    runs = [g for g in groups if g.runs]  # a file with no run record joins whichever run
+    if len(runs) < 2:
+        return
+    first, second = runs[0], runs[1]
+    ids = [str(g.runs[0].get("run_id")) if g.runs else "?" for g in (first, second)]
+    raise RecordsError(
+        f"{second.paths[0]} holds another run (run {ids[1]}) of the same settings as "
+        f"{first.paths[0]} (run {ids[0]}), not a shard or a resume of it: reporting them "
+        "together would merge two runs into one score",
+        hint="Put them side by side with `report --compare`, or report each on its own.")
+
+
 def _is_shard(value: Any) -> bool:
     return (isinstance(value, list | tuple) and len(value) == 2
             and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
@@ -363,16 +379,21 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
     stats = ReadStats()
     acc = _Accumulator()
     raw = RawLine()
-    # summary: task records are read without their transcripts (the report shows none).
-    # (a task_filter sees whole records: it may read the transcript)
-    _consume(acc, iter_records(paths, stats, summary=task_filter is None, raw=raw),
-             task_filter, tap, raw)
+    groups: list[RunGroup] = []
+    for path in paths:  # file by file: which runs each holds (two runs are never merged)
+        before = len(acc.runs)
+        # summary: task records are read without their transcripts (the report shows none).
+        # (a task_filter sees whole records: it may read the transcript)
+        _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
+                 task_filter, tap, raw)
+        place(groups, path, acc.runs[before:])
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "
                            f"{stats.corrupt} corrupt)",
                            hint="Pass the metrics.jsonl file that `a2abench run` wrote.")
     warnings = _check_runs(acc.runs)
+    _check_one_run(groups)
     if stats.corrupt or stats.foreign:
         warnings.append(f"skipped {stats.corrupt} corrupt and {stats.foreign} foreign line(s)")
     if stats.malformed:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from pydantic import BaseModel
 
 from a2abench.errors import ConfigError
 from a2abench.report.aggregate import Report, Tap, build_report
+from a2abench.report.runs import RunGroup, compat, place
 from a2abench.run.writer import iter_records
 
 
@@ -29,51 +29,8 @@ class Comparison(BaseModel):
     rows: list[tuple[str, list[float | None]]]
 
 
-def _compat(run: dict[str, Any] | None) -> dict[str, Any]:
-    raw = (run or {}).get("compat_key")
-    return dict(raw) if isinstance(raw, dict) else {}
-
-
-def _key(run: dict[str, Any]) -> str:
-    key = _compat(run)
-    key.pop("shard", None)
-    return json.dumps(key, sort_keys=True, default=str)
-
-
-def _shard(run: dict[str, Any]) -> tuple[int, int] | None:
-    value = run.get("shard")
-    if isinstance(value, list | tuple) and len(value) == 2 \
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        return (value[0], value[1])
-    return None
-
-
-@dataclass
-class _Group:
-    key: str
-    shards: set[tuple[int, int]] = field(default_factory=set)
-    paths: list[Path] = field(default_factory=list)
-    runs: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _place(groups: list[_Group], path: Path, runs: list[dict[str, Any]]) -> None:
-    """Add a file to the run it belongs to: another shard of a sharded run with the same
-    settings, else a run of its own (two runs with the same settings are still two runs;
-    a resume appends to its own file, so it arrives with the run it continues)."""
-    key = _key(runs[0]) if runs else f"file:{path}"
-    shard = _shard(runs[0]) if runs else None
-    for group in groups:
-        if shard is not None and group.key == key and group.shards \
-                and shard not in group.shards and shard[1] == next(iter(group.shards))[1]:
-            group.shards.add(shard)
-            group.paths.append(path)
-            group.runs += runs
-            return
-    groups.append(_Group(key, {shard} if shard else set(), [path], list(runs)))
-
-
-def _groups(paths: list[Path]) -> list[_Group]:
-    groups: list[_Group] = []
+def _groups(paths: list[Path]) -> list[RunGroup]:
+    groups: list[RunGroup] = []
     seen: dict[str, Path] = {}
     for path in paths:
         runs = list(iter_records([path], types=frozenset({"run"})))
@@ -85,7 +42,7 @@ def _groups(paths: list[Path]) -> list[_Group]:
                     "cannot be compared with itself",
                     hint="Pass each run once (a run's shards and resumes together are fine).")
         seen.update({str(run.get("run_id")): path for run in runs})
-        _place(groups, path, runs)
+        place(groups, path, runs)
     return groups
 
 
@@ -109,12 +66,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= 25 else text[:10] + "…" + text[-14:]
 
 
-def _labels(groups: list[_Group]) -> list[str]:
+def _labels(groups: list[RunGroup]) -> list[str]:
     """A short label per run: the settings that differ between the runs ("num_trials=4"),
     else (same settings) the run's id and start time."""
     keys = []
     for g in groups:
-        key = _flat(_compat(g.runs[0] if g.runs else None))
+        key = _flat(compat(g.runs[0] if g.runs else None))
         key.pop("shard", None)
         key.pop("options.domain", None)  # the same as `domain`
         keys.append(key)

@@ -59,3 +59,21 @@ def test_labels_stay_apart_and_keep_both_ends(tmp_path: Path) -> None:
     labels = compare([a, b, c]).columns
     assert labels[2] == "white_agent_url=http://age…mple:51234/a2a"  # the port survives
     assert labels[0].endswith("(run aaaa1111)") and labels[1].endswith("(run bbbb2222)")
+
+
+def test_plain_report_refuses_to_merge_two_runs_with_the_same_settings(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "a.jsonl", "aaaaaaaa1111", [True, True])
+    b = write_run(tmp_path / "b.jsonl", "bbbbbbbb2222", [False, False])
+    res = run_cli("report", str(a), str(b))
+    assert res.code == 1, res.err  # a records error, as files of two different settings
+    assert f"{b} holds another run (run bbbbbbbb2222) of the same settings as {a}" in res.err
+    assert "--compare" in res.err and "Traceback" not in res.err
+    # Shards of one run, and a run with its resume in its own file, still make one report.
+    s1 = write_run(tmp_path / "s1.jsonl", "111111111111", [True, True], shard=[1, 2])
+    s2 = write_run(tmp_path / "s2.jsonl", "222222222222", [False, False], shard=[2, 2], first=2)
+    assert run_cli("report", str(s1), str(s2)).code == 0
+    resumed = tmp_path / "resumed.jsonl"
+    resumed.write_text(a.read_text() + write_run(tmp_path / "r.jsonl", "cccccccc3333",
+                                                 [True], first=2).read_text())
+    res = run_cli("report", str(resumed), "--format", "json")
+    assert res.code == 0 and res.json()["task_trials"] == 3, res.err
