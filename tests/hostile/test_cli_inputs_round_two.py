@@ -107,6 +107,17 @@ def test_a_plugin_whose_import_fails(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "no_such_module_23" not in sys.modules
 
 
+def test_a_broken_plugin_stops_data_all_but_not_a_named_benchmark(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_dist(tmp_path, "broken-bench", "broken = no_such_module_23:Driver")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    named = run_cli("data", "status", "tau2", "--json")
+    assert named.code == 0 and {s["benchmark"] for s in named.json()} == {"tau2"}, named.err
+    one_error(run_cli("data", "status", "all"), 2,
+              "benchmark 'broken' (no_such_module_23:Driver, from broken-bench) could not be "
+              "loaded")
+
+
 def test_a_plugin_shadowing_a_builtin_benchmark_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "shadow_23.py").write_text(
