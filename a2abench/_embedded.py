@@ -16,7 +16,25 @@ from typing import Any
 
 import uvicorn
 
+from a2abench.errors import ConfigError
+
 _POLL_S = 0.005
+
+
+def listen(host: str, port: int, *, backlog: int, what: str, hint: str) -> socket.socket:
+    """A listening TCP socket on host:port (IPv6 when the host has a colon; brackets are
+    allowed), bound before the server starts so that port 0 is known up front. A host or port
+    that cannot be had is a ConfigError naming `what` it was for."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot {what} on {host}:{port}: {exc.strerror}", hint=hint) from None
+    sock.listen(backlog)
+    return sock
 
 
 class EmbeddedServer(uvicorn.Server):

@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from a2abench._embedded import listen
 from a2abench.errors import ConfigError
 from a2abench.green import bindings
 from a2abench.green.card import build_card
@@ -230,17 +231,8 @@ def startup_warnings(settings: GreenSettings) -> list[str]:
 
 def bind(settings: GreenSettings) -> socket.socket:
     """Bind the listening socket first, so port 0 resolves before the card is built."""
-    family = socket.AF_INET6 if ":" in settings.host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((settings.host.strip("[]"), settings.port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror}",
-                          hint="Choose another --port or --host.") from None
-    sock.listen(2048)
-    return sock
+    return listen(settings.host, settings.port, backlog=2048, what="listen",
+                  hint="Choose another --port or --host.")
 
 
 def _grpc_port(settings: GreenSettings) -> int | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +46,7 @@ class McpChannel:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
-        from a2abench._embedded import EmbeddedServer
+        from a2abench._embedded import EmbeddedServer, listen
         from a2abench.mcp.server import McpEndpoint
 
         endpoint = McpEndpoint()
@@ -58,7 +57,9 @@ class McpChannel:
                 yield
 
         app = Starlette(routes=[Route(PATH, endpoint)], lifespan=lifespan)
-        sock = _bind(self.options.mcp_host, self.options.mcp_port)
+        sock = listen(self.options.mcp_host, self.options.mcp_port, backlog=512,
+                      what="serve the MCP endpoint",
+                      hint="Choose another --mcp-port or --mcp-host.")
         port = sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", log_config=None, access_log=False,
                                 lifespan="on", timeout_graceful_shutdown=2)
@@ -95,17 +96,3 @@ class McpChannel:
             self._server.stop()
             await self._serving
             self._server = self._serving = None
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot serve the MCP endpoint on {host}:{port}: {exc.strerror}",
-                          hint="Choose another --mcp-port or --mcp-host.") from None
-    sock.listen(512)
-    return sock
