@@ -141,11 +141,11 @@ def pull(sets: Sequence[FileSet], *, client: httpx.Client | None = None,
 def reference_layout(cache: Path | None = None) -> dict[Benchmark, Path]:
     """Where the cache holds each benchmark's files in the layout of its reference copy (the
     first of its data sets that declares a `layout`), by benchmark name."""
-    from a2abench.run.registry import get_driver
+    from a2abench.run.registry import get_driver, names
 
     root = cache or cache_dir()
     found: dict[Benchmark, Path] = {}
-    for name in benchmarks():
+    for name in names():
         for s in get_driver(name).data_sets():
             if s.layout is not None:
                 found[name] = root / s.folder / s.layout
