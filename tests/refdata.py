@@ -105,14 +105,15 @@ class Resolver:
     def share(self) -> dict[str, object]:
         """What an xdist worker needs to find the data this process found (or pulled)."""
         return {"found": {b: str(p) if p else None for b, p in self.found.items()},
-                "pulled": self.pulled, "pull_error": self.pull_error}
+                "pull_error": self.pull_error}
 
     def adopt(self, shared: dict[str, object]) -> None:
         """Take the controller's findings: a worker never pulls on its own."""
         found = shared["found"]
         assert isinstance(found, dict)
         self.found = {b: Path(p) if p else None for b, p in found.items()}
-        self.pull_error = shared["pull_error"]  # type: ignore[assignment]
+        error = shared["pull_error"]
+        self.pull_error = error if isinstance(error, str) else None
         self.pulled = True  # the controller tried; the summary line is the controller's
 
     def count_skip(self, reason: str) -> None:

@@ -310,15 +310,18 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
 
 def _check_one_run(groups: list[RunGroup]) -> None:
     """Files that hold two runs with the same settings (not shards of one, not a resume, which
-    appends to its run's file) would merge two runs' task-trials into one score: refused."""
-    runs = [g for g in groups if g.runs]  # a file with no run record joins whichever run
-    if len(runs) < 2:
+    appends to its run's file) would merge two runs' task-trials into one score: refused.
+    The same run given twice (a copy of its file) is one run: its duplicates are dropped."""
+    distinct: dict[str, RunGroup] = {}
+    for group in groups:
+        if group.runs:  # a file with no run record joins whichever run
+            distinct.setdefault(str(group.runs[0].get("run_id")), group)
+    if len(distinct) < 2:
         return
-    first, second = runs[0], runs[1]
-    ids = [str(g.runs[0].get("run_id")) if g.runs else "?" for g in (first, second)]
+    (first_id, first), (second_id, second) = list(distinct.items())[:2]
     raise RecordsError(
-        f"{second.paths[0]} holds another run (run {ids[1]}) of the same settings as "
-        f"{first.paths[0]} (run {ids[0]}), not a shard or a resume of it: reporting them "
+        f"{second.paths[0]} holds another run (run {second_id}) of the same settings as "
+        f"{first.paths[0]} (run {first_id}), not a shard or a resume of it: reporting them "
         "together would merge two runs into one score",
         hint="Put them side by side with `report --compare`, or report each on its own.")
 

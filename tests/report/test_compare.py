@@ -72,6 +72,10 @@ def test_plain_report_refuses_to_merge_two_runs_with_the_same_settings(tmp_path:
     s1 = write_run(tmp_path / "s1.jsonl", "111111111111", [True, True], shard=[1, 2])
     s2 = write_run(tmp_path / "s2.jsonl", "222222222222", [False, False], shard=[2, 2], first=2)
     assert run_cli("report", str(s1), str(s2)).code == 0
+    copy = tmp_path / "copy.jsonl"  # the same run twice is still one run
+    copy.write_text(a.read_text())
+    res = run_cli("report", str(a), str(copy), "--format", "json")
+    assert res.code == 0 and res.json()["task_trials"] == 2, res.err
     resumed = tmp_path / "resumed.jsonl"
     resumed.write_text(a.read_text() + write_run(tmp_path / "r.jsonl", "cccccccc3333",
                                                  [True], first=2).read_text())
