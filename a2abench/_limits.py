@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -87,7 +87,21 @@ def check_count(count: int, limit: int, what: str) -> None:
 
 # --- bytes ------------------------------------------------------------------------------------
 
-async def read_body(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:
+class _HeaderLookup(Protocol):
+    def get(self, key: str, default: str | None = None, /) -> str | None: ...
+
+
+class StreamedReply(Protocol):
+    """What the readers below need of a streamed reply: an `httpx.Response`, or the lean
+    HTTP/1.1 client's `WireResponse` (a2abench/_h1.py)."""
+
+    @property
+    def headers(self) -> _HeaderLookup: ...
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+
+
+async def read_body(response: StreamedReply, max_bytes: int, *, url: str) -> bytes:
     """The whole (decoded) body of a streamed response, refusing more than `max_bytes`.
 
     A declared Content-Length over the cap is refused before reading anything.
@@ -108,8 +122,8 @@ def read_body_blocking(response: httpx.Response, max_bytes: int, *, url: str) ->
     return bytes(buffer)
 
 
-def _refuse_declared(response: httpx.Response, max_bytes: int, url: str) -> None:
-    declared = response.headers.get("content-length", "")
+def _refuse_declared(response: StreamedReply | httpx.Response, max_bytes: int, url: str) -> None:
+    declared = response.headers.get("content-length") or ""
     if declared.isdigit() and int(declared) > max_bytes:
         raise too_large(url, max_bytes, 0)
 
@@ -120,7 +134,7 @@ def _append(buffer: bytearray, chunk: bytes, max_bytes: int, url: str) -> None:
     buffer += chunk
 
 
-async def read_prefix(response: httpx.Response, max_bytes: int) -> bytes:
+async def read_prefix(response: StreamedReply, max_bytes: int) -> bytes:
     """At most the first `max_bytes` of a streamed body (error pages: the rest is not read)."""
     buffer = bytearray()
     async for chunk in response.aiter_bytes():

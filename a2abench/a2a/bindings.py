@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from a2abench._h1 import WirePool
 from a2abench._limits import ReplyLimits
 from a2abench._retry import RetryPolicy
 from a2abench.a2a import dialects
@@ -209,9 +210,10 @@ def open_binding(choice: InterfaceChoice, http: httpx.AsyncClient, *,
                  on_request: MetricsHook | None,
                  before_request: Callable[[], Awaitable[None]] | None,
                  check_url: Callable[[str], None] | None = None,
-                 limits: ReplyLimits | None = None) -> Binding:
+                 limits: ReplyLimits | None = None, wire: WirePool | None = None) -> Binding:
     """A Binding for `choice` (gRPC opens its channel on first use). `check_url` is the host
-    policy; httpx applies it to every HTTP request, gRPC calls it before every call."""
+    policy; httpx applies it to every HTTP request, gRPC calls it before every call. `wire`
+    is the lean HTTP/1.1 client for JSON-RPC calls (a2abench/_h1.py)."""
     if choice.binding == "HTTP+JSON":
         from a2abench.a2a.rest import RestTransport
 
@@ -226,7 +228,8 @@ def open_binding(choice: InterfaceChoice, http: httpx.AsyncClient, *,
                              tenant=choice.tenant, check_url=check_url, limits=limits)
     return JsonRpcBinding(JsonRpcTransport(http, choice.url, choice.dialect, headers=headers,
                                            timeout=timeout, retry=retry, on_request=on_request,
-                                           before_request=before_request, limits=limits))
+                                           before_request=before_request, limits=limits,
+                                           wire=wire))
 
 
 def url_is_relative(iface: AgentInterface) -> bool:

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from a2abench import _h1
 from a2abench._egress import HostPolicy
 from a2abench._limits import ReplyLimits, check_count, current_task_deadline
 from a2abench._tls import verified_context
@@ -42,6 +43,7 @@ from a2abench.a2a.models import (
     TaskState,
     TextPart,
 )
+from a2abench.a2a.transport import jsonrpc_headers
 from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
 
 
@@ -207,6 +209,7 @@ class A2AClient:
                                                       for _ in range(max(1, pool_size))]
         self._http = self._pool[0]
         self._transports: list[Binding] = []
+        self._wires: list[_h1.WirePool] = []
         self.interface: InterfaceChoice | None = None
         self._pinned = interface
         self._next = 0
@@ -266,6 +269,8 @@ class A2AClient:
             close = getattr(transport, "aclose", None)
             if close is not None:
                 await close()
+        for wire in self._wires:
+            await wire.aclose()
         if self._owns_http:
             for http in self._pool:
                 await http.aclose()
@@ -293,13 +298,29 @@ class A2AClient:
                     bindings.host_check_url(choice.url, "GRPC")):
                 # gRPC metadata skips httpx's hook: withhold the token here, as it does.
                 headers.pop("Authorization", None)
+            wire = self._new_wire(choice, headers)
+            self._wires = [wire] if wire is not None else []
             self._transports = [bindings.open_binding(
                 choice, http, headers=headers, timeout=self.config.timeout,
                 retry=self.config.retry, on_request=self.on_request,
                 before_request=self.before_request, check_url=self._check_url,
-                limits=self.config.limits)
+                limits=self.config.limits, wire=wire)
                 for http in pool]
         return self._transports[lane % len(self._transports)]
+
+    def _new_wire(self, choice: InterfaceChoice, headers: dict[str, str]) -> _h1.WirePool | None:
+        """The lean HTTP/1.1 pool every lane shares for JSON-RPC calls to a plain-http
+        interface (a2abench/_h1.py), when we own the httpx clients it stands in for."""
+        if not (self._owns_http and choice.binding == "JSONRPC" and _h1.enabled()):
+            return None
+        sent = jsonrpc_headers(choice.dialect, headers)
+        if "Authorization" in sent and not self.may_receive_token(choice.url):
+            del sent["Authorization"]  # what the httpx hook does for this URL
+        if not _h1.usable(choice.url, sent):
+            return None
+        check = self._check_url if self.host_policy is not None else None
+        return _h1.WirePool(choice.url, sent, check=check,
+                            connect_timeout=min(self.config.timeout, 10.0))
 
     def conversation(self, *, raise_for_state: bool = True) -> Conversation:
         """A new conversation; see `Conversation` for `raise_for_state`."""

@@ -21,6 +21,7 @@ import httpx
 import orjson
 
 from a2abench._attempts import Attempt, AttemptLoop, Decide, Outcome
+from a2abench._h1 import WireError, WirePool, WireResponse
 from a2abench._http import parse_retry_after
 from a2abench._limits import (
     Deadline,
@@ -70,6 +71,11 @@ def version_headers(dialect: Dialect) -> dict[str, str]:
     if dialect == "0.3":
         return {"A2A-Version": "0.3"}
     return {}
+
+
+def jsonrpc_headers(dialect: Dialect, headers: dict[str, str] | None) -> dict[str, str]:
+    """The headers of every JSON-RPC request in `dialect`, the caller's `headers` last."""
+    return {"Content-Type": "application/json", **version_headers(dialect), **(headers or {})}
 
 
 def _encode(method: str, params: dict[str, Any]) -> tuple[str, bytes, int]:
@@ -142,8 +148,9 @@ def metered_loop(retry: RetryPolicy, hook: MetricsHook | None, *, sent: int, req
     return AttemptLoop(retry_decision(retry), sent=sent, report=report)
 
 
-def _transport_error(exc: httpx.HTTPError, url: str, timeout: float) -> tuple[A2ABenchError, bool]:
-    """Map an httpx exception to (our error, is it worth retrying)."""
+def _transport_error(exc: httpx.HTTPError | WireError, url: str,
+                     timeout: float) -> tuple[A2ABenchError, bool]:
+    """Map an httpx (or lean client) exception to (our error, is it worth retrying)."""
     if isinstance(exc, httpx.TooManyRedirects):
         return TooManyRedirects(f"too many redirects from {url}",
                                 hint="The server redirects in a loop; check the URL."), False
@@ -184,8 +191,11 @@ class JsonRpcTransport:
                  headers: dict[str, str] | None = None, timeout: float = 300.0,
                  retry: RetryPolicy | None = None, on_request: MetricsHook | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
-                 limits: ReplyLimits | None = None) -> None:
+                 limits: ReplyLimits | None = None, wire: WirePool | None = None) -> None:
+        """`wire` sends the non-streaming calls over the lean HTTP/1.1 client
+        (a2abench/_h1.py) when the interface does not redirect (`_send`)."""
         self.http = http
+        self.wire = wire
         self.url = url
         self.dialect = dialect
         self.timeout = timeout
@@ -193,8 +203,7 @@ class JsonRpcTransport:
         self.limits = limits or ReplyLimits()
         self.on_request = on_request
         self.before_request = before_request
-        self.headers = {"Content-Type": "application/json", **version_headers(dialect),
-                        **(headers or {})}
+        self.headers = jsonrpc_headers(dialect, headers)
 
     async def call(self, method: str, params: dict[str, Any], *,
                    context_id: str | None = None) -> Any:
@@ -219,9 +228,7 @@ class JsonRpcTransport:
             await self.before_request()
         try:
             async with deadline_scope(self._request_deadline(), current_task_deadline()):
-                # What `http.stream()` does, without its generator-based context manager.
-                response = await self.http.send(self.http.build_request(
-                    "POST", self.url, content=content, headers=self.headers), stream=True)
+                response = await self._send(content)
                 try:
                     outcome.status = response.status_code
                     if response.status_code >= 400:
@@ -229,10 +236,10 @@ class JsonRpcTransport:
                         return None
                     body = await read_body(response, self.limits.max_bytes, url=self.url)
                     outcome.received = len(body)
-                    ctype = response.headers.get("content-type", "")
+                    ctype = response.headers.get("content-type") or ""
                 finally:
                     await response.aclose()
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, WireError) as exc:
             outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
             return None
         except DeadlinePassed as exc:
@@ -247,6 +254,28 @@ class JsonRpcTransport:
         except A2ABenchError as exc:
             outcome.error = exc
             return None
+
+    async def _send(self, content: bytes) -> httpx.Response | WireResponse:
+        """POST `content`; the reply with its body unread.
+
+        The lean client takes over once an httpx call has shown that the interface answers
+        without a redirect: httpx follows redirects (its hook checks each hop), the lean
+        client does not. Should the interface start redirecting later, the call is sent
+        again through httpx (the redirecting server did not act on it) and httpx keeps it.
+        """
+        wire = self.wire
+        if wire is not None and wire.direct:
+            response = await wire.post(content)
+            if not 300 <= response.status_code < 400:
+                return response
+            await response.aclose()
+            wire.direct = False
+        # What `http.stream()` does, without its generator-based context manager.
+        reply = await self.http.send(self.http.build_request(
+            "POST", self.url, content=content, headers=self.headers), stream=True)
+        if wire is not None and wire.direct is None:
+            wire.direct = not reply.history and not 300 <= reply.status_code < 400
+        return reply
 
     def _request_deadline(self) -> Deadline:
         """The whole request (connect, send, every read) within --timeout, not just each read."""
@@ -265,7 +294,7 @@ class JsonRpcTransport:
             raise ProtocolError(f"the agent's reply from {self.url} is not JSON (content-type "
                                 f"{ctype or 'none'}): {snippet!r}") from None
 
-    async def _fail(self, response: httpx.Response, outcome: Outcome) -> None:
+    async def _fail(self, response: httpx.Response | WireResponse, outcome: Outcome) -> None:
         """Fill `outcome` for an HTTP error status; only the start of the body is read."""
         body = await read_prefix(response, ERROR_BODY_BYTES)
         outcome.received = len(body)
