@@ -13,7 +13,6 @@ group. It loads and filters its tasks, and runs one task-trial against the agent
 
 from __future__ import annotations
 
-import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ProtocolError, foreign_errors_as
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
+from a2abench.run.tracebacks import format_exc
 
 if TYPE_CHECKING:
     from a2abench.a2a import A2AClient, Conversation
@@ -139,7 +139,7 @@ def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
     return ErrorInfo(error=type(exc).__name__, kind="evaluator",
                      message=f"{str(exc)[:500] or 'no message'} ({quirk})",
                      hint="Scored 0: the evaluator cannot judge what the agent left behind.",
-                     traceback=traceback.format_exc())
+                     traceback=format_exc())
 
 
 def _options_argument(cls: type) -> type[BaseModel] | None:
