@@ -97,3 +97,13 @@ def test_user_scenario_text_matches_upstream(name: str) -> None:
     got = {t.id: hashlib.sha256(str(t.user_scenario).encode()).hexdigest()
            for t in domain(name).tasks()}
     assert got == expected[name]
+
+
+def test_each_environment_has_its_own_cancel_event() -> None:
+    d = domain("mock")
+    task = d.tasks()[0]
+    first, second = d.new_environment(task), d.new_environment(task)
+    assert "cancelled" not in vars(first)  # made on first use only
+    assert first.cancelled is first.cancelled and first.cancelled is not second.cancelled
+    first.cancelled.set()
+    assert first.cancelled.is_set() and not second.cancelled.is_set()

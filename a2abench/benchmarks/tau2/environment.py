@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any, Protocol
 
 from a2abench.benchmarks.tau2.db import StateDB, same_state
@@ -53,10 +54,15 @@ class Tau2Environment:
         self._sync = sync
         self.task: Task | None = None  # set by Tau2Domain.new_environment
         self.blocking = False  # tools may do network I/O: run them off the event loop
-        # Set when the task-trial is cancelled: tools still running in a worker thread stop.
-        self.cancelled = threading.Event()
         self.solo = False  # see set_solo
         self.sync_tools()
+
+    @cached_property
+    def cancelled(self) -> threading.Event:
+        """Set when the task-trial is cancelled: tools still running in a worker thread stop.
+        Made on first use: most environments (the evaluator's, every mock or airline one)
+        never need it, and an Event cost ~10% of building one."""
+        return threading.Event()
 
     def set_solo(self) -> None:
         """Solo mode (upstream `set_solo_mode`): the agent's calls to the user's tools run on
