@@ -4,12 +4,13 @@ assigned."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from a2abench.a2a.client import AgentReply
 from a2abench.a2a.models import DataPart, Message, TextPart
-from a2abench.benchmarks.tau2.actions import EmptyReply, parse_reply
+from a2abench.benchmarks.tau2.actions import EmptyReply, call_id, parse_reply
 from a2abench.benchmarks.tau2.models import ToolCall, ToolMessage
 from a2abench.benchmarks.tau2.prompt import first_message, tool_result_parts
 from a2abench.errors import ProtocolError
@@ -47,6 +48,9 @@ def test_several_calls_keep_order_and_get_distinct_ids() -> None:
                                                 {**CALL, "id": "mine"}]}))
     ids = [c.id for c in message.tool_calls or []]
     assert len(set(ids)) == 3 and ids[2] == "mine"
+    # generated ids look as uuid4().hex[:12] made them: `call_` and 12 lowercase hex digits
+    assert all(re.fullmatch(r"call_[0-9a-f]{12}", i) for i in ids[:2])
+    assert len({call_id() for _ in range(1000)}) == 1000
     assert [c.arguments["user_id"] for c in message.tool_calls or []] == ["u1", "u2", "u1"]
 
 

@@ -21,7 +21,7 @@ from a2abench.a2a.models import DataPart, Message, TextPart
 from a2abench.benchmarks.tau2.actions import parse_reply
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
 from a2abench.benchmarks.tau2.models import ToolCall
-from a2abench.benchmarks.tau2.numbers import parameters_by_tool, restore_integers
+from a2abench.benchmarks.tau2.numbers import has_float, parameters_by_tool, restore_integers
 from tests.tau2 import numbers_corpus as corpus
 from tests.tau2 import tau2_harness as harness
 from tests.tau2.tau2_support import domain
@@ -79,6 +79,19 @@ def test_what_is_not_an_integral_float_is_left_alone() -> None:
     assert restore_integers(sent, SCHEMA) == sent
     assert restore_integers({"count": 2.0}, None) == {"count": 2.0}
     assert restore_integers({"count": 2.0}, {}) == {"count": 2.0}
+
+
+def test_has_float_finds_a_float_at_any_depth() -> None:
+    assert not has_float({"a": 1, "b": [True, "2.0", None, {"c": [3]}]})
+    assert has_float({"a": 1, "b": [True, {"c": [3, 4.0]}]}) and has_float([0.5])
+    # a DataPart call without floats is kept as sent; one with them is restored
+    tools = {"count": {"properties": {"n": {"type": "integer"}}}}
+    for arguments, restored in (({"n": 2}, 2), ({"n": 2.0}, 2)):
+        message = parse_reply(AgentReply(message=Message(role="agent", message_id="m", parts=[
+            DataPart(data={"tool_call": {"name": "count", "arguments": arguments}})])),
+            tools=tools)
+        assert message.tool_calls and message.tool_calls[0].arguments == {"n": restored}
+        assert type(message.tool_calls[0].arguments["n"]) is int
 
 
 # --- every tau2 tool with numbers, against upstream ---------------------------------------------

@@ -14,13 +14,13 @@ Missing call ids are generated. What the harness sends first: `prompt.py`.
 from __future__ import annotations
 
 import json
+import random
 import re
-import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall
-from a2abench.benchmarks.tau2.numbers import restore_integers
+from a2abench.benchmarks.tau2.numbers import has_float, restore_integers
 from a2abench.plugin import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_TOOL_CALLS,
@@ -46,6 +46,15 @@ _TAGS = re.compile(r"<(.*?)>(.*?)</\1>", re.S)
 # tags, 12 kB, took 7 minutes). Replies whose shape could cost more than about half a second
 # are refused instead of parsed; a real tagged reply has a few tags.
 _TAG_WORK_LIMIT = 300_000_000
+# Generated call ids need only be unique within a conversation: 48 random bits from a private
+# generator, written as `uuid4().hex[:12]` was (12 hex digits), without os.urandom and a UUID
+# object per call (~2 us each).
+_IDS = random.Random()
+
+
+def call_id() -> str:
+    """`call_` and 12 random hex digits: the id of a tool call the agent sent without one."""
+    return f"call_{_IDS.getrandbits(48):012x}"
 
 
 class EmptyReply(ProtocolError):
@@ -86,7 +95,7 @@ def _call(raw: Any) -> ToolCall:
         args = {}
     if not isinstance(args, dict):
         raise ProtocolError(f"arguments of {raw['name']} must be a JSON object")
-    return ToolCall(id=str(raw.get("id") or f"call_{uuid.uuid4().hex[:12]}"),
+    return ToolCall(id=str(raw.get("id") or call_id()),
                     name=raw["name"], arguments=args)
 
 
@@ -153,8 +162,9 @@ def _whole_call(text: str, known: Mapping[str, Any] | None) -> AssistantMessage 
 def _restored(calls: list[ToolCall], known: Mapping[str, Any] | None) -> list[ToolCall]:
     if not known:
         return calls
+    # Only floats are ever restored: a call without one is kept as it is (no copy).
     return [c.model_copy(update={"arguments": restore_integers(c.arguments, known.get(c.name))})
-            for c in calls]
+            if has_float(c.arguments) else c for c in calls]
 
 
 def _parse_tags(text: str | None) -> AssistantMessage:
@@ -186,9 +196,9 @@ def _parse_tags(text: str | None) -> AssistantMessage:
     if not isinstance(name, str) or not isinstance(args, dict):
         # upstream: not a valid ToolCall, so parse_action_string sends the JSON as text
         return AssistantMessage(content=json.dumps(action))
-    call_id = action.get("id")
+    given = action.get("id")
     return AssistantMessage(content=None, tool_calls=[ToolCall(
-        id=call_id if isinstance(call_id, str) and call_id else f"call_{uuid.uuid4().hex[:12]}",
+        id=given if isinstance(given, str) and given else call_id(),
         name=name, arguments=args)])
 
 

@@ -22,6 +22,7 @@ from a2abench.benchmarks.tau2.models import (
     Task,
     TerminationReason,
 )
+from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config, reranker_config
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import (
@@ -137,6 +138,7 @@ class Tau2Driver(Driver[Tau2Options]):
         self.prompt_text = "a2abench"
         self.judge_llm: ChatLLM | None = None
         self._schemas: dict[str, list[dict[str, Any]]] = {}  # per run (_run_schemas)
+        self._tools: dict[str, dict[str, Any]] = {}  # their parameters_by_tool, likewise
         self._offload = Offload()
         self.mcp = McpChannel(options)
 
@@ -254,7 +256,8 @@ class Tau2Driver(Driver[Tau2Options]):
             return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                         ctx, start, calls)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
-                          tool_call_format=self.opts.tool_call_format, profile=self.profile)
+                          tool_call_format=self.opts.tool_call_format, profile=self.profile,
+                          tools=self._run_tools("agent", env))
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
@@ -309,7 +312,8 @@ class Tau2Driver(Driver[Tau2Options]):
                                         ctx, len(history), calls)
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
                            tool_call_format=self.opts.tool_call_format,
-                           schemas=self._run_schemas("solo", env))
+                           schemas=self._run_schemas("solo", env),
+                           tools=self._run_tools("solo", env))
         outcome = await SoloOrchestrator(env, agent, history=history,
                                          max_steps=self.opts.max_steps,
                                          max_errors=self.opts.max_errors).run()
@@ -325,7 +329,15 @@ class Tau2Driver(Driver[Tau2Options]):
         if cached is None:
             cached = solo_schemas(env) if which == "solo" else env.agent_tool_schemas()
             self._schemas[which] = cached
+            self._tools[which] = parameters_by_tool(cached)
         return cached
+
+    def _run_tools(self, which: Literal["agent", "solo"], env: Tau2Environment
+                   ) -> dict[str, Any]:
+        """`parameters_by_tool` of `_run_schemas`, likewise once per run (AgentLink reads it
+        to restore DataPart integers; building it cost ~3 us per task-trial)."""
+        self._run_schemas(which, env)
+        return self._tools[which]
 
     async def _score(self, task: Task, messages: list[Any], termination: TerminationReason,
                      usage: LLMUsage | None = None) -> RewardInfo:

@@ -49,14 +49,16 @@ class AgentLink:
     def __init__(self, chat: Conversation, policy: str, schemas: list[dict[str, Any]],
                  history: Sequence[Any] = (), *,
                  tool_call_format: ToolCallFormat = "any",
-                 preamble: list[Part] | None = None, profile: Profile | None = None) -> None:
+                 preamble: list[Part] | None = None, profile: Profile | None = None,
+                 tools: dict[str, Any] | None = None) -> None:
+        """`tools`: `parameters_by_tool(schemas)` when the caller keeps it (the run's own)."""
         self.chat = chat
         # The message format (profiles.py); a given preamble (solo) replaces its first message.
         self.profile = profile or get_profile("a2abench", tool_call_format)
         self._preamble = preamble
         self._first: tuple[str, list[dict[str, Any]], Sequence[Any]] | None = (
             None if preamble else (policy, schemas, history))
-        self.tools = parameters_by_tool(schemas)
+        self.tools = tools if tools is not None else parameters_by_tool(schemas)
         self.turns = 0
 
     async def respond(self, incoming: UserMessage | list[ToolMessage] | None,

@@ -107,6 +107,17 @@ def _restore(value: Any, branches: list[Schema], defs: Mapping[str, Any]) -> Any
     return value
 
 
+def has_float(value: Any) -> bool:
+    """Whether a float is anywhere in JSON-like `value` (else `restore_integers` keeps it)."""
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_float(v) for v in value)
+    return False
+
+
 def restore_integers(arguments: dict[str, Any], parameters: Schema | None) -> dict[str, Any]:
     """`arguments` with integral floats turned into ints where `parameters` (a tool's JSON
     schema, as in its OpenAI function schema) says `integer`; everything else as sent."""

@@ -90,13 +90,15 @@ def solo_first_message(policy: str, schemas: Sequence[dict[str, Any]], ticket: s
 def solo_agent(chat: Conversation, env: Tau2Environment, task: Task, policy: str,
                history: Sequence[Any] = (), *,
                tool_call_format: ToolCallFormat = "any",
-               schemas: list[dict[str, Any]] | None = None) -> AgentLink:
-    """`schemas`: the run's `solo_schemas` when the caller keeps them (the same each time)."""
+               schemas: list[dict[str, Any]] | None = None,
+               tools: dict[str, Any] | None = None) -> AgentLink:
+    """`schemas`: the run's `solo_schemas` when the caller keeps them (the same each time);
+    `tools`: their `parameters_by_tool`, likewise."""
     schemas = schemas if schemas is not None else solo_schemas(env)
     preamble = solo_first_message(policy, schemas, task.ticket, history,
                                   tool_call_format=tool_call_format)
     return AgentLink(chat, policy, schemas, history, tool_call_format=tool_call_format,
-                     preamble=preamble)
+                     preamble=preamble, tools=tools)
 
 
 class SoloOrchestrator(Orchestrator):
