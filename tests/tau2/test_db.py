@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from datetime import date
 from typing import Any
 
 from hypothesis import given, settings
@@ -37,6 +39,12 @@ def test_base_is_normalized_like_model_dump() -> None:
     assert base.data["items"]["a"] == {"name": "A", "price": 1.0, "tags": []}
     assert canonical(base.data["items"]["a"]) != canonical({"name": "A", "price": 1, "tags": []})
     assert base.db_hash() == dict_hash(Shop.model_validate(RAW).model_dump())
+
+
+def test_canonical_is_upstreams_json_dumps() -> None:
+    value = {"b": [1, 1.0, True, None, "é\n"], "a": {"z": 0.1, "y": float("nan")},
+             "d": date(2025, 1, 2)}
+    assert canonical(value) == json.dumps(value, sort_keys=True, default=str)
 
 
 def test_writes_stay_in_the_view() -> None:

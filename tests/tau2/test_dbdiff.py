@@ -86,6 +86,14 @@ def test_whole_dumps_diff_with_absent_sides_and_int_vs_float() -> None:
     assert [e["db"] for e in out["entries"]].count("user") == 3
 
 
+def test_leaves_differ_exactly_where_their_hash_texts_do() -> None:
+    final = _Dumped({"s": "a", "t": "a", "b": True, "z": None, "f": 0.0, "g": 2.5, "u": "é"})
+    gold = _Dumped({"s": "a", "t": "b", "b": 1, "z": None, "f": -0.0, "g": 2.5, "u": "é"})
+    out = dbdiff.db_diff((final, None), (gold, None))
+    assert [(e["path"], e["final"], e["gold"]) for e in out["entries"]] == [
+        (["b"], True, 1), (["f"], 0.0, -0.0), (["t"], "a", "b")]
+
+
 def test_the_diff_is_bounded() -> None:
     final = _Dumped({f"k{i}": "x" * 5000 for i in range(dbdiff.MAX_ENTRIES + 5)})
     gold = _Dumped({})

@@ -49,8 +49,20 @@ class _Diff:
         elif isinstance(final, list) and isinstance(gold, list) and len(final) == len(gold):
             for index, (f, g) in enumerate(zip(final, gold, strict=True)):
                 self.walk(db, [*path, str(index)], f, g)
-        elif final is _ABSENT or gold is _ABSENT or canonical(final) != canonical(gold):
+        elif final is _ABSENT or gold is _ABSENT or not _same_leaf(final, gold):
             self.add(db, path, final, gold)
+
+
+# Values of these exact types have equal canonical texts exactly when they are equal (`==`
+# tells 1 from True and 1.0 only across types, which take the canonical comparison).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _same_leaf(final: Any, gold: Any) -> bool:
+    kind = type(final)
+    if kind is type(gold) and kind in _PLAIN:
+        return bool(final == gold)
+    return canonical(final) == canonical(gold)
 
 
 def _same(final: Any, gold: Any) -> bool:
