@@ -107,3 +107,11 @@ def test_each_environment_has_its_own_cancel_event() -> None:
     assert first.cancelled is first.cancelled and first.cancelled is not second.cancelled
     first.cancelled.set()
     assert first.cancelled.is_set() and not second.cancelled.is_set()
+
+
+def test_tool_types_are_built_once_and_handed_out_as_copies() -> None:
+    d = domain("mock")
+    types = d.tool_types()
+    assert types["create_task"] == "write" and types["get_users"] == "read"
+    types["create_task"] = "changed"
+    assert d.tool_types()["create_task"] == "write"

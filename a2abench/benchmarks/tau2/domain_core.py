@@ -65,6 +65,7 @@ class Tau2Domain:
         self._agent_schemas = spec.tools.openai_schemas(self.texts)
         self._user_schemas = (spec.user_tools.openai_schemas(self.texts)
                               if spec.user_tools is not None else [])
+        self._tool_types: dict[str, str] | None = None
 
     def tasks(self, task_ids: list[str] | None = None, max_tasks: int | None = None
               ) -> list[Task]:
@@ -90,8 +91,13 @@ class Tau2Domain:
         return [_copy(s) for s in self._user_schemas]
 
     def tool_types(self) -> dict[str, str]:
-        kits = [self.spec.tools] + ([self.spec.user_tools] if self.spec.user_tools else [])
-        return {name: d.tool_type.value for kit in kits for name, d in kit.tool_defs().items()}
+        """Tool name -> its tool type ("read", "write", ...), of both toolkits. Built once:
+        the evaluator asks for every task-trial with gold actions (~8 us each time)."""
+        if self._tool_types is None:
+            kits = [self.spec.tools] + ([self.spec.user_tools] if self.spec.user_tools else [])
+            self._tool_types = {name: d.tool_type.value for kit in kits
+                                for name, d in kit.tool_defs().items()}
+        return dict(self._tool_types)
 
     def policy_for(self, task: Task) -> str:
         """The agent policy for one task (banking's golden_retrieval varies it per task)."""
