@@ -41,31 +41,27 @@ def estimate_tokens(chars: int) -> int:
 
 def content_chars(obj: Any) -> int:
     """Characters of message content in a JSON value: text parts and data parts' values."""
-    total = 0
     if isinstance(obj, dict):
+        total = 0
         for key, value in obj.items():
             if key == "text" and isinstance(value, str):
                 total += len(value)
             elif key == "data" and not isinstance(value, str):
                 total += _data_len(value)
-            elif isinstance(value, dict | list):  # scalars hold no content: no call for them
+            else:
                 total += content_chars(value)
-    elif isinstance(obj, list):
-        for value in obj:
-            if isinstance(value, dict | list):
-                total += content_chars(value)
-    return total
+        return total
+    if isinstance(obj, list):
+        return sum(content_chars(v) for v in obj)
+    return 0
 
 
 # id(value) -> (value, length). A tau2 first message's data part holds the run's tool schemas
 # (~30 KB) in the same objects for every task-trial; walking them again each time was the
 # largest CPU cost of sending it. Entries keep their object alive, so an id is never reused
-# while cached; the size bound keeps the memo small. Values shorter than _DATA_LENS_MIN are
-# not kept: they cost less to measure again than to remember, and a reply's fresh small
-# objects filled the memo, which then dropped the schemas too every hundred task-trials.
+# while cached; the size bound keeps the memo small.
 _DATA_LENS: dict[int, tuple[Any, int]] = {}
 _DATA_LENS_MAX = 256
-_DATA_LENS_MIN = 512
 
 
 def _data_len(value: Any, depth: int = 0) -> int:
@@ -83,10 +79,9 @@ def _data_len(value: Any, depth: int = 0) -> int:
         length = sum(len(str(k)) + 4 + _data_len(v, depth + 1) for k, v in value.items()) + 2
     else:
         length = sum(_data_len(v, depth + 1) + 2 for v in value) + 2
-    if length >= _DATA_LENS_MIN:
-        if len(_DATA_LENS) >= _DATA_LENS_MAX:
-            _DATA_LENS.clear()
-        _DATA_LENS[id(value)] = (value, length)
+    if len(_DATA_LENS) >= _DATA_LENS_MAX:
+        _DATA_LENS.clear()
+    _DATA_LENS[id(value)] = (value, length)
     return length
 
 
