@@ -211,3 +211,12 @@ def test_the_first_message_explains_the_chosen_format() -> None:
     assert "Text parts always go to the user" in texts["datapart"]
     assert "<json>{\"name\": \"respond\"" in texts["tags"]
     assert "plain text go to the user" not in texts["tags"]
+
+
+def test_the_first_message_carries_the_runs_schema_list_itself() -> None:
+    schemas = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+    for given in (schemas, tuple(schemas)):
+        data = first_message("policy", given)[1]
+        assert isinstance(data, DataPart) and data.data["tools"] == schemas
+        # the run's list as it is (its length stays remembered for the token estimate)
+        assert (data.data["tools"] is schemas) == (given is schemas)

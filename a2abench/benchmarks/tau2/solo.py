@@ -32,7 +32,7 @@ from a2abench.benchmarks.tau2.models import (
     ToolMessage,
     UserMessage,
 )
-from a2abench.benchmarks.tau2.prompt import render_history, render_tools, reply_format
+from a2abench.benchmarks.tau2.prompt import as_list, render_history, render_tools, reply_format
 from a2abench.plugin import Conversation, DataPart, Part, TextPart
 
 DONE = "done"  # upstream LLMSoloAgent.STOP_FUNCTION_NAME
@@ -84,7 +84,7 @@ def solo_first_message(policy: str, schemas: Sequence[dict[str, Any]], ticket: s
                       "<ticket>", str(ticket), "</ticket>"])
     if history:
         text += "\n\n" + render_history(history)
-    return [TextPart(text=text), DataPart(data={"tools": list(schemas)})]
+    return [TextPart(text=text), DataPart(data={"tools": as_list(schemas)})]
 
 
 def solo_agent(chat: Conversation, env: Tau2Environment, task: Task, policy: str,
