@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Awaitable, Iterator
 from contextlib import suppress
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -429,7 +429,7 @@ class Engine:
             record.task_id, record.trial, record.category, record.status, record.reward,
             record.success, record.termination, record.turns, record.latency_ms,
             f"{record.error.error}: {record.error.message}" if record.error else None,
-            replace(p))))  # a snapshot: later task-trials may finish before this is shown
+            p.copy())))  # a snapshot: later task-trials may finish before this is shown
 
     def _observe(self, record: TaskRecord) -> None:
         """Count a result in the adaptive sequence; say so once it stops the run."""

@@ -16,6 +16,13 @@ class Progress(Counts):
     total: int = 0  # task-trials to run in this session
     running: int = 0
 
+    def copy(self) -> Progress:
+        """A snapshot for an event (later task-trials go on changing this one): what
+        `dataclasses.replace(self)` gives, for 0.6 us instead of 2.5 (plain fields only)."""
+        twin = object.__new__(Progress)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
 
 @dataclass
 class RunStarted:

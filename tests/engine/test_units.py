@@ -171,3 +171,16 @@ def test_macro_average_and_groups_scored_apart(tmp_path: Path) -> None:
     rep = build_report([path])
     assert rep.score == pytest.approx((2 / 3 + 0.0) / 2)  # macro over a and b; p apart
     assert rep.group_scores == {"privacy": 1.0}
+
+
+def test_a_progress_copy_is_a_snapshot() -> None:
+    import dataclasses
+
+    p = Progress(total=3, running=1)
+    p.add("ok", True, 1.0)
+    p.add("agent_error", False, 0.0)
+    snap = p.copy()
+    assert snap == dataclasses.replace(p) and type(snap) is Progress
+    p.add("ok", True, 1.0)
+    p.running = 0
+    assert (snap.done, snap.passed, snap.running, snap.reward_sum) == (2, 1, 1, 1.0)
