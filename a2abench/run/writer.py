@@ -1,10 +1,11 @@
 """Append-only JSON Lines: a durable writer and a tolerant reader.
 
-The writer appends from a background thread that flushes and fsyncs each batch of lines
-(group commit), so the event loop never waits on the disk and every record reaches the disk
-moments after it is written. `durable()` waits until everything written so far is on disk;
-`then(callback)` calls back on the loop at that point without waiting (the engine announces
-a finished task-trial so). The reader streams lines in bounded blocks, skips a torn last line
+The writer appends from a background thread that writes each batch of lines within
+milliseconds and fsyncs what it wrote at most every 20 ms (group commit), so the event loop
+never waits on the disk and every record reaches the disk moments after it is written.
+`durable()` waits until everything written so far is on disk; `then(callback)` calls back
+on the loop at that point without waiting (the engine announces a finished task-trial so).
+The reader streams lines in bounded blocks, skips a torn last line
 (kill -9 mid-write) and counts corrupt, over-long, foreign and malformed lines instead of
 failing (docs/limits.md, "Reading records").
 """
@@ -17,6 +18,7 @@ import json
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,9 @@ from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
 
 _STOP = object()
 _POLL_MIN_S, _POLL_MAX_S = 0.002, 0.05  # the writer thread's poll interval while busy, idle
+# One fsync per 20 ms at most unless someone waits for the disk: at ~600 task-trials/s an
+# fsync per 2 ms poll cost ~0.15 ms of CPU per task-trial (perf/throughput.py).
+_SYNC_EVERY_S = 0.02
 
 
 class RecordWriter:
@@ -159,40 +164,68 @@ class RecordWriter:
 
     def _loop(self) -> None:
         idle = _POLL_MIN_S
+        waiting: list[Any] = []  # callbacks (and _STOP) for the next fsync, in order
+        dirty, synced = False, time.monotonic()
         while True:
-            items: list[Any] = []
+            # Cleared before taking: whatever a waiter queued before setting it is taken now.
+            urgent = self._wake.is_set()
+            if urgent:
+                self._wake.clear()
+            items = self._take()
+            if items:
+                idle = _POLL_MIN_S
+                dirty = self._append([i for i in items if isinstance(i, bytes)]) or dirty
+                waiting.extend(i for i in items if not isinstance(i, bytes))
+            now = time.monotonic()
+            urgent = urgent or any(i is _STOP for i in waiting)
+            if (waiting or dirty) and (urgent or now - synced >= _SYNC_EVERY_S):
+                # Group commit: one fsync for everything written since the last one, at
+                # most every _SYNC_EVERY_S unless someone waits for the disk.
+                if dirty and self._fsync and self._error is None:
+                    try:
+                        os.fsync(self._file.fileno())
+                    except OSError as exc:
+                        self._error = exc
+                dirty, synced = False, now
+                _call_back(waiting)
+                if any(i is _STOP for i in waiting):
+                    return
+                waiting = []
+                continue
+            if not items:
+                # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
+                # event loop a context switch per loop tick on a busy machine. The poll backs
+                # off while idle (a record is written within ~50 ms, fsynced within
+                # _SYNC_EVERY_S more); durable(), flush() and close() wake it at once.
+                due = synced + _SYNC_EVERY_S - now if (waiting or dirty) else idle
+                self._wake.wait(max(0.0, min(idle, due)))
+                idle = min(idle * 2, _POLL_MAX_S)
+
+    def _take(self) -> list[Any]:
+        """Everything queued now (each event-loop tick's lines and callbacks come as a list)."""
+        items: list[Any] = []
+        while True:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
-                # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
-                # event loop a context switch per loop tick on a busy machine. The poll backs
-                # off while idle (a record is on disk within ~50 ms plus its fsync).
-                if self._wake.wait(idle):  # durable(), flush() and close() wake it at once
-                    self._wake.clear()
-                idle = min(idle * 2, _POLL_MAX_S)
-                continue
-            idle = _POLL_MIN_S
-            while True:  # group commit: take everything queued now
-                if isinstance(item, list):  # one event-loop tick's lines and callbacks
-                    items.extend(item)
-                else:
-                    items.append(item)
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-            lines = [i for i in items if isinstance(i, bytes)]
-            try:
-                if lines and self._error is None:
-                    self._file.write(b"".join(lines))
-                    self._file.flush()
-                    if self._fsync:
-                        os.fsync(self._file.fileno())
-            except OSError as exc:
-                self._error = exc
-            _call_back(items)
-            if any(i is _STOP for i in items):
-                return
+                return items
+            if isinstance(item, list):
+                items.extend(item)
+            else:
+                items.append(item)
+
+    def _append(self, lines: list[bytes]) -> bool:
+        """Write and flush `lines` (to the OS, which keeps them if this process dies); True
+        when something was written that still needs an fsync."""
+        if not lines or self._error is not None:
+            return False
+        try:
+            self._file.write(b"".join(lines))
+            self._file.flush()
+        except OSError as exc:
+            self._error = exc
+            return False
+        return True
 
 
 class _OnLoop(NamedTuple):
