@@ -91,7 +91,8 @@ class WirePool:
     """Keep-alive connections to the origin of `url`, each POSTing to `url` with `headers`.
 
     `check` (the host policy) is called before every request, as httpx's request hook does.
-    `direct` is None until a call through httpx shows whether the URL redirects (False).
+    `direct` is None until a call through httpx shows whether the URL redirects (False);
+    `deciding` is set while that call is on its way.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str], *, connect_timeout: float,
@@ -104,6 +105,7 @@ class WirePool:
         self._check = check
         self._idle: list[_Conn] = []
         self.direct: bool | None = None
+        self.deciding: asyncio.Event | None = None
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         sent = {"host": parts.netloc, "accept": "*/*", "connection": "keep-alive",
                 "user-agent": f"a2abench/{__version__}"}

@@ -345,3 +345,29 @@ async def test_client_without_the_switch_uses_httpx_only(monkeypatch: pytest.Mon
             await client.conversation().send("hi")
             assert not client._wires
     assert not any(b"a2abench/" in h for h in server.heads)
+
+
+async def test_calls_made_while_the_first_is_on_its_way_wait_for_it_then_go_lean() -> None:
+    async with scripted(*[reply()] * 20) as server:
+        wire = pool(server.url)
+        rpc = transport(server.url, wire)
+        await asyncio.gather(*(rpc.call("message/send", {}) for _ in range(20)))
+        await rpc.http.aclose()
+        await wire.aclose()
+    agents = [b"python-httpx" in h for h in server.heads]
+    assert agents == [True] + [False] * 19
+
+
+async def test_when_the_first_call_fails_the_waiting_calls_go_through_httpx() -> None:
+    async with scripted(b"garbage\r\n\r\n", *[reply()] * 6, close_after={1}) as server:
+        wire = pool(server.url)
+        rpc = transport(server.url, wire)
+        results = await asyncio.gather(*(rpc.call("message/send", {}) for _ in range(4)),
+                                       return_exceptions=True)
+        assert isinstance(results[0], AgentUnreachable)
+        assert all(isinstance(r, dict) for r in results[1:])
+        assert wire.direct is True  # decided by one of the calls that had waited
+        await rpc.call("message/send", {})
+        await rpc.http.aclose()
+        await wire.aclose()
+    assert [b"python-httpx" in h for h in server.heads] == [True] * 4 + [False]
