@@ -1,8 +1,8 @@
 """Append-only JSON Lines: a durable writer and a tolerant reader.
 
-The writer appends from a background thread that writes each batch of lines within
-milliseconds and fsyncs what it wrote at most every 20 ms (group commit), so the event loop
-never waits on the disk and every record reaches the disk moments after it is written.
+The writer appends from a background thread that writes and fsyncs the lines queued since
+its last round every 20 ms (group commit), so the event loop never waits on the disk and
+every record reaches the disk moments after it is written.
 `durable()` waits until everything written so far is on disk; `then(callback)` calls back
 on the loop at that point without waiting (the engine announces a finished task-trial so).
 The reader streams lines in bounded blocks, skips a torn last line
@@ -31,9 +31,10 @@ from a2abench.errors import RecordsError
 from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
 
 _STOP = object()
-_POLL_MIN_S, _POLL_MAX_S = 0.002, 0.05  # the writer thread's poll interval while busy, idle
-# One fsync per 20 ms at most unless someone waits for the disk: at ~600 task-trials/s an
-# fsync per 2 ms poll cost ~0.15 ms of CPU per task-trial (perf/throughput.py).
+# The writer thread's poll interval while busy and idle, and one fsync per 20 ms at most
+# unless someone waits for the disk: at ~600 task-trials/s a 2 ms poll with an fsync each
+# cost ~0.2 ms of CPU per task-trial, mostly the thread's wake-ups (perf/throughput.py).
+_POLL_MIN_S, _POLL_MAX_S = 0.02, 0.05
 _SYNC_EVERY_S = 0.02
 
 
@@ -195,8 +196,8 @@ class RecordWriter:
             if not items:
                 # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
                 # event loop a context switch per loop tick on a busy machine. The poll backs
-                # off while idle (a record is written within ~50 ms, fsynced within
-                # _SYNC_EVERY_S more); durable(), flush() and close() wake it at once.
+                # off while idle (a record is on disk within ~50 ms plus its fsync);
+                # durable(), flush() and close() wake it at once.
                 due = synced + _SYNC_EVERY_S - now if (waiting or dirty) else idle
                 self._wake.wait(max(0.0, min(idle, due)))
                 idle = min(idle * 2, _POLL_MAX_S)
