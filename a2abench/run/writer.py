@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import os
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -57,11 +56,11 @@ class RecordWriter:
                                hint="Choose a writable --output (check permissions and free "
                                     "space).") from None
         self._fsync = fsync
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        # Lines written on the event loop wait here until the end of the loop's tick and go to
-        # the writer thread as one item: a queue put per record woke the thread (and took the
-        # GIL from the loop) for every request and task record.
-        self._pending: list[Any] = []  # lines (bytes) and `then` callbacks, in order
+        # Lines (bytes), `then` callbacks and flush events, in order, from any thread, until
+        # the writer thread's next round takes them all: no queue, and no wake-up per record
+        # (each took the GIL from the event loop) or per loop tick.
+        self._pending: list[Any] = []
+        self._lock = threading.Lock()
         self._wake = threading.Event()  # set by callers that wait for the disk
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
@@ -100,28 +99,16 @@ class RecordWriter:
             line = orjson.dumps(bound(record), default=str)
         if self._redact is not None:
             line = self._redact(line)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # another thread, no loop: straight to the writer thread
-            self._queue.put(line + b"\n")
-            return
-        self._pending.append(line + b"\n")
-        if len(self._pending) == 1:
-            loop.call_soon(self._drain)
+        self._push(line + b"\n")
 
-    def _drain(self) -> None:
-        """Hand what was written on the event loop this tick to the writer thread (one put)."""
-        if self._pending:
-            items, self._pending = self._pending, []
-            self._queue.put(items)
+    def _push(self, item: Any) -> None:
+        with self._lock:
+            self._pending.append(item)
 
     def then(self, callback: Callable[[], None]) -> None:
         """Call `callback` on the running event loop once every record written so far is
         flushed and fsynced (without making the caller wait for the disk)."""
-        loop = asyncio.get_running_loop()
-        self._pending.append(_OnLoop(loop, callback))
-        if len(self._pending) == 1:
-            loop.call_soon(self._drain)
+        self._push(_OnLoop(asyncio.get_running_loop(), callback))
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
@@ -132,7 +119,6 @@ class RecordWriter:
                 done.set_result(None)
 
         self.then(resolve)
-        self._drain()
         self._wake.set()
         await done
         self._raise_if_failed()
@@ -140,8 +126,7 @@ class RecordWriter:
     def flush(self) -> None:
         """Blocking variant of `durable()` for synchronous callers."""
         event = threading.Event()
-        self._drain()
-        self._queue.put(event.set)
+        self._push(event.set)
         self._wake.set()
         event.wait()
         self._raise_if_failed()
@@ -152,9 +137,8 @@ class RecordWriter:
                                hint="Check free disk space and permissions.")
 
     def close(self) -> None:
-        self._drain()
         if self._thread.is_alive():
-            self._queue.put(_STOP)
+            self._push(_STOP)
             self._wake.set()
             self._thread.join()
         try:
@@ -194,26 +178,18 @@ class RecordWriter:
                 waiting = []
                 continue
             if not items:
-                # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
-                # event loop a context switch per loop tick on a busy machine. The poll backs
-                # off while idle (a record is on disk within ~50 ms plus its fsync);
-                # durable(), flush() and close() wake it at once.
+                # Polled: a wake-up per record would cost the event loop a context switch
+                # each on a busy machine. The poll backs off while idle (a record is on disk
+                # within ~50 ms plus its fsync); durable(), flush() and close() wake it.
                 due = synced + _SYNC_EVERY_S - now if (waiting or dirty) else idle
                 self._wake.wait(max(0.0, min(idle, due)))
                 idle = min(idle * 2, _POLL_MAX_S)
 
     def _take(self) -> list[Any]:
-        """Everything queued now (each event-loop tick's lines and callbacks come as a list)."""
-        items: list[Any] = []
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return items
-            if isinstance(item, list):
-                items.extend(item)
-            else:
-                items.append(item)
+        """Everything pushed since the last round, in order."""
+        with self._lock:
+            items, self._pending = self._pending, []
+        return items
 
     def _append(self, lines: list[bytes]) -> bool:
         """Write and flush `lines` (to the OS, which keeps them if this process dies); True
