@@ -371,3 +371,16 @@ async def test_when_the_first_call_fails_the_waiting_calls_go_through_httpx() ->
         await rpc.http.aclose()
         await wire.aclose()
     assert [b"python-httpx" in h for h in server.heads] == [True] * 4 + [False]
+
+
+async def test_http10_replies_close_unless_they_say_keep_alive() -> None:
+    http10 = b"HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\n{}"
+    kept = b"HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ncontent-length: 2\r\n\r\n{}"
+    async with scripted(http10, kept, kept, close_after={1}) as server:
+        wire = pool(server.url)
+        idle = []
+        for _ in range(3):
+            assert await body_of(wire) == (200, b"{}")
+            idle.append(len(wire._idle))
+        await wire.aclose()
+    assert idle == [0, 1, 1] and server.connections == 2
