@@ -22,10 +22,11 @@ Printed: task-trials/s of each, a2abench's rate against each raw loop (of the be
 and the median of the rounds' back-to-back pairs), and this process's CPU time per
 task-trial (user + system, every thread: the agent runs elsewhere), with the load average.
 
-`--profile` runs a2abench, then the raw loop, once each at concurrency 1 against the 0 ms
-agent under cProfile, and prints the own time per task-trial of each part (HTTP client, event
-loop, a2abench's A2A client, tau2, engine, pydantic, ...) for both, and their difference: the
-harness's own cost is the difference, the wire is in both. Then the top functions.
+`--profile` runs a2abench, then the raw loop over the lean wire, once each at concurrency 1
+against the 0 ms agent under cProfile, and prints the own time per task-trial of each part
+(HTTP client, event loop, a2abench's A2A client, tau2, engine, pydantic, ...) for both, and
+their difference: the harness's own cost is the difference, the wire is in both. Then the
+top functions.
 """
 
 from __future__ import annotations
@@ -214,6 +215,7 @@ def _row(delay: float, c: int, trials: int, rows: dict[str, list[tuple[float, fl
 _PARTS = (  # (what a file path or builtin name contains, the part it counts to), first match
     (("/httpx/", "/httpcore/", "/h11/", "/anyio/", "/sniffio/", "/idna/"),
      "HTTP client: httpx, httpcore, h11, anyio"),
+    (("/a2abench/_h1",), "HTTP client: a2abench's lean HTTP/1.1 (_h1)"),
     (("/asyncio/", "selectors.py", "socket", "epoll", "poll'", "_asyncio", "ssl"),
      "event loop and sockets (asyncio, selectors, socket calls)"),
     (("/a2abench/a2a/", "/a2abench/_limits", "/a2abench/_attempts", "/a2abench/_retry"),
@@ -251,21 +253,22 @@ def profile(args: argparse.Namespace, tmp: Path) -> None:
     try:
         asyncio.run(a2abench_run(base, 14, 1, tmp))  # warm-up
         body = first_body()
-        asyncio.run(raw_run(base, 14, 1, body))
+        asyncio.run(wire_run(base, 14, 1, body))
         profiler, raw_profiler = cProfile.Profile(), cProfile.Profile()
         profiler.enable()
         wall, used = asyncio.run(a2abench_run(base, args.trials, 1, tmp))
         profiler.disable()
         raw_profiler.enable()
-        raw_wall, raw_used = asyncio.run(raw_run(base, args.trials, 1, body))
+        raw_wall, raw_used = asyncio.run(wire_run(base, args.trials, 1, body))
         raw_profiler.disable()
     finally:
         proc.terminate()
         proc.wait()
     ran = -(-args.trials // 7) * 7
     print(f"profiled: a2abench {wall * 1000:.2f} ms wall, {used * 1000:.2f} ms CPU per "
-          f"task-trial; raw loop {raw_wall * 1000:.2f} ms wall, {raw_used * 1000:.2f} ms CPU "
-          f"per call (under cProfile, which roughly doubles both; {load()})\n")
+          f"task-trial; raw loop on the lean wire {raw_wall * 1000:.2f} ms wall, "
+          f"{raw_used * 1000:.2f} ms CPU per call (under cProfile, which roughly doubles "
+          f"both; {load()})\n")
     ours, raw = by_part(profiler, ran), by_part(raw_profiler, args.trials)
     print(f"{'own time per task-trial (ms), by part':62s} {'a2abench':>9s} {'raw':>7s} "
           f"{'extra':>7s}")
