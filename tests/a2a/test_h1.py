@@ -103,35 +103,24 @@ async def test_keep_alive_reuses_one_connection_and_sends_the_headers() -> None:
     assert "content-type: application/json\r\n" in head and "content-length: 7\r\n" in head
 
 
-async def test_chunked_body_with_extensions_and_trailers() -> None:
-    chunked = (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
-               b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nx-trailer: t\r\n\r\n")
-    async with scripted(chunked, reply()) as server:
+CHUNKED = (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+           b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nx-trailer: t\r\n\r\n")
+
+
+@pytest.mark.parametrize(("first", "body", "connections"), [
+    (CHUNKED, b"hello world", 1),  # extensions and trailers; the connection stays usable
+    (b"HTTP/1.1 200 OK\r\n\r\n" + OK, OK, 2),  # no length: the body ends with the connection
+    (reply(gzip.compress(OK), headers=b"connection: close\r\ncontent-encoding: gzip\r\n"),
+     OK, 2),  # decoded, and not reused
+], ids=["chunked", "until-close", "close-gzip"])
+async def test_framings_and_what_they_leave_of_the_connection(first: bytes, body: bytes,
+                                                              connections: int) -> None:
+    async with scripted(first, reply(), close_after={1} if connections == 2 else None) as server:
         wire = pool(server.url)
-        assert await body_of(wire) == (200, b"hello world")
-        assert await body_of(wire) == (200, OK)  # the connection stayed usable
-        await wire.aclose()
-    assert server.connections == 1
-
-
-async def test_body_without_length_ends_with_the_connection() -> None:
-    async with scripted(b"HTTP/1.1 200 OK\r\n\r\n" + OK, reply(), close_after={1}) as server:
-        wire = pool(server.url)
-        assert await body_of(wire) == (200, OK)
-        assert await body_of(wire) == (200, OK)
-        await wire.aclose()
-    assert server.connections == 2
-
-
-async def test_connection_close_is_not_reused_and_gzip_is_decoded() -> None:
-    packed = gzip.compress(OK)
-    async with scripted(reply(packed, headers=b"connection: close\r\ncontent-encoding: gzip\r\n"),
-                        reply(), close_after={1}) as server:
-        wire = pool(server.url)
-        assert await body_of(wire) == (200, OK)
+        assert await body_of(wire) == (200, body)
         assert await body_of(wire) == (200, OK)
         await wire.aclose()
-    assert server.connections == 2
+    assert server.connections == connections
 
 
 async def test_interim_1xx_replies_are_skipped() -> None:
@@ -142,28 +131,20 @@ async def test_interim_1xx_replies_are_skipped() -> None:
 
 
 @pytest.mark.parametrize(("answer", "message"), [
+    # the status line and headers
     (b"HTTP/2 200 OK\r\n\r\n", "not an HTTP/1.1 reply"),
     (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "malformed header line"),
     (b"HTTP/1.1 200 OK\r\n x-folded: 1\r\n\r\n", "malformed header line"),
     (b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * 70_000 + b"\r\n\r\n", "exceed 65536 bytes"),
     (b"HTTP/1.1 200 OK\r\ncontent-le", "without sending a complete response"),
-])
-async def test_malformed_replies_are_wire_errors(answer: bytes, message: str) -> None:
-    async with scripted(answer, close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match=message):
-            await body_of(wire)
-        await wire.aclose()
-
-
-@pytest.mark.parametrize(("answer", "message"), [
+    # the body
     (b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nshort", "before the end of the response"),
     (b"HTTP/1.1 200 OK\r\ncontent-length: ten\r\n\r\n", "Content-Length is not a number"),
     (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n", "bad chunk size"),
     (b"HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: 3\r\n\r\nabc",
      "cannot be decoded"),
 ])
-async def test_broken_bodies_are_wire_errors(answer: bytes, message: str) -> None:
+async def test_malformed_replies_are_wire_errors(answer: bytes, message: str) -> None:
     async with scripted(answer, close_after={1}) as server:
         wire = pool(server.url)
         with pytest.raises(WireError, match=message):
