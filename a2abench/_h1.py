@@ -25,7 +25,9 @@ from urllib.parse import urlsplit
 from a2abench._version import __version__
 
 MAX_HEAD = 65_536  # status line and headers of one reply (h11 allows less)
-MAX_IDLE = 64  # idle keep-alive connections kept per origin
+# Idle keep-alive connections kept per origin: the pool only opens what concurrent calls
+# need, and closing the ones beyond 64 at --concurrency 256 meant a connect every few calls.
+MAX_IDLE = 1024
 CHUNK = 65_536
 _NO_BODY = frozenset({204, 304})
 
@@ -42,10 +44,11 @@ class WireError(Exception):
 class Headers:
     """A reply's headers: names lower-cased, repeated names joined with ", "."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "http10")
 
-    def __init__(self, items: dict[str, str]) -> None:
+    def __init__(self, items: dict[str, str], *, http10: bool = False) -> None:
         self._items = items
+        self.http10 = http10  # the reply's version was HTTP/1.0
 
     def get(self, name: str, default: str | None = None) -> str | None:
         return self._items.get(name.lower(), default)
@@ -91,7 +94,8 @@ class WirePool:
     """Keep-alive connections to the origin of `url`, each POSTing to `url` with `headers`.
 
     `check` (the host policy) is called before every request, as httpx's request hook does.
-    `direct` is None until a call through httpx shows whether the URL redirects (False).
+    `direct` is None until a call through httpx shows whether the URL redirects (False);
+    `deciding` is set while that call is on its way.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str], *, connect_timeout: float,
@@ -104,6 +108,7 @@ class WirePool:
         self._check = check
         self._idle: list[_Conn] = []
         self.direct: bool | None = None
+        self.deciding: asyncio.Event | None = None
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         sent = {"host": parts.netloc, "accept": "*/*", "connection": "keep-alive",
                 "user-agent": f"a2abench/{__version__}"}
@@ -210,7 +215,7 @@ def _parse_head(raw: bytes) -> tuple[int, Headers]:
         key = name.decode("latin-1").lower()
         text = value.strip(b" \t").decode("latin-1")
         items[key] = f"{items[key]}, {text}" if key in items else text
-    return int(code), Headers(items)
+    return int(code), Headers(items, http10=version == b"HTTP/1.0")
 
 
 class WireResponse:
@@ -268,7 +273,10 @@ class WireResponse:
         self._finish(False)
 
     def _keep_alive(self) -> bool:
-        return "close" not in (self.headers.get("connection") or "").lower()
+        connection = (self.headers.get("connection") or "").lower()
+        if self.headers.http10:  # HTTP/1.0 closes after the reply unless it says otherwise
+            return "keep-alive" in connection
+        return "close" not in connection
 
     def _finish(self, reusable: bool) -> None:
         self._done = True

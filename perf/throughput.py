@@ -9,20 +9,24 @@ in its own process (bare asyncio, so that it is not the bottleneck), answering a
 after a 50 ms timer.
 
 For each agent delay and concurrency, alternating, in one process:
-* a2abench: `execute_async` with the tau2 driver (plan, environment, first message, A2A call,
-  parsing, scoring, records fsynced, events to a sink that drops them);
-* raw loop: the same number of `message/send` calls with the same body bytes as a2abench's
-  first message, from `concurrency` workers over the same httpx pool a2abench uses
-  (⌈c/4⌉ clients of 64 connections round-robin; one big keep-alive pool stalls httpx), the
-  reply parsed with orjson. This is the wire's floor, nothing else.
-Printed: task-trials/s of both, the rate ratio a2abench/raw (of the best times, and the
-median of the rounds' back-to-back pairs), and this process's CPU time per task-trial
-(user + system: the agent runs elsewhere), with the load average.
+* raw httpx loop: the same number of `message/send` calls with the same body bytes as
+  a2abench's first message, from `concurrency` workers, over httpx set up as a2abench's httpx
+  lanes are (⌈c/4⌉ clients of 64 connections round-robin; one big keep-alive pool stalls
+  httpx), the reply parsed with orjson: what a hand-written harness loop costs;
+* a2abench: `execute_async` with the tau2 driver (plan, environment, first message, A2A call
+  over its lean HTTP/1.1 client, parsing, scoring, records fsynced, events to a sink that
+  drops them);
+* raw lean wire: the raw loop over a2abench's own HTTP/1.1 client (`a2abench/_h1.py`,
+  one shared keep-alive pool): the wire's floor, nothing else.
+Printed: task-trials/s of each, a2abench's rate against each raw loop (of the best times,
+and the median of the rounds' back-to-back pairs), and this process's CPU time per
+task-trial (user + system, every thread: the agent runs elsewhere), with the load average.
 
-`--profile` runs a2abench, then the raw loop, once each at concurrency 1 against the 0 ms
-agent under cProfile, and prints the own time per task-trial of each part (HTTP client, event
-loop, a2abench's A2A client, tau2, engine, pydantic, ...) for both, and their difference: the
-harness's own cost is the difference, the wire is in both. Then the top functions.
+`--profile` runs a2abench, then the raw loop over the lean wire, once each at concurrency 1
+against the 0 ms agent under cProfile, and prints the own time per task-trial of each part
+(HTTP client, event loop, a2abench's A2A client, tau2, engine, pydantic, ...) for both, and
+their difference: the harness's own cost is the difference, the wire is in both. Then the
+top functions.
 """
 
 from __future__ import annotations
@@ -40,12 +44,15 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
 import orjson
 from _util import ROOT, machine, wait_for_card
 
+from a2abench._h1 import WirePool
+from a2abench._limits import read_body
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.driver import Tau2Driver, Tau2Options
 from a2abench.benchmarks.tau2.solo import is_solo_task, solo_first_message
@@ -113,28 +120,58 @@ def first_body() -> bytes:
                          "params": {"message": message}})
 
 
+HEADERS = {"Content-Type": "application/json", "A2A-Version": "0.3"}
+
+
 async def raw_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
-    """(wall, CPU) per call of `trials` message/send calls from `concurrency` workers."""
+    """(wall, CPU) per call of `trials` message/send calls from `concurrency` workers, over
+    httpx as a2abench's httpx lanes are set up."""
     pool = [httpx.AsyncClient(limits=httpx.Limits(max_connections=64,
                                                   max_keepalive_connections=16),
                               trust_env=False) for _ in range(-(-concurrency // 4))]
-    url, headers = base + "/", {"Content-Type": "application/json", "A2A-Version": "0.3"}
+    url = base + "/"
+
+    async def call(lane: int, content: bytes) -> bytes:
+        return (await pool[lane % len(pool)].post(url, content=content, headers=HEADERS)).content
+
+    try:
+        return await _loop(call, trials, concurrency, body)
+    finally:
+        for http in pool:
+            await http.aclose()
+
+
+async def wire_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
+    """`raw_run` over a2abench's own lean HTTP/1.1 client (a2abench/_h1.py): the wire's floor."""
+    wire = WirePool(base + "/", HEADERS, connect_timeout=10.0)
+
+    async def call(_lane: int, content: bytes) -> bytes:
+        response = await wire.post(content)
+        try:
+            return await read_body(response, 16_000_000, url=wire.url)
+        finally:
+            await response.aclose()
+
+    try:
+        return await _loop(call, trials, concurrency, body)
+    finally:
+        await wire.aclose()
+
+
+async def _loop(call: Callable[[int, bytes], Awaitable[bytes]], trials: int, concurrency: int,
+                body: bytes) -> tuple[float, float]:
     left = iter(range(trials))
 
     async def worker(lane: int) -> None:
-        http = pool[lane % len(pool)]
         for i in left:
             content = body.replace(b"MSGID", uuid.uuid4().hex.encode()).replace(
                 b"RPCID", str(i).encode())
-            response = await http.post(url, content=content, headers=headers)
-            reply = orjson.loads(response.content)
+            reply = orjson.loads(await call(lane, content))
             assert reply["result"]["parts"], reply
 
     c0, t0 = cpu(), time.perf_counter()
     await asyncio.gather(*(worker(lane) for lane in range(concurrency)))
     wall, used = time.perf_counter() - t0, cpu() - c0
-    for http in pool:
-        await http.aclose()
     return wall / trials, used / trials
 
 
@@ -145,31 +182,40 @@ def compare(args: argparse.Namespace, tmp: Path, body: bytes) -> None:
             asyncio.run(a2abench_run(base, 14, 2, tmp))  # warm-up: imports, domain cache
             for c in args.concurrency:
                 trials = max(args.trials, c * 4)
-                rows: dict[str, list[tuple[float, float]]] = {"raw": [], "a2abench": []}
+                rows: dict[str, list[tuple[float, float]]] = {"raw": [], "wire": [],
+                                                              "a2abench": []}
                 for _ in range(args.rounds):
                     rows["raw"].append(asyncio.run(raw_run(base, trials, c, body)))
                     rows["a2abench"].append(asyncio.run(a2abench_run(base, trials, c, tmp)))
-                raw = min(w for w, _ in rows["raw"])
-                ours = min(w for w, _ in rows["a2abench"])
-                raw_cpu = min(u for _, u in rows["raw"])
-                ours_cpu = min(u for _, u in rows["a2abench"])
-                # Each round's pair ran back to back: the median of their ratios drifts
-                # less with other jobs' load than the ratio of the best times.
-                paired = statistics.median(r[0] / o[0] for r, o in zip(
-                    rows["raw"], rows["a2abench"], strict=True))
-                print(f"agent {delay * 1000:.0f} ms, c={c:3d}, {trials} task-trials: raw "
-                      f"{1 / raw:7.1f}/s, a2abench {1 / ours:7.1f}/s, rate ratio "
-                      f"{raw / ours:.2f} (best of {args.rounds}), {paired:.2f} (median of "
-                      f"paired rounds); CPU per task-trial raw {raw_cpu * 1000:.2f} ms, "
-                      f"a2abench {ours_cpu * 1000:.2f} ms ({load()})", flush=True)
+                    rows["wire"].append(asyncio.run(wire_run(base, trials, c, body)))
+                print(_row(delay, c, trials, rows, args.rounds), flush=True)
         finally:
             proc.terminate()
             proc.wait()
 
 
+def _row(delay: float, c: int, trials: int, rows: dict[str, list[tuple[float, float]]],
+         rounds: int) -> str:
+    best = {k: min(w for w, _ in v) for k, v in rows.items()}
+    cpus = {k: min(u for _, u in v) for k, v in rows.items()}
+    # Each round's runs were back to back: the median of their ratios drifts less with
+    # other jobs' load than the ratio of the best times.
+    paired = {k: statistics.median(r[0] / o[0] for r, o in zip(rows[k], rows["a2abench"],
+                                                                strict=True))
+              for k in ("raw", "wire")}
+    ours = best["a2abench"]
+    return (f"agent {delay * 1000:.0f} ms, c={c:3d}, {trials} task-trials: raw httpx "
+            f"{1 / best['raw']:7.1f}/s, a2abench {1 / ours:7.1f}/s, ratio {best['raw'] / ours:.2f}"
+            f" (paired {paired['raw']:.2f}); raw lean wire {1 / best['wire']:7.1f}/s, ratio "
+            f"{best['wire'] / ours:.2f} (paired {paired['wire']:.2f}), best of {rounds}; CPU per "
+            f"task-trial raw httpx {cpus['raw'] * 1000:.2f} ms, lean wire "
+            f"{cpus['wire'] * 1000:.2f} ms, a2abench {cpus['a2abench'] * 1000:.2f} ms ({load()})")
+
+
 _PARTS = (  # (what a file path or builtin name contains, the part it counts to), first match
     (("/httpx/", "/httpcore/", "/h11/", "/anyio/", "/sniffio/", "/idna/"),
      "HTTP client: httpx, httpcore, h11, anyio"),
+    (("/a2abench/_h1",), "HTTP client: a2abench's lean HTTP/1.1 (_h1)"),
     (("/asyncio/", "selectors.py", "socket", "epoll", "poll'", "_asyncio", "ssl"),
      "event loop and sockets (asyncio, selectors, socket calls)"),
     (("/a2abench/a2a/", "/a2abench/_limits", "/a2abench/_attempts", "/a2abench/_retry"),
@@ -207,21 +253,22 @@ def profile(args: argparse.Namespace, tmp: Path) -> None:
     try:
         asyncio.run(a2abench_run(base, 14, 1, tmp))  # warm-up
         body = first_body()
-        asyncio.run(raw_run(base, 14, 1, body))
+        asyncio.run(wire_run(base, 14, 1, body))
         profiler, raw_profiler = cProfile.Profile(), cProfile.Profile()
         profiler.enable()
         wall, used = asyncio.run(a2abench_run(base, args.trials, 1, tmp))
         profiler.disable()
         raw_profiler.enable()
-        raw_wall, raw_used = asyncio.run(raw_run(base, args.trials, 1, body))
+        raw_wall, raw_used = asyncio.run(wire_run(base, args.trials, 1, body))
         raw_profiler.disable()
     finally:
         proc.terminate()
         proc.wait()
     ran = -(-args.trials // 7) * 7
     print(f"profiled: a2abench {wall * 1000:.2f} ms wall, {used * 1000:.2f} ms CPU per "
-          f"task-trial; raw loop {raw_wall * 1000:.2f} ms wall, {raw_used * 1000:.2f} ms CPU "
-          f"per call (under cProfile, which roughly doubles both; {load()})\n")
+          f"task-trial; raw loop on the lean wire {raw_wall * 1000:.2f} ms wall, "
+          f"{raw_used * 1000:.2f} ms CPU per call (under cProfile, which roughly doubles "
+          f"both; {load()})\n")
     ours, raw = by_part(profiler, ran), by_part(raw_profiler, args.trials)
     print(f"{'own time per task-trial (ms), by part':62s} {'a2abench':>9s} {'raw':>7s} "
           f"{'extra':>7s}")

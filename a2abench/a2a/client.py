@@ -277,6 +277,8 @@ class A2AClient:
 
     async def card(self) -> CardFetch:
         """The agent's card, fetched once (legacy path included)."""
+        if self._fetched is not None:  # every call asks: no lock once it is known
+            return self._fetched
         async with self._lock:
             if self._fetched is None:
                 self._fetched = await fetch_card(self._http, self.config.endpoint,

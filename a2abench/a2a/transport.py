@@ -10,6 +10,7 @@ the tests prove interop against real a2a-sdk 1.x servers (and a2a-sdk serves our
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -260,22 +261,35 @@ class JsonRpcTransport:
 
         The lean client takes over once an httpx call has shown that the interface answers
         without a redirect: httpx follows redirects (its hook checks each hop), the lean
-        client does not. Should the interface start redirecting later, the call is sent
-        again through httpx (the redirecting server did not act on it) and httpx keeps it.
+        client does not. While that first call is on its way, the others wait for it (at
+        concurrency 256 they would all have gone through httpx). Should the interface start
+        redirecting later, the call is sent again through httpx (the redirecting server did
+        not act on it) and httpx keeps it.
         """
         wire = self.wire
+        if wire is not None and wire.direct is None and wire.deciding is not None:
+            await wire.deciding.wait()  # set when the deciding call has its answer, or failed
         if wire is not None and wire.direct:
             response = await wire.post(content)
             if not 300 <= response.status_code < 400:
                 return response
             await response.aclose()
             wire.direct = False
-        # What `http.stream()` does, without its generator-based context manager.
-        reply = await self.http.send(self.http.build_request(
-            "POST", self.url, content=content, headers=self.headers), stream=True)
-        if wire is not None and wire.direct is None:
+        if wire is None or wire.direct is not None or wire.deciding is not None:
+            return await self._httpx(content)
+        wire.deciding = asyncio.Event()
+        try:
+            reply = await self._httpx(content)
             wire.direct = not reply.history and not 300 <= reply.status_code < 400
-        return reply
+            return reply
+        finally:  # undecided when it failed: the calls that waited go through httpx
+            wire.deciding.set()
+            wire.deciding = None
+
+    async def _httpx(self, content: bytes) -> httpx.Response:
+        # What `http.stream()` does, without its generator-based context manager.
+        return await self.http.send(self.http.build_request(
+            "POST", self.url, content=content, headers=self.headers), stream=True)
 
     def _request_deadline(self) -> Deadline:
         """The whole request (connect, send, every read) within --timeout, not just each read."""

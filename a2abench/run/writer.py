@@ -1,10 +1,11 @@
 """Append-only JSON Lines: a durable writer and a tolerant reader.
 
-The writer appends from a background thread that flushes and fsyncs each batch of lines
-(group commit), so the event loop never waits on the disk and every record reaches the disk
-moments after it is written. `durable()` waits until everything written so far is on disk;
-`then(callback)` calls back on the loop at that point without waiting (the engine announces
-a finished task-trial so). The reader streams lines in bounded blocks, skips a torn last line
+The writer appends from a background thread that writes and fsyncs the lines queued since
+its last round every 20 ms (group commit), so the event loop never waits on the disk and
+every record reaches the disk moments after it is written.
+`durable()` waits until everything written so far is on disk; `then(callback)` calls back
+on the loop at that point without waiting (the engine announces a finished task-trial so).
+The reader streams lines in bounded blocks, skips a torn last line
 (kill -9 mid-write) and counts corrupt, over-long, foreign and malformed lines instead of
 failing (docs/limits.md, "Reading records").
 """
@@ -15,8 +16,8 @@ import asyncio
 import contextlib
 import json
 import os
-import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,11 @@ from a2abench.errors import RecordsError
 from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
 
 _STOP = object()
-_POLL_MIN_S, _POLL_MAX_S = 0.002, 0.05  # the writer thread's poll interval while busy, idle
+# The writer thread's poll interval while busy and idle, and one fsync per 20 ms at most
+# unless someone waits for the disk: at ~600 task-trials/s a 2 ms poll with an fsync each
+# cost ~0.2 ms of CPU per task-trial, mostly the thread's wake-ups (perf/throughput.py).
+_POLL_MIN_S, _POLL_MAX_S = 0.02, 0.05
+_SYNC_EVERY_S = 0.02
 
 
 class RecordWriter:
@@ -51,11 +56,11 @@ class RecordWriter:
                                hint="Choose a writable --output (check permissions and free "
                                     "space).") from None
         self._fsync = fsync
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        # Lines written on the event loop wait here until the end of the loop's tick and go to
-        # the writer thread as one item: a queue put per record woke the thread (and took the
-        # GIL from the loop) for every request and task record.
-        self._pending: list[Any] = []  # lines (bytes) and `then` callbacks, in order
+        # Lines (bytes), `then` callbacks and flush events, in order, from any thread, until
+        # the writer thread's next round takes them all: no queue, and no wake-up per record
+        # (each took the GIL from the event loop) or per loop tick.
+        self._pending: list[Any] = []
+        self._lock = threading.Lock()
         self._wake = threading.Event()  # set by callers that wait for the disk
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="a2abench-writer", daemon=True)
@@ -94,28 +99,16 @@ class RecordWriter:
             line = orjson.dumps(bound(record), default=str)
         if self._redact is not None:
             line = self._redact(line)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # another thread, no loop: straight to the writer thread
-            self._queue.put(line + b"\n")
-            return
-        self._pending.append(line + b"\n")
-        if len(self._pending) == 1:
-            loop.call_soon(self._drain)
+        self._push(line + b"\n")
 
-    def _drain(self) -> None:
-        """Hand what was written on the event loop this tick to the writer thread (one put)."""
-        if self._pending:
-            items, self._pending = self._pending, []
-            self._queue.put(items)
+    def _push(self, item: Any) -> None:
+        with self._lock:
+            self._pending.append(item)
 
     def then(self, callback: Callable[[], None]) -> None:
         """Call `callback` on the running event loop once every record written so far is
         flushed and fsynced (without making the caller wait for the disk)."""
-        loop = asyncio.get_running_loop()
-        self._pending.append(_OnLoop(loop, callback))
-        if len(self._pending) == 1:
-            loop.call_soon(self._drain)
+        self._push(_OnLoop(asyncio.get_running_loop(), callback))
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
@@ -126,7 +119,6 @@ class RecordWriter:
                 done.set_result(None)
 
         self.then(resolve)
-        self._drain()
         self._wake.set()
         await done
         self._raise_if_failed()
@@ -134,8 +126,7 @@ class RecordWriter:
     def flush(self) -> None:
         """Blocking variant of `durable()` for synchronous callers."""
         event = threading.Event()
-        self._drain()
-        self._queue.put(event.set)
+        self._push(event.set)
         self._wake.set()
         event.wait()
         self._raise_if_failed()
@@ -146,9 +137,8 @@ class RecordWriter:
                                hint="Check free disk space and permissions.")
 
     def close(self) -> None:
-        self._drain()
         if self._thread.is_alive():
-            self._queue.put(_STOP)
+            self._push(_STOP)
             self._wake.set()
             self._thread.join()
         try:
@@ -159,40 +149,60 @@ class RecordWriter:
 
     def _loop(self) -> None:
         idle = _POLL_MIN_S
+        waiting: list[Any] = []  # callbacks (and _STOP) for the next fsync, in order
+        dirty, synced = False, time.monotonic()
         while True:
-            items: list[Any] = []
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                # Polled, not blocked on get(): a put() that wakes a blocked thread costs the
-                # event loop a context switch per loop tick on a busy machine. The poll backs
-                # off while idle (a record is on disk within ~50 ms plus its fsync).
-                if self._wake.wait(idle):  # durable(), flush() and close() wake it at once
-                    self._wake.clear()
-                idle = min(idle * 2, _POLL_MAX_S)
-                continue
-            idle = _POLL_MIN_S
-            while True:  # group commit: take everything queued now
-                if isinstance(item, list):  # one event-loop tick's lines and callbacks
-                    items.extend(item)
-                else:
-                    items.append(item)
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-            lines = [i for i in items if isinstance(i, bytes)]
-            try:
-                if lines and self._error is None:
-                    self._file.write(b"".join(lines))
-                    self._file.flush()
-                    if self._fsync:
+            # Cleared before taking: whatever a waiter queued before setting it is taken now.
+            urgent = self._wake.is_set()
+            if urgent:
+                self._wake.clear()
+            items = self._take()
+            if items:
+                idle = _POLL_MIN_S
+                dirty = self._append([i for i in items if isinstance(i, bytes)]) or dirty
+                waiting.extend(i for i in items if not isinstance(i, bytes))
+            now = time.monotonic()
+            urgent = urgent or any(i is _STOP for i in waiting)
+            if (waiting or dirty) and (urgent or now - synced >= _SYNC_EVERY_S):
+                # Group commit: one fsync for everything written since the last one, at
+                # most every _SYNC_EVERY_S unless someone waits for the disk.
+                if dirty and self._fsync and self._error is None:
+                    try:
                         os.fsync(self._file.fileno())
-            except OSError as exc:
-                self._error = exc
-            _call_back(items)
-            if any(i is _STOP for i in items):
-                return
+                    except OSError as exc:
+                        self._error = exc
+                dirty, synced = False, now
+                _call_back(waiting)
+                if any(i is _STOP for i in waiting):
+                    return
+                waiting = []
+                continue
+            if not items:
+                # Polled: a wake-up per record would cost the event loop a context switch
+                # each on a busy machine. The poll backs off while idle (a record is on disk
+                # within ~50 ms plus its fsync); durable(), flush() and close() wake it.
+                due = synced + _SYNC_EVERY_S - now if (waiting or dirty) else idle
+                self._wake.wait(max(0.0, min(idle, due)))
+                idle = min(idle * 2, _POLL_MAX_S)
+
+    def _take(self) -> list[Any]:
+        """Everything pushed since the last round, in order."""
+        with self._lock:
+            items, self._pending = self._pending, []
+        return items
+
+    def _append(self, lines: list[bytes]) -> bool:
+        """Write and flush `lines` (to the OS, which keeps them if this process dies); True
+        when something was written that still needs an fsync."""
+        if not lines or self._error is not None:
+            return False
+        try:
+            self._file.write(b"".join(lines))
+            self._file.flush()
+        except OSError as exc:
+            self._error = exc
+            return False
+        return True
 
 
 class _OnLoop(NamedTuple):

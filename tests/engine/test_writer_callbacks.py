@@ -1,9 +1,12 @@
 """`RecordWriter.then`: callbacks run on the loop, in order, once their lines are on disk; one
-group commit wakes the loop once, however many task-trials it holds (issue 27)."""
+group commit wakes the loop once, however many task-trials it holds, and fsyncs come at most
+once per 20 ms window unless someone waits for the disk (issue 27)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -58,3 +61,28 @@ async def test_a_failing_callback_does_not_stop_the_others(tmp_path: Path) -> No
     writer.close()
     assert seen == [2]
     assert isinstance(errors[0]["exception"], ZeroDivisionError)
+
+
+async def test_fsyncs_are_batched_and_each_callback_waits_for_the_one_covering_its_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []  # the file's size at each fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.fstat(fd).st_size))
+    path = tmp_path / "run.jsonl"
+    writer = RecordWriter(path)
+    ends: list[int] = []  # where each record's line ends
+    seen: list[tuple[int, int]] = []
+    started = time.monotonic()
+    for i in range(60):  # 60 loop ticks, each with its record: ~60 writer polls
+        writer.write({"type": "task", "n": i})
+        writer.then(partial(lambda i: seen.append((i, synced[-1] if synced else 0)), i))
+        await asyncio.sleep(0.001)
+    elapsed = time.monotonic() - started
+    before = len(synced)
+    await writer.durable()  # waits for the disk: syncs now, not at the end of the window
+    writer.close()
+    for line in path.read_bytes().splitlines(keepends=True):
+        ends.append((ends[-1] if ends else 0) + len(line))
+    assert [i for i, _ in seen] == list(range(60))
+    assert all(size >= ends[i] for i, size in seen)  # announced once fsynced, never before
+    assert before <= elapsed / 0.02 + 2  # one fsync per 20 ms window, not one per poll
+    assert synced[-1] == ends[-1]
