@@ -6,6 +6,7 @@ import json
 from datetime import date
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -86,6 +87,59 @@ def test_patch_deep_merges_and_revalidates_without_touching_the_base() -> None:
     assert view.table("items").get("d") == {"name": "D", "price": 4.0, "tags": []}
     assert base.data["items"]["a"]["tags"] == []
     assert view.db_hash() == dict_hash(view.dump())
+
+
+def test_a_remembered_patch_gives_each_view_its_own_records() -> None:
+    base = _base()
+    patch = {"items": {"a": {"tags": ["p"]}, "d": {"name": "D", "price": 4}},
+             "note": [7], "owner": {"n": "x"}}
+    first = DBView(base)
+    first.patch(patch)
+    assert len(base.patches) == 1
+    second = DBView(base)
+    second.patch(patch)  # from the memo
+    assert second.dump() == first.dump() and second.db_hash() == first.db_hash()
+    assert list(second.table("items").keys()) == ["a", "b", "d"]
+    # no record, field or list is shared: writing through one view changes no other
+    second.table("items").mut("a")["tags"].append("q")
+    second.table("items").mut("d")["price"] = 9.0
+    second.mut_field("note").append(8)
+    second.mut_field("owner")["n"] = "y"
+    third = DBView(base)
+    third.patch(patch)
+    assert third.dump() == first.dump() != second.dump()
+    assert first.table("items").get("a")["tags"] == ["p"] and first.field("note") == [7]
+    assert base.data["items"]["a"]["tags"] == []
+
+
+class Settings(BaseModel):
+    cfg: Any = None  # kept as given: 1, 1.0 and True stay apart
+
+
+@pytest.mark.parametrize("other", [1.0, True, "1", [1], {"k": 1}])
+def test_patches_equal_under_eq_but_not_in_text_are_not_mixed_up(other: Any) -> None:
+    base = BaseDB(Settings, {})
+    DBView(base).patch({"cfg": 1})  # remembered
+    remembered, fresh = DBView(base), DBView(base)
+    remembered.patch({"cfg": other})
+    base.patches.clear()
+    fresh.patch({"cfg": other})
+    assert type(remembered.field("cfg")) is type(other) and remembered.field("cfg") == other
+    assert remembered.db_hash() == fresh.db_hash() != DBView(base).db_hash()
+
+
+def test_a_touched_view_or_an_unplain_patch_is_patched_afresh() -> None:
+    base = _base()
+    patch = {"items": {"a": {"tags": ["p"]}}}
+    DBView(base).patch(patch)
+    touched = DBView(base)
+    touched.table("items").mut("b")["price"] = 7.0
+    touched.patch(patch)
+    assert touched.table("items").get("b")["price"] == 7.0
+    assert touched.table("items").get("a")["tags"] == ["p"]
+    base.patches.clear()
+    DBView(base).patch({"items": {"a": {"tags": ("p",)}}})  # a tuple: not plain JSON
+    assert not base.patches
 
 
 _edits = st.lists(st.tuples(st.sampled_from(["a", "b", "z"]),
