@@ -38,12 +38,15 @@ def _record(**over: Any) -> TaskRecord:
     return TaskRecord.model_construct(**{**fields, **over})
 
 
+ERROR = ErrorInfo(error="E", kind="agent", message="m", traceback="Traceback ...\n")
 PLAIN = [_record(), {"a": (1, 2), "n": math.nan, "i": math.inf, "s": "é"},
-         _record(extra_field={"k": "v"}), {"deep": _nested(MAX_DEPTH - 2)}]
+         _record(extra_field={"k": "v"}), {"deep": _nested(MAX_DEPTH - 2)},
+         _record(error=ERROR)]  # a record's own model fields are taken as bound() takes them
 NOT_PLAIN = [{"big": 2**70}, {1: "int key"}, {"s": {1, 2}},
              {"when": datetime.datetime(2026, 1, 1)},
-             {"secret": SecretStr("x")}, _record(error=ErrorInfo(error="E", kind="agent",
-                                                                 message="m")),
+             {"secret": SecretStr("x")}, {"model": ERROR},
+             _record(details={"deeper": ERROR}),
+             _record(error=ErrorInfo(error="E", kind="agent", message="x" * MAX_STRING_CHARS)),
              {"long": "x" * (MAX_STRING_CHARS + 1)}, {"deep": _nested(MAX_DEPTH + 1)},
              {"deep": _nested(MAX_DEPTH)}]
 
