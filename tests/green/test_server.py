@@ -42,7 +42,12 @@ async def test_streamed_assessment_reports_progress_then_the_result(
     texts = out.status_texts()
     assert texts[0].startswith("starting the scripted assessment of " + white)
     assert texts[1].startswith("running 4 task-trial(s) of scripted (scripted) against echo")
-    assert texts[2:6] == [f"{i}/4 done, pass rate 100.0%" for i in range(1, 5)]
+    # One update per task-trial unless several finish within one fsync of the record writer:
+    # then the newest wins (interval 0 here). Never out of order, never the last one dropped.
+    updates = [t for t in texts[2:] if " done, pass rate " in t]
+    assert updates[-1] == "4/4 done, pass rate 100.0%"
+    assert updates == sorted(set(updates))
+    assert set(updates) <= {f"{i}/4 done, pass rate 100.0%" for i in range(1, 5)}
     progress = get_data_parts(out.events[-3][1].status.message.parts)  # the last progress
     assert progress == [{"done": 4, "total": 4, "passed": 4, "failed": 0, "scored": 4,
                          "pass_rate": 1.0, "mean_reward": 1.0, "agent_errors": 0,
