@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +29,11 @@ from a2abench.errors import RecordsError
 from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
 
 _STOP = object()
-# The writer thread's poll interval while busy and idle, and one fsync per 20 ms at most
-# unless someone waits for the disk: at ~600 task-trials/s a 2 ms poll with an fsync each
-# cost ~0.2 ms of CPU per task-trial, mostly the thread's wake-ups (perf/throughput.py).
+# The writer thread's poll interval while busy and idle; each busy round is one group commit
+# (write, fsync), so one fsync per 20 ms at most unless someone waits for the disk. At ~600
+# task-trials/s a 2 ms poll cost ~0.2 ms of CPU per task-trial, mostly the thread's wake-ups
+# and fsyncs (perf/throughput.py).
 _POLL_MIN_S, _POLL_MAX_S = 0.02, 0.05
-_SYNC_EVERY_S = 0.02
 
 
 class RecordWriter:
@@ -149,41 +148,22 @@ class RecordWriter:
 
     def _loop(self) -> None:
         idle = _POLL_MIN_S
-        waiting: list[Any] = []  # callbacks (and _STOP) for the next fsync, in order
-        dirty, synced = False, time.monotonic()
         while True:
-            # Cleared before taking: whatever a waiter queued before setting it is taken now.
-            urgent = self._wake.is_set()
-            if urgent:
+            # Polled: a wake-up per record would cost the event loop a context switch each
+            # on a busy machine. The poll backs off while idle (a record is on disk within
+            # ~50 ms plus its fsync); durable(), flush() and close() wake it at once. The
+            # event is cleared before taking: what a waiter pushed before setting it is taken.
+            if self._wake.wait(idle):
                 self._wake.clear()
             items = self._take()
-            if items:
-                idle = _POLL_MIN_S
-                dirty = self._append([i for i in items if isinstance(i, bytes)]) or dirty
-                waiting.extend(i for i in items if not isinstance(i, bytes))
-            now = time.monotonic()
-            urgent = urgent or any(i is _STOP for i in waiting)
-            if (waiting or dirty) and (urgent or now - synced >= _SYNC_EVERY_S):
-                # Group commit: one fsync for everything written since the last one, at
-                # most every _SYNC_EVERY_S unless someone waits for the disk.
-                if dirty and self._fsync and self._error is None:
-                    try:
-                        os.fsync(self._file.fileno())
-                    except OSError as exc:
-                        self._error = exc
-                dirty, synced = False, now
-                _call_back(waiting)
-                if any(i is _STOP for i in waiting):
-                    return
-                waiting = []
-                continue
             if not items:
-                # Polled: a wake-up per record would cost the event loop a context switch
-                # each on a busy machine. The poll backs off while idle (a record is on disk
-                # within ~50 ms plus its fsync); durable(), flush() and close() wake it.
-                due = synced + _SYNC_EVERY_S - now if (waiting or dirty) else idle
-                self._wake.wait(max(0.0, min(idle, due)))
                 idle = min(idle * 2, _POLL_MAX_S)
+                continue
+            idle = _POLL_MIN_S
+            self._commit([i for i in items if isinstance(i, bytes)])
+            _call_back(items)
+            if any(i is _STOP for i in items):
+                return
 
     def _take(self) -> list[Any]:
         """Everything pushed since the last round, in order."""
@@ -191,18 +171,17 @@ class RecordWriter:
             items, self._pending = self._pending, []
         return items
 
-    def _append(self, lines: list[bytes]) -> bool:
-        """Write and flush `lines` (to the OS, which keeps them if this process dies); True
-        when something was written that still needs an fsync."""
+    def _commit(self, lines: list[bytes]) -> None:
+        """One group commit: write, flush and fsync `lines`; a failure is kept for callers."""
         if not lines or self._error is not None:
-            return False
+            return
         try:
             self._file.write(b"".join(lines))
             self._file.flush()
+            if self._fsync:
+                os.fsync(self._file.fileno())
         except OSError as exc:
             self._error = exc
-            return False
-        return True
 
 
 class _OnLoop(NamedTuple):
