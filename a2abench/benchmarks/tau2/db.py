@@ -129,6 +129,10 @@ def _plain(value: Any) -> bool:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 def _dict_fields(model: type[BaseModel]) -> set[str]:
     """Top-level fields typed as `Dict[str, Model]` (record tables)."""
     out = set()
@@ -281,20 +285,17 @@ class DBView(StateDB):
         initial state is patched in 3 environments per task-trial, ~35 us each for mock).
         """
         key = _patch_key(update) if self._untouched() else None
-        remembered = self.base.patches.get(key) if key is not None else None
-        if remembered is not None:
-            puts, fields = remembered
-            for name, record_key, record in puts:
-                self._tables[name].put(record_key, clone(record))
-            self._fields.update({name: clone(value) for name, value in fields.items()})
-            return
-        puts, fields = self._changes(update)
-        if key is not None:
-            self.base.remember_patch(key, (puts, fields))
-        for name, record_key, record in puts:  # fresh from validation: no copy needed here,
-            self._tables[name].put(record_key, clone(record) if key is not None else record)
-        self._fields.update({name: clone(value) if key is not None else value
-                             for name, value in fields.items()})  # but the memo's stay its own
+        patch = self.base.patches.get(key) if key is not None else None
+        if patch is None:
+            patch = self._changes(update)
+            if key is not None:
+                self.base.remember_patch(key, patch)
+        # A remembered patch is shared by every view: each gets its own copy of its values.
+        own = clone if key is not None else _same
+        puts, fields = patch
+        for name, record_key, record in puts:
+            self._tables[name].put(record_key, own(record))
+        self._fields.update({name: own(value) for name, value in fields.items()})
 
     def _untouched(self) -> bool:
         return not self._fields and not any(t.touched() for t in self._tables.values())
