@@ -53,9 +53,6 @@ class Headers:
     def get(self, name: str, default: str | None = None) -> str | None:
         return self._items.get(name.lower(), default)
 
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lower() in self._items
-
 
 class _Conn:
     __slots__ = ("reader", "writer")

@@ -122,7 +122,7 @@ def read_body_blocking(response: httpx.Response, max_bytes: int, *, url: str) ->
     return bytes(buffer)
 
 
-def _refuse_declared(response: StreamedReply | httpx.Response, max_bytes: int, url: str) -> None:
+def _refuse_declared(response: StreamedReply, max_bytes: int, url: str) -> None:
     declared = response.headers.get("content-length") or ""
     if declared.isdigit() and int(declared) > max_bytes:
         raise too_large(url, max_bytes, 0)
