@@ -251,13 +251,14 @@ def _parse_head(raw: bytes) -> tuple[int, Headers]:
 def _framing(status: int, headers: Headers) -> tuple[int | None, bool]:
     """(the body's length: bytes, `_CHUNKED` or None for "until the connection closes",
     may the connection carry another request after it), refusing what h11 refuses."""
-    connection = (headers.get("connection") or "").lower()
+    items = headers._items
+    connection = items.get("connection", "").lower()
     # HTTP/1.0 closes after the reply unless it says otherwise
     keep = "keep-alive" in connection if headers.http10 else "close" not in connection
     if status in _NO_BODY:
         return 0, keep
-    coding = headers.get("transfer-encoding")
-    declared = headers.get("content-length")
+    coding = items.get("transfer-encoding")
+    declared = items.get("content-length")
     if coding is not None:
         if coding.lower() != "chunked":
             raise WireError(f"the reply's Transfer-Encoding is {coding[:40]!r}: only "
@@ -271,6 +272,8 @@ def _framing(status: int, headers: Headers) -> tuple[int | None, bool]:
 
 
 def _length(declared: str) -> int:
+    if declared.isdigit() and declared.isascii() and len(declared) <= MAX_DIGITS:
+        return int(declared)  # the usual single length, without the split below
     values = {value.strip() for value in declared.split(",")}
     if len(values) != 1:  # repeated equal values are one length, as in h11
         raise WireError(f"conflicting Content-Length headers in the reply: {declared[:40]!r}")

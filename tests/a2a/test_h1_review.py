@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import zlib
 
 import httpx
 import pytest
@@ -12,9 +13,11 @@ import pytest
 from a2abench._h1 import WireError, usable
 from a2abench._limits import read_body
 from a2abench._retry import RetryPolicy
+from a2abench.a2a.client import A2AClient
+from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.transport import JsonRpcTransport
 from a2abench.errors import A2ABenchError, ReplyTooLarge
-from tests.a2a.test_h1 import OK, body_of, pool, reply, scripted
+from tests.a2a.test_h1 import OK, body_of, card, pool, reply, scripted
 
 HEAD = b"HTTP/1.1 200 OK\r\n"
 CHUNKED = HEAD + b"transfer-encoding: chunked\r\n\r\n"
@@ -127,6 +130,17 @@ async def test_a_compressed_body_is_decoded_a_piece_at_a_time() -> None:
         await response.aclose()
         await wire.aclose()
     assert caught.value.received <= 1_000_000 + 65_536
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+async def test_large_compressed_bodies_decode_whole(coding: str) -> None:
+    text = b"".join(b'{"n":%d,"text":"lorem ipsum"},' % i for i in range(20_000))
+    packed = gzip.compress(text) if coding == "gzip" else zlib.compress(text)
+    answer = reply(packed, headers=b"content-encoding: " + coding.encode() + b"\r\n")
+    async with scripted(answer, close_after={1}) as server:
+        wire = pool(server.url)
+        assert await body_of(wire, b"{}") == (200, text)
+        await wire.aclose()
 
 
 @pytest.mark.xfail(strict=True, reason="a head whose lines end in a bare LF (h11 accepts it) "
@@ -268,13 +282,14 @@ def test_an_idn_host_is_connected_to_by_its_ascii_name() -> None:
 TWICE = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.01, budget_s=5)
 
 
-async def _fails_how(answer: bytes, *, lean: bool) -> tuple[str, int]:
+async def _fails_how(answer: bytes, *, lean: bool, close: bool = True) -> tuple[str, int]:
     """(error class, requests the server saw) for one good call, then one call answered
-    by `answer` (twice if the transport retries it)."""
-    async with scripted(reply(), answer, answer, close_after={2, 3}) as server:
+    by `answer` (twice if the transport retries it; `close`: then the connection ends)."""
+    async with scripted(reply(), answer, answer, close_after={2, 3} if close else None
+                        ) as server:
         wire = pool(server.url) if lean else None
         rpc = JsonRpcTransport(httpx.AsyncClient(), server.url, "0.3", retry=TWICE,
-                               timeout=0.5, wire=wire)
+                               timeout=0.3, wire=wire)
         await rpc.call("message/send", {})
         try:
             await rpc.call("message/send", {})
@@ -286,6 +301,16 @@ async def _fails_how(answer: bytes, *, lean: bool) -> tuple[str, int]:
         if wire is not None:
             await wire.aclose()
     return error, len(server.heads)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    (b"", ("AgentTimeout", 3)),  # silence: --timeout, retried
+    (HEAD + b"content-length: 10\r\n\r\nabc", ("ReplyTooSlow", 2)),  # a drip: not retried
+], ids=["silent", "drip"])
+async def test_the_request_deadline_is_the_same_error_and_retry_as_with_httpx(
+        answer: bytes, expected: tuple[str, int]) -> None:
+    assert await _fails_how(answer, lean=False, close=False) == expected
+    assert await _fails_how(answer, lean=True, close=False) == expected
 
 
 @pytest.mark.parametrize("answer", [
@@ -306,3 +331,18 @@ async def _fails_how(answer: bytes, *, lean: bool) -> tuple[str, int]:
 async def test_each_failure_is_the_same_error_and_retry_as_with_httpx(answer: bytes) -> None:
     httpx_way = await _fails_how(answer, lean=False)
     assert await _fails_how(answer, lean=True) == httpx_way
+
+
+async def test_proxy_variables_were_never_honoured_so_the_lean_client_loses_none(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a2abench builds its httpx clients with trust_env=False: an agent on plain http was
+    # reached directly before the lean client too. A proxy that answers nothing proves it.
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    async with scripted(reply(), reply()) as server:
+        server.answers.insert(0, card(server.url))
+        async with A2AClient(A2AConfig.create(server.url.removesuffix("/rpc"))) as client:
+            await client.conversation().send("hi")
+            await client.conversation().send("hi")
+            assert client._wires and client._wires[0].direct is True
+    assert [b"a2abench/" in head for head in server.heads] == [False, False, True]
