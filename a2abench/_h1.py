@@ -65,10 +65,11 @@ class Headers:
 
 
 class _Conn:
-    __slots__ = ("_probe", "reader", "writer")
+    __slots__ = ("_probe", "eol", "reader", "writer")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
+        self.eol = b""  # the server's line end (CRLF, or a bare LF), learnt from its first reply
         self._probe = _readable_probe(writer.get_extra_info("socket").fileno())
 
     @property
@@ -182,7 +183,7 @@ class WirePool:
                 conn.writer.write(request + body)
             else:  # no copy of a large body
                 conn.writer.writelines((request, body))
-            status, headers = await _read_head(conn.reader)
+            status, headers = await _read_head(conn)
             length, reusable = _framing(status, headers)
         except BaseException:
             conn.close()
@@ -206,10 +207,11 @@ class WirePool:
                 await conn.writer.wait_closed()
 
 
-async def _read_head(reader: asyncio.StreamReader) -> tuple[int, Headers]:
+async def _read_head(conn: _Conn) -> tuple[int, Headers]:
     while True:
         try:
-            raw = await reader.readuntil(b"\r\n\r\n")
+            eol = conn.eol
+            raw = await (conn.reader.readuntil(eol + eol) if eol else _first_head(conn))
         except asyncio.IncompleteReadError as exc:
             raise WireError("Server disconnected without sending a complete response"
                             if exc.partial else
@@ -219,14 +221,29 @@ async def _read_head(reader: asyncio.StreamReader) -> tuple[int, Headers]:
                             ) from None
         except OSError as exc:
             raise WireError(str(exc) or type(exc).__name__) from None
-        status, headers = _parse_head(raw)
+        status, headers = _parse_head(raw, conn.eol)
         if not 100 <= status < 200 or status == 101:
             return status, headers
         # An interim 1xx reply (100 Continue, 103 Early Hints): the real one follows.
 
 
-def _parse_head(raw: bytes) -> tuple[int, Headers]:
-    lines = raw[:-4].split(b"\r\n")
+async def _first_head(conn: _Conn) -> bytes:
+    """The head of a connection's first reply, learning the server's line end on the way:
+    CRLF, or a bare LF, which h11 accepts too. Later heads are read in one call."""
+    reader = conn.reader
+    status = await reader.readuntil(b"\n")
+    conn.eol = eol = b"\r\n" if status.endswith(b"\r\n") else b"\n"
+    try:
+        start = await reader.readexactly(len(eol))
+        if start == eol:  # no header lines at all
+            return status + start
+        return status + start + await reader.readuntil(b"\n" + eol)
+    except asyncio.IncompleteReadError as exc:
+        raise asyncio.IncompleteReadError(status + exc.partial, None) from None
+
+
+def _parse_head(raw: bytes, eol: bytes) -> tuple[int, Headers]:
+    lines = raw[:-2 * len(eol)].split(eol)
     first = lines[0]
     # h11's grammar: "HTTP/1.x", a space, three digits, nothing or a space and a reason;
     # below 100 is no status at all.

@@ -143,17 +143,22 @@ async def test_large_compressed_bodies_decode_whole(coding: str) -> None:
         await wire.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason="a head whose lines end in a bare LF (h11 accepts it) "
-                   "waits for CRLF CRLF until the deadline: asyncio's readuntil takes one "
-                   "separator before Python 3.13")
-async def test_a_head_with_bare_lf_line_ends_is_read_as_h11_reads_it() -> None:
-    async with scripted(b"HTTP/1.1 200 OK\ncontent-length: 2\n\n{}", close_after={1}) as server:
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("headers", [b"", b"content-type: application/json"],
+                         ids=["no-headers", "headers"])
+async def test_heads_with_bare_lf_or_crlf_line_ends_are_read_as_h11_reads_them(
+        eol: bytes, headers: bytes) -> None:
+    # h11 accepts a bare LF; a head read only up to CRLF CRLF waited for the deadline.
+    def answer(body: bytes) -> bytes:
+        lines = [b"HTTP/1.1 200 OK", headers, b"content-length: %d" % len(body)]
+        return eol.join(line for line in lines if line) + eol + eol + body
+    async with scripted(answer(b"{}"), answer(OK)) as server:
         wire = pool(server.url)
-        try:
-            async with asyncio.timeout(0.5):
-                assert await body_of(wire) == (200, b"{}")
-        finally:
-            await wire.aclose()
+        async with asyncio.timeout(2):
+            assert await body_of(wire) == (200, b"{}")
+            assert await body_of(wire) == (200, OK)  # the same connection, its line end known
+        await wire.aclose()
+    assert server.connections == 1
 
 
 # --- connection reuse -------------------------------------------------------------------------
