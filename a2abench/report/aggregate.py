@@ -215,7 +215,7 @@ class _Accumulator:
         self.runs: list[dict[str, Any]] = []
         self.run_ends: dict[str, dict[str, Any]] = {}
         # key -> (scored, what the report reads of the record kept for that key)
-        self.tasks: dict[tuple[Any, ...], tuple[bool, dict[str, Any]]] = {}
+        self.tasks: dict[tuple[Any, ...], tuple[bool, tuple[Any, ...]]] = {}
         self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
@@ -243,24 +243,32 @@ class _Accumulator:
             self.duplicates += 1
             if old[0] and not scored:
                 return  # keep the scored result over a later infrastructure failure
-        self.tasks[key] = (scored, {k: rec[k] for k in _KEPT if k in rec})
+        # Its _KEPT values as a tuple (absent ones _ABSENT): a dict of them cost more than the
+        # parse (0.45 -> 0.66x the bare loop), and keeping the record itself 1.3x the memory.
+        self.tasks[key] = (scored, tuple(map(rec.get, _KEPT, _ABSENTS)))
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
             self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
                               safe_number(tag.get("scale")), safe_number(tag.get("top")))
 
+    def kept(self) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
+        """Each kept task-trial's key and what the report reads of its record."""
+        for key, (_, values) in self.tasks.items():
+            yield key, {k: v for k, v in zip(_KEPT, values, strict=True) if v is not _ABSENT}
+
     def extras(self) -> list[tuple[int, int, int, int, float | None]]:
-        return [(safe_count(rec.get("input_tokens")), safe_count(rec.get("output_tokens")),
-                 safe_count(rec.get("llm_prompt_tokens")),
-                 safe_count(rec.get("llm_completion_tokens")), safe_number(rec.get("cost_usd")))
-                for _, rec in self.tasks.values()]
+        # The last five _KEPT values; _ABSENT is neither a count nor a number (0 and None).
+        return [(safe_count(v[-5]), safe_count(v[-4]), safe_count(v[-3]), safe_count(v[-2]),
+                 safe_number(v[-1])) for _, v in self.tasks.values()]
 
 
 # What the report reads of a kept task record (the line's fields and the token counts).
 _KEPT = ("benchmark", "domain", "category", "task_id", "trial", "status", "reward", "success",
          "termination", "latency_ms", "turns", "labels", "error", "input_tokens",
          "output_tokens", "llm_prompt_tokens", "llm_completion_tokens", "cost_usd")
+_ABSENT = object()  # a key the record does not have (not the same as null)
+_ABSENTS = (_ABSENT,) * len(_KEPT)
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
@@ -454,8 +462,7 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
-    by_key = {key: TaskLine.model_validate(_line_fields(rec))
-              for key, (_, rec) in acc.tasks.items()}
+    by_key = {key: TaskLine.model_validate(_line_fields(rec)) for key, rec in acc.kept()}
     lines = sorted(by_key.values(),
                    key=lambda i: (i.benchmark, str(i.domain), natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]

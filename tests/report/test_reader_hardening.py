@@ -119,3 +119,18 @@ def test_summary_read_leaves_out_the_transcript_only_for_the_writers_layout(
     assert "transcript" in summary[1] and "transcript" in summary[2]
     for a, b in zip(full, summary, strict=True):
         assert {k: v for k, v in a.items() if k in b} == b
+
+
+def test_absent_keys_read_as_their_defaults_and_null_stays_null(tmp_path: Path) -> None:
+    """The reader keeps a task record's fields as a tuple with a marker for absent keys:
+    an absent status is "ok" (scored), an explicit null status is not a status."""
+    path = tmp_path / "m.jsonl"
+    bare = {k: v for k, v in _task(task_id="bare").items() if k not in ("status", "success")}
+    lines = [RUN, bare, _task(task_id="null", status=None), _task(task_id="tok",
+                                                                 input_tokens=7, cost_usd=0.5)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report = build_report([path])
+    by_id = {line.task_id: line for line in report.lines}
+    assert by_id["bare"].status == "ok" and by_id["bare"].reward == 1.0
+    assert by_id["null"].status == "invalid_record"
+    assert report.scored == 2 and report.tokens["a2a_input"] == 7 and report.cost_usd == 0.5
