@@ -21,7 +21,7 @@ import os
 import re
 import select
 import zlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 import httpx
@@ -314,21 +314,18 @@ class WireResponse:
         self._done = False
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        """The body, decoded (gzip and zlib deflate, as httpx; other codings pass through)."""
-        decoder = _decoder(self.headers.get("content-encoding") or "")
+        """The body, decoded as httpx decodes it (`_Decoding`)."""
+        coding = self.headers.get("content-encoding")
+        decoding = _Decoding.of(coding) if coding else None
         try:
             async for chunk in self._raw():
-                if decoder is None:
+                if decoding is None:
                     yield chunk
                     continue
-                # At most CHUNK decoded bytes at a time: a 64 kB compressed chunk could
-                # otherwise expand to 64 MB before the reply's size cap sees any of it.
-                while chunk:
-                    if part := decoder.decompress(chunk, CHUNK):
-                        yield part
-                    chunk = decoder.unconsumed_tail
-            if decoder is not None and (tail := decoder.flush()):
-                yield tail
+                for part in decoding.decode(chunk):
+                    yield part
+            for part in decoding.flush() if decoding is not None else ():
+                yield part
         except zlib.error as exc:
             raise WireError(f"the reply's body cannot be decoded: {exc}") from None
         except asyncio.IncompleteReadError:
@@ -394,10 +391,59 @@ async def _line(reader: asyncio.StreamReader, too_long: str) -> bytes:
         raise WireError(too_long) from None
 
 
-def _decoder(coding: str) -> zlib._Decompress | None:
-    coding = coding.strip().lower()
-    if coding == "gzip":
-        return zlib.decompressobj(zlib.MAX_WBITS | 16)
-    if coding == "deflate":
-        return zlib.decompressobj()
-    return None
+class _Decoding:
+    """Content-Encoding undone as httpx undoes it: gzip and deflate (zlib-wrapped, or raw when
+    the first bytes say so), several codings in reverse order, identity and codings it does
+    not know passed through. Each step yields at most CHUNK bytes at a time: a 64 kB
+    compressed chunk could otherwise expand to 64 MB before the reply's size cap saw any."""
+
+    __slots__ = ("_steps",)
+
+    def __init__(self, steps: list[_Inflate]) -> None:
+        self._steps = steps
+
+    @classmethod
+    def of(cls, header: str) -> _Decoding | None:
+        codings = [coding.strip().lower() for coding in header.split(",")]
+        steps = [_Inflate(coding) for coding in reversed(codings) if coding in _INFLATE]
+        return cls(steps) if steps else None
+
+    def decode(self, data: bytes, first: int = 0) -> Iterator[bytes]:
+        if first == len(self._steps):
+            yield data
+            return
+        for part in self._steps[first].decode(data):
+            yield from self.decode(part, first + 1)
+
+    def flush(self) -> Iterator[bytes]:
+        for index, step in enumerate(self._steps):
+            if tail := step.flush():
+                yield from self.decode(tail, index + 1)
+
+
+_INFLATE = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+
+
+class _Inflate:
+    __slots__ = ("_raw_next", "_zlib")
+
+    def __init__(self, coding: str) -> None:
+        self._zlib = zlib.decompressobj(_INFLATE[coding])
+        self._raw_next = coding == "deflate"  # httpx retries a failing first deflate as raw
+
+    def decode(self, data: bytes) -> Iterator[bytes]:
+        while data:
+            try:
+                part = self._zlib.decompress(data, CHUNK)
+            except zlib.error:
+                if not self._raw_next:
+                    raise
+                self._zlib, self._raw_next = zlib.decompressobj(-zlib.MAX_WBITS), False
+                continue
+            self._raw_next = False
+            if part:
+                yield part
+            data = self._zlib.unconsumed_tail
+
+    def flush(self) -> bytes:
+        return self._zlib.flush()

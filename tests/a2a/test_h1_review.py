@@ -132,14 +132,29 @@ async def test_a_compressed_body_is_decoded_a_piece_at_a_time() -> None:
     assert caught.value.received <= 1_000_000 + 65_536
 
 
-@pytest.mark.parametrize("coding", ["gzip", "deflate"])
-async def test_large_compressed_bodies_decode_whole(coding: str) -> None:
-    text = b"".join(b'{"n":%d,"text":"lorem ipsum"},' % i for i in range(20_000))
-    packed = gzip.compress(text) if coding == "gzip" else zlib.compress(text)
+def _raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+TEXT = b"".join(b'{"n":%d,"text":"lorem ipsum"},' % i for i in range(20_000))
+
+
+@pytest.mark.parametrize(("coding", "packed"), [
+    ("gzip", gzip.compress(TEXT)),
+    ("deflate", zlib.compress(TEXT)),
+    ("deflate", _raw_deflate(TEXT)),  # headerless, which httpx also reads
+    ("deflate, gzip", gzip.compress(zlib.compress(TEXT))),  # applied in this order
+    ("identity, GZIP", gzip.compress(TEXT)),
+    ("x-unknown", TEXT),  # passed through, as httpx does
+], ids=["gzip", "deflate", "raw-deflate", "deflate-then-gzip", "identity-gzip", "unknown"])
+async def test_compressed_bodies_decode_as_httpx_decodes_them(coding: str, packed: bytes) -> None:
     answer = reply(packed, headers=b"content-encoding: " + coding.encode() + b"\r\n")
+    async with httpx.AsyncClient() as http, scripted(answer, close_after={1}) as server:
+        assert (await http.post(server.url, content=b"{}")).content == TEXT
     async with scripted(answer, close_after={1}) as server:
         wire = pool(server.url)
-        assert await body_of(wire, b"{}") == (200, text)
+        assert await body_of(wire, b"{}") == (200, TEXT)
         await wire.aclose()
 
 
