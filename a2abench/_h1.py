@@ -21,7 +21,7 @@ import os
 import re
 import select
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sized
 from urllib.parse import urlsplit
 
 import httpx
@@ -65,12 +65,13 @@ class Headers:
 
 
 class _Conn:
-    __slots__ = ("_probe", "eol", "reader", "writer")
+    __slots__ = ("end", "eol", "poll", "reader", "writer")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.eol = b""  # the server's line end (CRLF, or a bare LF), learnt from its first reply
-        self._probe = _readable_probe(writer.get_extra_info("socket").fileno())
+        self.eol = self.end = b""  # the server's line end (CRLF, or a bare LF) and a head's end,
+        # learnt from its first reply
+        self.poll = _poller(writer.get_extra_info("socket").fileno())
 
     @property
     def fresh(self) -> bool:
@@ -83,20 +84,22 @@ class _Conn:
         buffer that the event loop has not read yet. Only such a connection may carry the
         next request; else stray bytes would be read as its reply (httpcore checks the
         same before reusing a connection)."""
+        reader = self.reader
         # StreamReader has no public way to ask for what it holds unread.
-        return self.fresh and not self.reader._buffer and not self._probe()  # type: ignore[attr-defined]
+        return not (reader._buffer or reader.at_eof()  # type: ignore[attr-defined]
+                    or self.writer.is_closing() or self.poll(0))
 
     def close(self) -> None:
         self.writer.close()
 
 
-def _readable_probe(fd: int) -> Callable[[], bool]:
-    """A non-blocking "is anything waiting on this socket?" (data, EOF or an error)."""
+def _poller(fd: int) -> Callable[[int], Sized]:
+    """`poll(0)`: what is waiting on the socket `fd` (data, EOF, an error), without waiting."""
     if hasattr(select, "poll"):  # no FD_SETSIZE limit, unlike select() (not on Windows)
         poller = select.poll()
         poller.register(fd, select.POLLIN)
-        return lambda: bool(poller.poll(0))
-    return lambda: bool(select.select((fd,), (), (), 0)[0])
+        return poller.poll
+    return lambda timeout: select.select((fd,), (), (), timeout)[0]
 
 
 def usable(url: str, headers: Mapping[str, str]) -> bool:
@@ -210,8 +213,8 @@ class WirePool:
 async def _read_head(conn: _Conn) -> tuple[int, Headers]:
     while True:
         try:
-            eol = conn.eol
-            raw = await (conn.reader.readuntil(eol + eol) if eol else _first_head(conn))
+            end = conn.end
+            raw = await (conn.reader.readuntil(end) if end else _first_head(conn))
         except asyncio.IncompleteReadError as exc:
             raise WireError("Server disconnected without sending a complete response"
                             if exc.partial else
@@ -233,6 +236,7 @@ async def _first_head(conn: _Conn) -> bytes:
     reader = conn.reader
     status = await reader.readuntil(b"\n")
     conn.eol = eol = b"\r\n" if status.endswith(b"\r\n") else b"\n"
+    conn.end = eol + eol
     try:
         start = await reader.readexactly(len(eol))
         if start == eol:  # no header lines at all
