@@ -104,10 +104,11 @@ class RecordWriter:
         with self._lock:
             self._pending.append(item)
 
-    def then(self, callback: Callable[[], None]) -> None:
+    def then(self, callback: Callable[[], None], *, failed_too: bool = False) -> None:
         """Call `callback` on the running event loop once every record written so far is
-        flushed and fsynced (without making the caller wait for the disk)."""
-        self._push(_OnLoop(asyncio.get_running_loop(), callback))
+        flushed and fsynced (without making the caller wait for the disk). If writing them
+        failed, it is not called, unless `failed_too` (a waiter, who then raises)."""
+        self._push(_OnLoop(asyncio.get_running_loop(), callback, failed_too))
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
@@ -117,7 +118,7 @@ class RecordWriter:
             if not done.done():
                 done.set_result(None)
 
-        self.then(resolve)
+        self.then(resolve, failed_too=True)
         self._wake.set()
         await done
         self._raise_if_failed()
@@ -161,7 +162,7 @@ class RecordWriter:
                 continue
             idle = _POLL_MIN_S
             self._commit([i for i in items if isinstance(i, bytes)])
-            _call_back(items)
+            _call_back(items, failed=self._error is not None)
             if any(i is _STOP for i in items):
                 return
 
@@ -189,15 +190,19 @@ class _OnLoop(NamedTuple):
 
     loop: asyncio.AbstractEventLoop
     callback: Callable[[], None]
+    failed_too: bool
 
 
-def _call_back(items: list[Any]) -> None:
+def _call_back(items: list[Any], *, failed: bool) -> None:
     """After a group commit, on the writer thread: run its thread callbacks, and hand each
     loop its callbacks in one `call_soon_threadsafe` (one wake-up of the loop per commit, not
-    one per task-trial; each still runs as its own callback there, in order)."""
+    one per task-trial; each still runs as its own callback there, in order). After a failed
+    commit only waiters are called: the lines of the others are not on disk."""
     later: dict[asyncio.AbstractEventLoop, list[Callable[[], None]]] = {}
     for item in items:
         if isinstance(item, _OnLoop):
+            if failed and not item.failed_too:
+                continue
             later.setdefault(item.loop, []).append(item.callback)
         elif callable(item):
             item()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from a2abench.errors import RecordsError
 from a2abench.run.writer import RecordWriter
 
 
@@ -86,3 +87,29 @@ async def test_fsyncs_are_batched_and_each_callback_waits_for_the_one_covering_i
     assert all(size >= ends[i] for i, size in seen)  # announced once fsynced, never before
     assert before <= elapsed / 0.02 + 2  # one fsync per 20 ms window, not one per poll
     assert synced[-1] == ends[-1]
+
+
+async def test_a_failed_commit_announces_nothing_and_durable_raises(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fails the fsync: the task-trials of that commit are not on disk, so their
+    `then` callbacks (serve-green's progress) never run; `durable()` wakes and says why."""
+    writer = RecordWriter(tmp_path / "run.jsonl")
+    writer.write({"type": "task", "n": 0})
+    await writer.durable()
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    announced: list[int] = []
+    writer.write({"type": "task", "n": 1})
+    writer.then(lambda: announced.append(1))
+    with pytest.raises(RecordsError, match="No space left"):
+        await writer.durable()
+    writer.then(lambda: announced.append(2))  # after the failure: never on disk either
+    with pytest.raises(RecordsError):
+        await writer.durable()
+    await asyncio.sleep(0.1)
+    assert announced == []
+    with pytest.raises(RecordsError):
+        writer.close()
