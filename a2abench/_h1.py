@@ -3,10 +3,11 @@
 httpx (with httpcore, h11 and anyio) costs ~1.2 ms of CPU per request on a 2-core machine,
 more than the rest of a single-turn task-trial; this client costs ~0.1 ms
 (perf/throughput.py, docs/performance.md). It is used only where it is complete: plain
-`http://` URLs without credentials, headers of plain text, non-streaming JSON-RPC calls
+`http://` URLs without credentials, headers h11 would send, non-streaming JSON-RPC calls
 made by `A2AClient` to an interface that does not redirect (`a2a/transport.py` decides from
 its first call, made with httpx). TLS, redirects, SSE, cards and the REST binding stay on
-httpx.
+httpx. It reads replies as h11 (under httpx) reads them, refuses what h11 refuses, and
+bounds every part of a reply (tests/a2a/test_h1_review.py, docs/transports.md).
 `A2ABENCH_HTTP_CLIENT=httpx` turns it off.
 
 Responses look like the part of `httpx.Response` that `_limits.read_body` and the
