@@ -162,7 +162,7 @@ async def test_an_idle_connection_the_server_closed_is_replaced_without_a_second
     assert server.connections == 2 and len(server.heads) == 2
 
 
-async def test_a_reused_connection_closed_before_the_eof_was_seen_is_retried_once() -> None:
+async def test_a_connection_closed_before_the_eof_was_seen_is_not_reused() -> None:
     async with scripted(reply(), reply(), close_after={1}) as server:
         wire = pool(server.url)
         assert await body_of(wire) == (200, OK)
