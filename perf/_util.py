@@ -19,6 +19,27 @@ def machine() -> str:
             f"{platform.system()} {platform.machine()}")
 
 
+_last_stat: list[int] = []
+
+
+def load() -> str:
+    """The load average, and the share of CPU time the hypervisor took from this machine
+    (steal) since the previous call: a run on a busy host is slower at a low load average."""
+    import os
+
+    text = "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return text
+    if _last_stat:
+        delta = [a - b for a, b in zip(ticks, _last_stat, strict=True)]
+        text += f", steal {100 * delta[7] / max(1, sum(delta)):.1f} %"
+    _last_stat[:] = ticks
+    return text
+
+
 def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import resource
 import subprocess
 import sys
@@ -27,13 +26,9 @@ import time
 from pathlib import Path
 
 import orjson
-from _util import ROOT, machine
+from _util import ROOT, load, machine
 
 from a2abench.report import build_report
-
-
-def load() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def real_run(tmp: Path) -> Path:

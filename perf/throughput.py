@@ -49,7 +49,7 @@ from pathlib import Path
 
 import httpx
 import orjson
-from _util import ROOT, machine, wait_for_card
+from _util import ROOT, load, machine, wait_for_card
 
 from a2abench._h1 import WirePool
 from a2abench._limits import read_body
@@ -64,10 +64,6 @@ DATA = Path(os.environ.get("A2ABENCH_TEST_DATA", ROOT.parent / "shared" / "data"
 def cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
-
-
-def load() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def start_agent(delay: float) -> tuple[subprocess.Popen[bytes], str]:
