@@ -90,6 +90,15 @@ async def body_of(wire: WirePool, content: bytes = b"{}") -> tuple[int, bytes]:
         await response.aclose()
 
 
+async def refused(answer: bytes, match: str) -> None:
+    """The scripted `answer` to one POST is a WireError matching `match`."""
+    async with scripted(answer, close_after={1}) as server:
+        wire = pool(server.url)
+        with pytest.raises(WireError, match=match):
+            await body_of(wire)
+        await wire.aclose()
+
+
 async def test_keep_alive_reuses_one_connection_and_sends_the_headers() -> None:
     async with scripted(reply(), reply()) as server:
         wire = pool(server.url)
@@ -145,11 +154,7 @@ async def test_interim_1xx_replies_are_skipped() -> None:
      "cannot be decoded"),
 ])
 async def test_malformed_replies_are_wire_errors(answer: bytes, message: str) -> None:
-    async with scripted(answer, close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match=message):
-            await body_of(wire)
-        await wire.aclose()
+    await refused(answer, message)
 
 
 async def test_an_idle_connection_the_server_closed_is_replaced_without_a_second_request() -> None:

@@ -17,7 +17,7 @@ from a2abench.a2a.client import A2AClient
 from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.transport import JsonRpcTransport
 from a2abench.errors import A2ABenchError, ReplyTooLarge
-from tests.a2a.test_h1 import OK, body_of, card, pool, reply, scripted
+from tests.a2a.test_h1 import OK, body_of, card, pool, refused, reply, scripted
 
 HEAD = b"HTTP/1.1 200 OK\r\n"
 CHUNKED = HEAD + b"transfer-encoding: chunked\r\n\r\n"
@@ -41,11 +41,7 @@ async def test_a_huge_chunk_is_read_in_pieces_and_meets_the_reply_cap() -> None:
 async def test_chunk_sizes_are_hex_digits_only(size: bytes) -> None:
     # What h11 accepts: 1 to 20 hex digits; int(..., 16) alone takes signs, 0x and _.
     answer = CHUNKED + size + b"\r\nhello\r\n0\r\n\r\n"
-    async with scripted(answer, close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match="bad chunk size"):
-            await body_of(wire)
-        await wire.aclose()
+    await refused(answer, "bad chunk size")
 
 
 @pytest.mark.parametrize("trailers", [
@@ -54,11 +50,7 @@ async def test_chunk_sizes_are_hex_digits_only(size: bytes) -> None:
 ], ids=["long-line", "many-lines"])
 async def test_trailers_are_bounded_like_the_head(trailers: bytes) -> None:
     answer = CHUNKED + b"5\r\nhello\r\n0\r\n" + trailers + b"\r\n"
-    async with scripted(answer, close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match="trailers"):
-            await body_of(wire)
-        await wire.aclose()
+    await refused(answer, "trailers")
 
 
 @pytest.mark.parametrize("length", [
@@ -69,11 +61,7 @@ async def test_trailers_are_bounded_like_the_head(trailers: bytes) -> None:
 ], ids=["superscript", "5000-digits", "21-digits", "conflicting"])
 async def test_bad_content_lengths_are_wire_errors(length: bytes) -> None:
     answer = HEAD + b"content-length: " + length + b"\r\n\r\nhello"
-    async with scripted(answer, close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match="Content-Length"):
-            await body_of(wire)
-        await wire.aclose()
+    await refused(answer, "Content-Length")
 
 
 async def test_repeated_equal_content_lengths_are_one_length_as_in_h11() -> None:
@@ -89,21 +77,13 @@ async def test_repeated_equal_content_lengths_are_one_length_as_in_h11() -> None
 @pytest.mark.parametrize("coding", [b"gzip, chunked", b"identity", b"xchunked"])
 async def test_transfer_codings_other_than_chunked_are_refused_as_in_h11(coding: bytes) -> None:
     answer = HEAD + b"transfer-encoding: " + coding + b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
-    async with scripted(answer, close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match="Transfer-Encoding"):
-            await body_of(wire)
-        await wire.aclose()
+    await refused(answer, "Transfer-Encoding")
 
 
 @pytest.mark.parametrize("status", [b"HTTP/1.1 099 Odd", b"HTTP/1.1 2000 OK",
                                     b"HTTP/1.1 200OK", b"HTTP/1.1 20x OK"])
 async def test_status_lines_outside_h11s_grammar_are_wire_errors(status: bytes) -> None:
-    async with scripted(status + b"\r\ncontent-length: 2\r\n\r\n{}", close_after={1}) as server:
-        wire = pool(server.url)
-        with pytest.raises(WireError, match="not an HTTP/1.1 reply"):
-            await body_of(wire)
-        await wire.aclose()
+    await refused(status + b"\r\ncontent-length: 2\r\n\r\n{}", "not an HTTP/1.1 reply")
 
 
 async def test_folded_header_lines_are_unfolded_as_rfc_9112_asks() -> None:
