@@ -243,8 +243,8 @@ class _Accumulator:
             self.duplicates += 1
             if old[0] and not scored:
                 return  # keep the scored result over a later infrastructure failure
-        # Its _KEPT values as a tuple (absent ones _ABSENT): a dict of them cost more than the
-        # parse (0.45 -> 0.66x the bare loop), and keeping the record itself 1.3x the memory.
+        # Its _KEPT values as a tuple (absent ones _ABSENT): 1.2-1.8 us less per record than a
+        # dict of them; keeping the record itself took 1.3x the memory (docs/performance.md).
         self.tasks[key] = (scored, tuple(map(rec.get, _KEPT, _ABSENTS)))
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
@@ -258,15 +258,22 @@ class _Accumulator:
             yield key, {k: v for k, v in zip(_KEPT, values, strict=True) if v is not _ABSENT}
 
     def extras(self) -> list[tuple[int, int, int, int, float | None]]:
-        # The last five _KEPT values; _ABSENT is neither a count nor a number (0 and None).
-        return [(safe_count(v[-5]), safe_count(v[-4]), safe_count(v[-3]), safe_count(v[-2]),
-                 safe_number(v[-1])) for _, v in self.tasks.values()]
+        """The token counts and cost of each kept task-trial (_EXTRA_KEYS); an absent value
+        is neither a count nor a number: 0 and None."""
+        out = []
+        for _, values in self.tasks.values():
+            a2a_in, a2a_out, prompt, completion, cost = values[_FIRST_EXTRA:]
+            out.append((safe_count(a2a_in), safe_count(a2a_out), safe_count(prompt),
+                        safe_count(completion), safe_number(cost)))
+        return out
 
 
-# What the report reads of a kept task record (the line's fields and the token counts).
+# What the report reads of a kept task record: the line's fields, then the token counts.
+_EXTRA_KEYS = ("input_tokens", "output_tokens", "llm_prompt_tokens", "llm_completion_tokens",
+               "cost_usd")
 _KEPT = ("benchmark", "domain", "category", "task_id", "trial", "status", "reward", "success",
-         "termination", "latency_ms", "turns", "labels", "error", "input_tokens",
-         "output_tokens", "llm_prompt_tokens", "llm_completion_tokens", "cost_usd")
+         "termination", "latency_ms", "turns", "labels", "error", *_EXTRA_KEYS)
+_FIRST_EXTRA = len(_KEPT) - len(_EXTRA_KEYS)
 _ABSENT = object()  # a key the record does not have (not the same as null)
 _ABSENTS = (_ABSENT,) * len(_KEPT)
 
