@@ -1,5 +1,5 @@
 """Benchmark data in the user cache: what `a2abench data pull` fetches, `data status` reports.
-Every file is pinned (sha256 and/or git blob id) and fetched through `a2abench._download`, the
+Every file is pinned (sha256 and/or git blob id) and fetched through `a2abench.net.download`, the
 same verified downloader a run uses, so a pulled cache is exactly what a run would download.
 Each benchmark's driver declares its sets (`Driver.data_sets`); the built-ins':
 
@@ -23,10 +23,10 @@ from typing import Literal
 
 import httpx
 
-from a2abench import _download
 from a2abench._paths import cache_dir
-from a2abench._tls import verified_context
 from a2abench.errors import ConfigError
+from a2abench.net import download as _download
+from a2abench.net.tls import verified_context
 
 Benchmark = str  # a registered benchmark's name
 FileState = Literal["verified", "missing", "corrupt"]

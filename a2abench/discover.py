@@ -9,7 +9,6 @@ from urllib.parse import urljoin, urlsplit
 
 from pydantic import BaseModel, Field
 
-from a2abench._retry import RetryPolicy
 from a2abench.a2a.bindings import (
     InterfaceChoice,
     binding_name,
@@ -25,6 +24,7 @@ from a2abench.a2a.card import WARN_CARD_BYTES, CardFetch
 from a2abench.a2a.config import A2AConfig, transport_choice
 from a2abench.a2a.dialects import dialect_of_version
 from a2abench.a2a.models import AgentCard, Dialect
+from a2abench.net.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from a2abench.a2a.client import A2AClient
@@ -274,8 +274,8 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
     Raises the named error when no card can be obtained; otherwise returns a result whose
     `usable` says whether a2abench can benchmark the agent and `error` names the first problem.
     """
-    from a2abench._limits import ReplyLimits
     from a2abench.a2a.client import A2AClient
+    from a2abench.net.limits import ReplyLimits
 
     limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()
     config = A2AConfig.create(url, auth_token=auth_token, timeout=timeout, limits=limits,

@@ -136,7 +136,7 @@ _STATUS_HINTS = {
     "CONTENT_TYPE_NOT_SUPPORTED": "The agent refused a media type it does not declare.",
 }
 class ReplyLimitExceeded(ProtocolError):
-    """A reply larger, deeper or more numerous than `ReplyLimits` allows (_limits.py)."""
+    """A reply larger, deeper or more numerous than `ReplyLimits` allows (net/limits.py)."""
 
 
 class ReplyTooLarge(ReplyLimitExceeded):

@@ -30,16 +30,6 @@ silently changed (tests pin `__all__`).
 
 from __future__ import annotations
 
-from a2abench._download import RemoteFile, git_blob_sha1_file, raw_base, sha256_file
-from a2abench._download import ensure as ensure_files
-from a2abench._egress import egress_refusal
-from a2abench._limits import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_TOOL_CALLS,
-    check_count,
-    loads,
-    raw_decode,
-)
 from a2abench._paths import cache_dir
 from a2abench._version import __version__ as A2ABENCH_VERSION
 from a2abench.a2a import (
@@ -79,6 +69,16 @@ from a2abench.llm._embeddings import EmbeddingClient
 from a2abench.mcp import CallRejected, McpLimits, ToolResult, ToolSession, ToolSpec
 from a2abench.mcp.channel import McpChannel
 from a2abench.mcp.options import ToolChannelOptions
+from a2abench.net.download import RemoteFile, git_blob_sha1_file, raw_base, sha256_file
+from a2abench.net.download import ensure as ensure_files
+from a2abench.net.egress import egress_refusal
+from a2abench.net.limits import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_TOOL_CALLS,
+    check_count,
+    loads,
+    raw_decode,
+)
 from a2abench.options import option
 from a2abench.run.driver import (
     DataSet,

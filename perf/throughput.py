@@ -16,7 +16,7 @@ For each agent delay and concurrency, alternating, in one process:
 * a2abench: `execute_async` with the tau2 driver (plan, environment, first message, A2A call
   over its lean HTTP/1.1 client, parsing, scoring, records fsynced, events to a sink that
   drops them);
-* raw lean wire: the raw loop over a2abench's own HTTP/1.1 client (`a2abench/_h1.py`,
+* raw lean wire: the raw loop over a2abench's own HTTP/1.1 client (`a2abench/net/h1.py`,
   one shared keep-alive pool): the wire's floor, nothing else.
 Printed: task-trials/s of each, a2abench's rate against each raw loop (of the best times,
 and the median of the rounds' back-to-back pairs), and this process's CPU time per
@@ -51,11 +51,11 @@ import httpx
 import orjson
 from _util import ROOT, load, machine, wait_for_card
 
-from a2abench._h1 import WirePool
-from a2abench._limits import read_body
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.driver import Tau2Driver, Tau2Options
 from a2abench.benchmarks.tau2.solo import is_solo_task, solo_first_message
+from a2abench.net.h1 import WirePool
+from a2abench.net.limits import read_body
 from a2abench.run import RunConfig, execute_async
 
 DATA = Path(os.environ.get("A2ABENCH_TEST_DATA", ROOT.parent / "shared" / "data"))
@@ -138,7 +138,7 @@ async def raw_run(base: str, trials: int, concurrency: int, body: bytes) -> tupl
 
 
 async def wire_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
-    """`raw_run` over a2abench's own lean HTTP/1.1 client (a2abench/_h1.py): the wire's floor."""
+    """`raw_run` over a2abench's own lean HTTP/1.1 client (a2abench/net/h1.py): the wire's floor."""
     wire = WirePool(base + "/", HEADERS, connect_timeout=10.0)
 
     async def call(_lane: int, content: bytes) -> bytes:

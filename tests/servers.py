@@ -21,7 +21,7 @@ from typing import Any
 
 import uvicorn
 
-from a2abench._embedded import EmbeddedServer
+from a2abench.net.embedded import EmbeddedServer
 
 
 @contextlib.contextmanager

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from a2abench import _download, data
+from a2abench import data
 from a2abench._paths import cache_dir
 from a2abench.benchmarks.crmarena import reference, upstream
 from a2abench.benchmarks.tau2 import data as tau2_data
+from a2abench.net import download as _download
 from tests.clihelp import run_cli
 from tests.conftest import shared_data
 from tests.tau2.test_download import FileServer

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from a2abench._embedded import EmbeddedServer
+from a2abench.net.embedded import EmbeddedServer
 
 
 async def _slow(_request: Request) -> PlainTextResponse:

@@ -85,10 +85,11 @@ def test_the_example_plugin_uses_the_same_door() -> None:
 
 def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("def f():\n    from a2abench.run.driver import agent_input\n"
-                                   "from a2abench import _download\nimport a2abench._limits\n")
+                                   "from a2abench.net import download\n"
+                                   "import a2abench.net.limits\n")
     assert _side_doors(tmp_path, "a2abench.benchmarks") == [
-        "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench._download",
-        "m.py:4 imports a2abench._limits"]
+        "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench.net",
+        "m.py:4 imports a2abench.net.limits"]
 
 
 def test_the_door_scan_resolves_relative_imports() -> None:

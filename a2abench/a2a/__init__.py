@@ -4,8 +4,6 @@ over JSON-RPC, HTTP+JSON and gRPC.
 Importing this package pulls in httpx and pydantic; the CLI imports it inside commands only.
 """
 
-from a2abench._limits import ReplyLimits
-from a2abench._retry import RetryPolicy
 from a2abench.a2a.card import CardFetch, fetch_card
 from a2abench.a2a.client import A2AClient, AgentReply, Conversation, select_interface
 from a2abench.a2a.config import A2AConfig
@@ -21,6 +19,8 @@ from a2abench.a2a.models import (
     TaskState,
     TextPart,
 )
+from a2abench.net.limits import ReplyLimits
+from a2abench.net.retry import RetryPolicy
 
 __all__ = [
     "A2AClient",

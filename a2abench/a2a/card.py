@@ -10,14 +10,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from a2abench._limits import (
-    DEFAULT_MAX_DEPTH,
-    Deadline,
-    DeadlinePassed,
-    current_task_deadline,
-    deadline_scope,
-    loads,
-)
 from a2abench.a2a.models import AgentCard
 from a2abench.errors import (
     A2ABenchError,
@@ -29,6 +21,14 @@ from a2abench.errors import (
     ProtocolError,
     ReplyTooDeep,
     TooManyRedirects,
+)
+from a2abench.net.limits import (
+    DEFAULT_MAX_DEPTH,
+    Deadline,
+    DeadlinePassed,
+    current_task_deadline,
+    deadline_scope,
+    loads,
 )
 
 CARD_PATH = "/.well-known/agent-card.json"

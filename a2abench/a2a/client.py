@@ -21,10 +21,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from a2abench import _h1
-from a2abench._egress import HostPolicy
-from a2abench._limits import ReplyLimits, check_count, current_task_deadline
-from a2abench._tls import verified_context
 from a2abench.a2a import bindings, dialects
 from a2abench.a2a.bindings import Binding, InterfaceChoice
 from a2abench.a2a.card import MAX_REDIRECTS, CardFetch, fetch_card
@@ -45,6 +41,10 @@ from a2abench.a2a.models import (
 )
 from a2abench.a2a.transport import jsonrpc_headers
 from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
+from a2abench.net import h1 as _h1
+from a2abench.net.egress import HostPolicy
+from a2abench.net.limits import ReplyLimits, check_count, current_task_deadline
+from a2abench.net.tls import verified_context
 
 
 def select_interface(card: AgentCard, card_url: str,
@@ -312,7 +312,7 @@ class A2AClient:
 
     def _new_wire(self, choice: InterfaceChoice, headers: dict[str, str]) -> _h1.WirePool | None:
         """The lean HTTP/1.1 pool every lane shares for JSON-RPC calls to a plain-http
-        interface (a2abench/_h1.py), when we own the httpx clients it stands in for."""
+        interface (a2abench/net/h1.py), when we own the httpx clients it stands in for."""
         if not (self._owns_http and choice.binding == "JSONRPC" and _h1.enabled()):
             return None
         sent = jsonrpc_headers(choice.dialect, headers)

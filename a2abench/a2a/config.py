@@ -7,9 +7,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from a2abench._limits import ReplyLimits
-from a2abench._retry import RetryPolicy
 from a2abench.errors import ConfigError
+from a2abench.net.limits import ReplyLimits
+from a2abench.net.retry import RetryPolicy
 
 # Agent requests retry sooner and give up sooner than LLM calls (the run has its own deadline).
 AGENT_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.5, max_delay_s=8.0, budget_s=60.0)

@@ -5,7 +5,7 @@ are built from the same JSON the other bindings send (1.0 JSON-RPC params are Pr
 `SendMessageRequest`; 0.3 goes through `proto03.py`), and replies are turned back into that
 JSON, so `dialects.py` parses every binding alike. grpcio is the optional extra
 `a2abench[grpc]`; creating a GrpcTransport without it raises a ConfigError naming the
-extra. Reply limits are the other bindings' (`_limits.py`): grpcio refuses a reply over
+extra. Reply limits are the other bindings' (`net/limits.py`): grpcio refuses a reply over
 `max_bytes` (RESOURCE_EXHAUSTED), a stream may hold `max_events` events, and the whole call
 runs under the request deadline and the task-trial's.
 """
@@ -17,16 +17,6 @@ import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from a2abench._limits import (
-    Deadline,
-    DeadlinePassed,
-    ReplyLimits,
-    check_count,
-    current_task_deadline,
-    deadline_scope,
-    too_large,
-)
-from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, content_chars, estimate_tokens
@@ -39,6 +29,16 @@ from a2abench.errors import (
     AgentUnreachable,
     ConfigError,
 )
+from a2abench.net.limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    check_count,
+    current_task_deadline,
+    deadline_scope,
+    too_large,
+)
+from a2abench.net.retry import RetryPolicy
 
 EXTRA_HINT = 'Install the extra: pip install "a2abench[grpc]".'
 _TRANSIENT = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})

@@ -5,7 +5,7 @@
 under `{url}/v1/`, with 0.3's proto shapes (`proto03.py`). Errors come back as a
 `google.rpc.Status`-style `{"error": {"code", "status", "message", "details"}}` body.
 Retries, timeouts, metrics, error classes and reply limits (a bounded body and SSE reader,
-depth-limited JSON, a whole-request deadline: `_limits.py`) are those of the JSON-RPC
+depth-limited JSON, a whole-request deadline: `net/limits.py`) are those of the JSON-RPC
 transport.
 """
 
@@ -19,20 +19,6 @@ from urllib.parse import quote
 
 import httpx
 
-from a2abench._attempts import AttemptLoop, Outcome
-from a2abench._http import parse_retry_after
-from a2abench._limits import (
-    Deadline,
-    DeadlinePassed,
-    ReplyLimits,
-    current_task_deadline,
-    deadline_scope,
-    iter_sse,
-    loads,
-    read_body,
-    read_prefix,
-)
-from a2abench._retry import RetryPolicy
 from a2abench.a2a import proto03
 from a2abench.a2a.card import status_origin
 from a2abench.a2a.config import AGENT_RETRY
@@ -53,6 +39,19 @@ from a2abench.errors import (
     ProtocolError,
     ReplyTooLarge,
 )
+from a2abench.net.attempts import AttemptLoop, Outcome
+from a2abench.net.limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    current_task_deadline,
+    deadline_scope,
+    iter_sse,
+    loads,
+    read_body,
+    read_prefix,
+)
+from a2abench.net.retry import RetryPolicy, parse_retry_after
 
 _ids = itertools.count(1)
 # google.rpc status names a retry may cure (the same classes as TRANSIENT_STATUS).

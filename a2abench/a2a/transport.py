@@ -21,21 +21,6 @@ from typing import Any
 import httpx
 import orjson
 
-from a2abench._attempts import Attempt, AttemptLoop, Decide, Outcome
-from a2abench._h1 import WireError, WirePool, WireResponse
-from a2abench._http import parse_retry_after
-from a2abench._limits import (
-    Deadline,
-    DeadlinePassed,
-    ReplyLimits,
-    current_task_deadline,
-    deadline_scope,
-    iter_sse,
-    loads,
-    read_body,
-    read_prefix,
-)
-from a2abench._retry import RetryPolicy
 from a2abench.a2a.card import status_origin
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
@@ -52,6 +37,20 @@ from a2abench.errors import (
     TaskTimeout,
     TooManyRedirects,
 )
+from a2abench.net.attempts import Attempt, AttemptLoop, Decide, Outcome
+from a2abench.net.h1 import WireError, WirePool, WireResponse
+from a2abench.net.limits import (
+    Deadline,
+    DeadlinePassed,
+    ReplyLimits,
+    current_task_deadline,
+    deadline_scope,
+    iter_sse,
+    loads,
+    read_body,
+    read_prefix,
+)
+from a2abench.net.retry import RetryPolicy, parse_retry_after
 
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
 _ids = itertools.count(1)
@@ -194,7 +193,7 @@ class JsonRpcTransport:
                  before_request: Callable[[], Awaitable[None]] | None = None,
                  limits: ReplyLimits | None = None, wire: WirePool | None = None) -> None:
         """`wire` sends the non-streaming calls over the lean HTTP/1.1 client
-        (a2abench/_h1.py) when the interface does not redirect (`_send`)."""
+        (a2abench/net/h1.py) when the interface does not redirect (`_send`)."""
         self.http = http
         self.wire = wire
         self.url = url

@@ -17,7 +17,7 @@ def serve(factory: Callable[[str], Any], *, host: str = "127.0.0.1") -> Iterator
     """Bind a free port on `host`, build the app for that URL, serve it; yield the URL."""
     import uvicorn
 
-    from a2abench._embedded import EmbeddedServer
+    from a2abench.net.embedded import EmbeddedServer
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -31,7 +31,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from a2abench._embedded import listen
 from a2abench.errors import ConfigError
 from a2abench.green import bindings
 from a2abench.green.card import build_card
@@ -43,6 +42,7 @@ from a2abench.green.settings import GreenSettings, normalized_card_url, rpc_path
 from a2abench.green.status_page import CountRequests, Readiness
 from a2abench.green.status_page import routes as status_routes
 from a2abench.green.tck import TckRouter
+from a2abench.net.embedded import listen
 
 logger = logging.getLogger("a2abench.green")
 CARD_CACHE_CONTROL = "public, max-age=300"

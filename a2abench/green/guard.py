@@ -11,7 +11,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from a2abench._egress import HostPolicy
+from a2abench.net.egress import HostPolicy
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

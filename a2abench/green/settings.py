@@ -79,7 +79,7 @@ class GreenSettings:
             raise ConfigError("--max-trials must be at least 1")
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"--log-format {self.log_format!r} is not text or json")
-        from a2abench._egress import pattern_problem
+        from a2abench.net.egress import pattern_problem
 
         for pattern in self.allow_hosts:
             problem = pattern_problem(pattern)

@@ -11,7 +11,6 @@ LLMBadRequest, LLMContextWindowExceeded, LLMRateLimited, LLMResponseInvalid).
 See docs/llm.md for configuration, environment variables and the cache.
 """
 
-from a2abench._retry import RetryPolicy
 from a2abench.llm._build import build_llm
 from a2abench.llm._cache import ResponseCache, cache_key, default_cache_root
 from a2abench.llm._client import ChatLLM, MetricsHook
@@ -25,6 +24,7 @@ from a2abench.llm._config import (
 from a2abench.llm._options import LLMOptions
 from a2abench.llm._pricing import PRICES, Price, cost_usd, lookup_price
 from a2abench.llm._result import ChatResult, LLMCallMetrics, ToolCall, Usage
+from a2abench.net.retry import RetryPolicy
 
 __all__ = [
     "API_KEY_ENV_VARS",

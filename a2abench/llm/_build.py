@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ConfigError
 from a2abench.llm._client import ChatLLM
 from a2abench.llm._config import DEFAULT_BASE_URL, LLMConfig, api_key_from_env
+from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 
 
 def build_llm(model: str, *, base_url: str | None, args: dict[str, Any], cache: bool,

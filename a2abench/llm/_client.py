@@ -11,14 +11,6 @@ from typing import Any
 
 import httpx
 
-from a2abench._attempts import Attempt, AttemptLoop, Outcome
-from a2abench._limits import (
-    Deadline,
-    DeadlinePassed,
-    current_task_deadline,
-    deadline_scope,
-)
-from a2abench._tls import verified_context
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import KeyLocks, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig, check_args
@@ -33,6 +25,14 @@ from a2abench.llm._http import (
     retry_after_s,
 )
 from a2abench.llm._result import API_HINT, ChatResult, LLMCallMetrics, parse_completion
+from a2abench.net.attempts import Attempt, AttemptLoop, Outcome
+from a2abench.net.limits import (
+    Deadline,
+    DeadlinePassed,
+    current_task_deadline,
+    deadline_scope,
+)
+from a2abench.net.tls import verified_context
 
 logger = logging.getLogger("a2abench.llm")
 

@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, SecretStr
 
-from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
-from a2abench._retry import RetryPolicy
 from a2abench.errors import ConfigError
+from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
+from a2abench.net.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV_VARS = ("A2ABENCH_LLM_API_KEY", "OPENAI_API_KEY")

@@ -23,8 +23,6 @@ from typing import Any
 
 import httpx
 
-from a2abench._attempts import Attempt, AttemptLoop, Outcome
-from a2abench._tls import verified_context
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm._cache import FORMAT_VERSION, ResponseCache, cache_key, default_cache_root
 from a2abench.llm._config import LLMConfig
@@ -36,6 +34,8 @@ from a2abench.llm._http import (
     read_reply_blocking,
     retry_after_s,
 )
+from a2abench.net.attempts import Attempt, AttemptLoop, Outcome
+from a2abench.net.tls import verified_context
 
 BATCH = 128
 

@@ -13,15 +13,6 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from a2abench._http import parse_retry_after
-from a2abench._limits import (
-    DEFAULT_MAX_DEPTH,
-    DeadlinePassed,
-    loads,
-    read_body,
-    read_body_blocking,
-    read_prefix,
-)
 from a2abench._version import __version__
 from a2abench.errors import (
     LLMAuthError,
@@ -33,6 +24,15 @@ from a2abench.errors import (
     ReplyTooDeep,
     ReplyTooLarge,
 )
+from a2abench.net.limits import (
+    DEFAULT_MAX_DEPTH,
+    DeadlinePassed,
+    loads,
+    read_body,
+    read_body_blocking,
+    read_prefix,
+)
+from a2abench.net.retry import parse_retry_after
 
 ERROR_BODY_BYTES = 65_536  # what is read of an error body: enough for the provider's message
 

@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2abench._limits import DEFAULT_MAX_DEPTH, loads
 from a2abench.errors import LLMError, LLMResponseInvalid, ReplyTooDeep
 from a2abench.llm._pricing import cost_usd
+from a2abench.net.limits import DEFAULT_MAX_DEPTH, loads
 
 API_HINT = "Check that the base URL serves the OpenAI Chat Completions API (usually .../v1)."
 

@@ -46,8 +46,8 @@ class McpChannel:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
-        from a2abench._embedded import EmbeddedServer, listen
         from a2abench.mcp.server import McpEndpoint
+        from a2abench.net.embedded import EmbeddedServer, listen
 
         endpoint = McpEndpoint()
 

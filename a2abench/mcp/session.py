@@ -21,8 +21,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from a2abench._limits import DEFAULT_MAX_TOOL_CALLS
 from a2abench.errors import A2ABenchError, InfrastructureError
+from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS
 
 Outcome = Literal["ok", "error", "rejected", "timeout"]
 UNKNOWN_TOOL = "(unknown)"  # the metric label of names that are not tools (bounded labels)

@@ -12,9 +12,9 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.a2a.config import transport_field
 from a2abench.errors import ConfigError
+from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.options import option
 
 # Secret-looking keys: `api_key`, `x-api-key`, `access_token`, `client_secret`, `password`,
@@ -176,7 +176,7 @@ class RunConfig(BaseModel):
         False, "Send each message as a streaming call (SSE / gRPC stream) and assemble the "
                "reply from its events; needs the card's capabilities.streaming. The default "
                "is blocking calls.", negatable=True, request=True)
-    task_timeout: float | None = option(  # wall-clock cap per task-trial (_limits.py)
+    task_timeout: float | None = option(  # wall-clock cap per task-trial (net/limits.py)
         None, "Seconds one task-trial may take in all; passing it while the agent answers is "
               "the agent's error [default: no limit].", gt=0, request=True)
     max_reply_bytes: int = option(  # per reply, agent and LLM endpoints
@@ -239,7 +239,7 @@ class RunConfig(BaseModel):
     @field_validator("allowed_hosts", mode="before")
     @classmethod
     def _hosts(cls, value: Any) -> Any:
-        from a2abench._egress import pattern_problem
+        from a2abench.net.egress import pattern_problem
 
         for pattern in value if isinstance(value, list) else []:
             problem = pattern_problem(pattern) if isinstance(pattern, str) else None

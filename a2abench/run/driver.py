@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from a2abench._download import RemoteFile
-from a2abench._limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.errors import ProtocolError, foreign_errors_as
+from a2abench.net.download import RemoteFile
+from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
 from a2abench.run.tracebacks import format_exc

@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from a2abench._egress import HostPolicy, egress_policy, policy_for
-from a2abench._limits import (
+from a2abench._version import __version__
+from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
+from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
+from a2abench.net.egress import HostPolicy, egress_policy, policy_for
+from a2abench.net.limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
     deadline_scope,
     task_deadline,
 )
-from a2abench._version import __version__
-from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
-from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
 from a2abench.run import plan
 from a2abench.run.adaptive import is_adaptive
 from a2abench.run.config import Redactor, RunConfig, redact, redact_url, resolve_output
@@ -386,7 +386,7 @@ class Engine:
 
     async def _within_deadline(self, ctx: TaskContext) -> TaskOutcome:
         """Run one task-trial under --task-timeout. Requests to the agent see the deadline
-        (_limits.py) and fail with TaskTimeout, the agent's error, when it passes while
+        (net/limits.py) and fail with TaskTimeout, the agent's error, when it passes while
         the agent is answering; the scope here catches it anywhere else (infrastructure)."""
         with task_deadline(self.config.task_timeout) as deadline:
             if deadline is None:

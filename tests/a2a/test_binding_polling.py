@@ -13,10 +13,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from a2abench._retry import RetryPolicy
 from a2abench.a2a import A2AClient, A2AConfig
 from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.a2a.models import TaskState
+from a2abench.net.retry import RetryPolicy
 from tests.servers import free_port, serve
 
 grpc = pytest.importorskip("grpc")

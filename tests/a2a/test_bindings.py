@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from a2abench._egress import HostPolicy
-from a2abench._retry import RetryPolicy
 from a2abench.a2a import A2AClient, A2AConfig
 from a2abench.a2a.bindings import InterfaceChoice
 from a2abench.a2a.metrics import ProtocolMetrics
 from a2abench.a2a.models import TaskState
 from a2abench.errors import A2AStatusError, AgentUnreachable, HostNotAllowed, NoUsableInterface
+from a2abench.net.egress import HostPolicy
+from a2abench.net.retry import RetryPolicy
 from tests.sdk_agents import sdk_agent
 from tests.servers import serve
 
@@ -136,8 +136,8 @@ async def test_grpc_agent_gone_is_unreachable() -> None:
 async def test_reply_limits_hold_on_every_binding(every_binding: str, binding: str,
                                                   streaming: bool) -> None:
     """--max-reply-bytes bounds REST bodies, SSE streams and gRPC messages alike."""
-    from a2abench._limits import ReplyLimits
     from a2abench.errors import ReplyTooLarge
+    from a2abench.net.limits import ReplyLimits
 
     config = A2AConfig.create(every_binding, transport=_force(binding), streaming=streaming,
                               limits=ReplyLimits(max_bytes=2_000))

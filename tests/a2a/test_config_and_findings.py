@@ -120,8 +120,8 @@ def test_v1_specific_required_fields() -> None:
 async def test_host_policy_binds_interfaces_and_redirects() -> None:
     from starlette.responses import RedirectResponse
 
-    from a2abench._egress import HostPolicy
     from a2abench.errors import HostNotAllowed
+    from a2abench.net.egress import HostPolicy
 
     with serve(lambda b: LegacyAgent(b).app()) as elsewhere:
         port = elsewhere.rsplit(":", 1)[1]
@@ -157,7 +157,7 @@ async def test_host_policy_binds_interfaces_and_redirects() -> None:
 async def test_the_request_hook_is_installed_only_when_it_has_work() -> None:
     # Without a host policy or a token the hook would allow everything and withhold nothing:
     # not installed, a request costs nothing more (perf/throughput.py).
-    from a2abench._egress import policy_for
+    from a2abench.net.egress import policy_for
 
     base = "http://127.0.0.1:9/"
     cases = [(A2AClient(A2AConfig.create(base)), 0),

@@ -1,4 +1,4 @@
-"""The lean HTTP/1.1 client (a2abench/_h1.py) against scripted servers on 127.0.0.1."""
+"""The lean HTTP/1.1 client (a2abench/net/h1.py) against scripted servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import httpx
 import orjson
 import pytest
 
-from a2abench import _h1
-from a2abench._h1 import WireError, WirePool, usable
-from a2abench._limits import read_body
-from a2abench._retry import RetryPolicy
 from a2abench.a2a.client import A2AClient
 from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.transport import JsonRpcTransport
 from a2abench.errors import AgentUnreachable, HostNotAllowed
+from a2abench.net import h1 as _h1
+from a2abench.net.h1 import WireError, WirePool, usable
+from a2abench.net.limits import read_body
+from a2abench.net.retry import RetryPolicy
 
 OK = b'{"jsonrpc":"2.0","id":"1","result":{"kind":"message","role":"agent","messageId":"m",' \
      b'"parts":[]}}'

@@ -1,4 +1,4 @@
-"""An adversarial review of the lean HTTP/1.1 client (a2abench/_h1.py): framing, reuse,
+"""An adversarial review of the lean HTTP/1.1 client (a2abench/net/h1.py): framing, reuse,
 bounds and parity with the httpx path, each against a scripted server on 127.0.0.1."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import zlib
 import httpx
 import pytest
 
-from a2abench._h1 import WireError, usable
-from a2abench._limits import read_body
-from a2abench._retry import RetryPolicy
 from a2abench.a2a.client import A2AClient
 from a2abench.a2a.config import A2AConfig
 from a2abench.a2a.transport import JsonRpcTransport
 from a2abench.errors import A2ABenchError, ReplyTooLarge
+from a2abench.net.h1 import WireError, usable
+from a2abench.net.limits import read_body
+from a2abench.net.retry import RetryPolicy
 from tests.a2a.test_h1 import OK, body_of, card, pool, refused, reply, scripted
 
 HEAD = b"HTTP/1.1 200 OK\r\n"

@@ -1,4 +1,4 @@
-"""The bounded reader, SSE parser, depth-limited JSON and deadlines of _limits.py."""
+"""The bounded reader, SSE parser, depth-limited JSON and deadlines of net/limits.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from a2abench._limits import (
+from a2abench.errors import ProtocolError, ReplyLimitExceeded, ReplyTooDeep, ReplyTooLarge
+from a2abench.net.limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
@@ -23,7 +24,6 @@ from a2abench._limits import (
     read_body,
     task_deadline,
 )
-from a2abench.errors import ProtocolError, ReplyLimitExceeded, ReplyTooDeep, ReplyTooLarge
 
 
 def _client(chunks: list[bytes], headers: dict[str, str] | None = None) -> httpx.AsyncClient:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from a2abench._limits import task_deadline
-from a2abench._retry import RetryPolicy
 from a2abench.a2a.transport import _Attempt, retry_delay
 from a2abench.errors import AgentUnreachable
+from a2abench.net.limits import task_deadline
+from a2abench.net.retry import RetryPolicy
 
 POLICY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.01, budget_s=60,
                      jitter=0)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from a2abench import _download
 from a2abench._paths import cache_dir
 from a2abench.benchmarks.crmarena import upstream
 from a2abench.errors import DataCorrupt, DataMissing
+from a2abench.net import download as _download
 from tests.tau2.test_download import FileServer
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from a2abench import _download
 from a2abench.benchmarks.crmarena import upstream
 from a2abench.benchmarks.crmarena.upstream import Slot, UpstreamTextError, evaluate, render
+from a2abench.net import download as _download
 from tests.crmarena import upstream_shaped
 from tests.crmarena.upstream_shaped import USERS
 from tests.tau2.test_download import FileServer

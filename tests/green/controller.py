@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from a2abench._tls import verified_context
+from a2abench.net.tls import verified_context
 from tests.servers import serve
 
 _DROP = {"content-length", "transfer-encoding", "content-encoding"}  # recomputed by Starlette

@@ -26,8 +26,8 @@ from a2a.types import (
     TaskState,
 )
 
-from a2abench._tls import verified_context
 from a2abench.green import GreenApp, GreenSettings, build_app
+from a2abench.net.tls import verified_context
 from tests.servers import serve
 
 

@@ -13,10 +13,10 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.client.client import Client
 from pydantic import SecretStr
 
-from a2abench._tls import verified_context
 from a2abench.a2a import A2AClient, A2AConfig, FilePart
 from a2abench.errors import A2AStatusError, JSONRPCError
 from a2abench.green import GreenApp, GreenSettings, build_app
+from a2abench.net.tls import verified_context
 from tests.green.helpers import STATE, agentbeats, result_of, send
 from tests.servers import free_port, serve
 

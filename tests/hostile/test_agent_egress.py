@@ -14,11 +14,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from a2abench import _download
-from a2abench._egress import HostPolicy, egress_policy, egress_refusal
 from a2abench.benchmarks.crmarena.backends import SalesforceBackend
 from a2abench.benchmarks.crmarena.tasks import load_hub_rows
 from a2abench.errors import DataMissing, SalesforceUnavailable
+from a2abench.net import download as _download
+from a2abench.net.egress import HostPolicy, egress_policy, egress_refusal
 from tests.clihelp import run_cli
 from tests.hostile.hostile_agent import hostile
 from tests.hostile.probe_run import make_org
@@ -115,7 +115,7 @@ def test_run_allow_host_covers_the_upstream_prompt_download(
 
 
 def test_run_policy_adds_only_the_agents_own_port() -> None:
-    from a2abench._egress import policy_for
+    from a2abench.net.egress import policy_for
 
     assert policy_for([], "http://agent:9000") is None
     policy = policy_for(["10.0.0.0/8"], "http://agent:9000/a2a")

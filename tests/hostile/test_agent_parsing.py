@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from a2abench._limits import ReplyLimits
 from a2abench.a2a import dialects
 from a2abench.a2a.client import AgentReply, check_reply
 from a2abench.a2a.models import Artifact, Task, TaskStatus, TextPart
 from a2abench.benchmarks.crmarena import actions
 from a2abench.benchmarks.tau2 import actions as tau2_actions
 from a2abench.errors import ProtocolError, ReplyLimitExceeded, ReplyTooDeep
+from a2abench.net.limits import ReplyLimits
 from a2abench.run import Driver, TaskContext, TaskOutcome, TaskSpec, execute_async
 from a2abench.run.config import RunConfig
 from a2abench.run.registry import register, unregister

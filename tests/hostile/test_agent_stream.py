@@ -15,7 +15,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from a2abench._limits import ReplyLimits, task_deadline
 from a2abench.a2a import A2AClient, A2AConfig, RetryPolicy
 from a2abench.discover import discover
 from a2abench.errors import (
@@ -27,6 +26,7 @@ from a2abench.errors import (
     ReplyTooSlow,
     TaskTimeout,
 )
+from a2abench.net.limits import ReplyLimits, task_deadline
 from tests.hostile.hostile_agent import HostileAgent, hostile
 from tests.servers import serve
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from a2abench import _download
 from a2abench._paths import cache_dir
 from a2abench.errors import DataCorrupt, DataMissing
+from a2abench.net import download as _download
 from tests.clihelp import run_cli
 
 

@@ -1,5 +1,5 @@
 """LLM replies are read like agent replies: a byte cap, a nesting limit, a whole-request
-deadline and the task-trial's deadline (_limits.py)."""
+deadline and the task-trial's deadline (net/limits.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from a2abench._limits import task_deadline
 from a2abench.errors import LLMError, LLMResponseInvalid
 from a2abench.llm import ChatLLM, LLMConfig, RetryPolicy
+from a2abench.net.limits import task_deadline
 
 HI = [{"role": "user", "content": "Hi"}]
 ONCE = RetryPolicy(max_attempts=1)

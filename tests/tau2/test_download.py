@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from a2abench import _download
 from a2abench._paths import cache_dir
 from a2abench.benchmarks.tau2 import data, domain
 from a2abench.errors import DataCorrupt, DataMissing
+from a2abench.net import download as _download
 from tests.tau2.tau2_support import data_root
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from a2abench import _download
 from a2abench.benchmarks.tau2 import data, domain, load_domain
+from a2abench.net import download as _download
 from a2abench.render.display import JsonDisplay, PlainDisplay, RichDisplay
 from a2abench.render.output import Output, OutputMode
 from a2abench.run.events import DataProgress, Progress, RunFinished, RunStarted

@@ -328,8 +328,8 @@ def test_the_agentbeats_download_follows_the_runs_host_policy(
         server: FileServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Under --allow-host that does not name the download's host, nothing is fetched and our
     own wording runs, saying why."""
-    from a2abench._egress import HostPolicy, egress_policy
     from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE, load_profile
+    from a2abench.net.egress import HostPolicy, egress_policy
 
     body = SYNTHETIC_AGENTBEATS.encode()
     _pin(monkeypatch, body)

@@ -94,8 +94,8 @@ def _agentbeats_file(tmp_path: Path) -> Path:
 
 
 def test_the_agentbeats_pin_is_the_upstream_file(tmp_path: Path) -> None:
-    from a2abench._download import sha256_file
     from a2abench.benchmarks.tau2.profiles import AGENTBEATS_SOURCE
+    from a2abench.net.download import sha256_file
 
     _, commit, path = SOURCES["agentbeats"]
     assert (AGENTBEATS_SOURCE.commit, AGENTBEATS_SOURCE.path) == (commit, path)

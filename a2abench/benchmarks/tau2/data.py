@@ -3,7 +3,7 @@
 The package ships `manifest.json`: the pinned upstream commit and the sha256 of every file we
 use, data (`data/tau2/...`) and upstream sources read for prose (`src/tau2/...`, see
 `upstream.py`). Without `--data-dir`, files are downloaded from the repository's raw files at
-that commit into the user cache and verified (`a2abench._download`). With `--data-dir DIR`,
+that commit into the user cache and verified (`a2abench.net.download`). With `--data-dir DIR`,
 DIR is laid out like upstream's `data/` (it holds `tau2/domains/...`); its files are used as
 they are, and whether each matches the pinned checksum is recorded. Upstream sources are looked
 for beside DIR (`DIR/../src/tau2/...`, an upstream checkout) and in the cache, never fetched.

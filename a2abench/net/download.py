@@ -29,8 +29,8 @@ from typing import BinaryIO
 import httpx
 
 from a2abench._paths import cache_dir
-from a2abench._tls import verified_context
 from a2abench.errors import DataCorrupt, DataMissing
+from a2abench.net.tls import verified_context
 
 _CHUNK = 1 << 20
 # Bounds of one file's download (docs/limits.md): bytes when the manifest pins no size, an
@@ -164,7 +164,7 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
 
 def _check_egress(request: httpx.Request) -> None:
     """Under a run's --allow-host, downloads (and their redirects) stay on allowed hosts."""
-    from a2abench._egress import egress_refusal
+    from a2abench.net.egress import egress_refusal
 
     refusal = egress_refusal(str(request.url), "downloading data")
     if refusal is not None:

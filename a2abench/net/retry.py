@@ -5,8 +5,10 @@ One value object, two default instances (`A2AConfig` and `LLMConfig` pick their 
 
 from __future__ import annotations
 
+import email.utils
 import random
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from a2abench.errors import ConfigError
 
@@ -53,3 +55,21 @@ class RetryPolicy:
         """Whether to retry after failed attempt `attempt`, `elapsed_s` into the call,
         waiting `delay_s` first."""
         return attempt < self.max_attempts and elapsed_s + delay_s <= self.budget_s
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date); None if absent or
+    unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())

@@ -93,7 +93,7 @@ class _HeaderLookup(Protocol):
 
 class StreamedReply(Protocol):
     """What the readers below need of a streamed reply: an `httpx.Response`, or the lean
-    HTTP/1.1 client's `WireResponse` (a2abench/_h1.py)."""
+    HTTP/1.1 client's `WireResponse` (a2abench/net/h1.py)."""
 
     @property
     def headers(self) -> _HeaderLookup: ...
