@@ -11,6 +11,7 @@ from a2abench.errors import ConfigError, ResumeMismatch
 from a2abench.run.adaptive import is_adaptive
 from a2abench.run.config import RunConfig, Shard, trial_seed
 from a2abench.run.driver import TaskSpec
+from a2abench.run.roles import Pairing
 from a2abench.run.writer import ReadStats, iter_records
 
 
@@ -19,10 +20,13 @@ class Item:
     task: TaskSpec
     trial: int
     seed: int
+    pairing: Pairing | None = None  # a multi-party run's match (run/roles.py)
 
     @property
-    def key(self) -> tuple[str, int]:
-        return (self.task.task_id, self.trial)
+    def key(self) -> tuple[str, int] | tuple[str, int, str]:
+        if self.pairing is None:
+            return (self.task.task_id, self.trial)
+        return (self.task.task_id, self.trial, self.pairing.id)
 
 
 def select(tasks: list[TaskSpec], task_ids: list[str] | None,
@@ -48,24 +52,30 @@ class Plan:
     """This run's share of task-trials in canonical (task order, trial) order, generated on
     demand: never held as a list, since tasks × trials can be millions (50 tasks × 100,000
     trials took 840 MB as a list). Shards take every `count`-th task-trial, round-robin:
-    stable on every machine and balanced to within one."""
+    stable on every machine and balanced to within one. A multi-party run plays each of
+    its `pairings` on every task-trial, with the task-trial's seed: shards split the
+    (task, trial, pairing) units."""
 
     tasks: tuple[TaskSpec, ...]
     num_trials: int
     seed: int
     shard: Shard | None = None
+    pairings: tuple[Pairing, ...] = ()
 
     def __iter__(self) -> Iterator[Item]:
         step, first = (self.shard.count, self.shard.index - 1) if self.shard else (1, 0)
         position = 0
+        matches: tuple[Pairing | None, ...] = self.pairings or (None,)
         for task in self.tasks:
             for trial in range(self.num_trials):
-                if position % step == first:
-                    yield Item(task, trial, trial_seed(self.seed, task.task_id, trial))
-                position += 1
+                for pairing in matches:
+                    if position % step == first:
+                        yield Item(task, trial, trial_seed(self.seed, task.task_id, trial),
+                                   pairing)
+                    position += 1
 
     def __len__(self) -> int:
-        total = len(self.tasks) * self.num_trials
+        total = len(self.tasks) * self.num_trials * max(1, len(self.pairings))
         if self.shard is None:
             return total
         return len(range(self.shard.index - 1, total, self.shard.count))
@@ -111,13 +121,17 @@ def diff(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") ->
     return out
 
 
+# (task, trial), or (task, trial, pairing) in a multi-party run (Item.key).
+Key = tuple[str, int] | tuple[str, int, str]
+
+
 @dataclass
 class Previous:
     """What an existing output file already holds."""
 
     run_ids: list[str]
-    done: set[tuple[str, int]]
-    infra_failed: set[tuple[str, int]]
+    done: set[Key]
+    infra_failed: set[Key]
     stats: ReadStats
 
 
@@ -125,7 +139,7 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
     """Task-trials recorded in `path`; refuses when its configuration is incompatible."""
     stats = ReadStats()
     run_ids: list[str] = []
-    outcome: dict[tuple[str, int], str] = {}
+    outcome: dict[Key, str] = {}
     for rec in iter_records([path], stats, frozenset({"run", "task"})):
         if rec["type"] == "run":
             recorded = rec.get("compat_key")
@@ -146,7 +160,7 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
                                      f"{str(trial)[:40]!r}",
                                      hint="The file was not written by `a2abench run` or was "
                                           "edited; nothing was changed. Choose a new --output.")
-            k = (rec["task_id"], trial)
+            k = _record_key(rec, trial)
             # A later non-infrastructure result wins over an earlier infrastructure failure.
             if rec.get("status") != "infrastructure_error" or k not in outcome:
                 outcome[k] = rec.get("status", "ok")
@@ -160,7 +174,16 @@ def read_previous(path: Path, key: dict[str, Any]) -> Previous:
     return Previous(run_ids, set(outcome) - infra, infra, stats)
 
 
-def _skip(previous: Previous | None, retry_errors: bool) -> set[tuple[str, int]]:
+def _record_key(rec: dict[str, Any], trial: int) -> Key:
+    """A task record's Item.key: a multi-party record names its pairing in `match`."""
+    match = rec.get("match")
+    pairing = match.get("pairing") if isinstance(match, dict) else None
+    if isinstance(pairing, str):
+        return (rec["task_id"], trial, pairing)
+    return (rec["task_id"], trial)
+
+
+def _skip(previous: Previous | None, retry_errors: bool) -> set[Key]:
     if previous is None:
         return set()
     return previous.done if retry_errors else previous.done | previous.infra_failed
