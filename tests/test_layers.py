@@ -1,7 +1,8 @@
 """Layering (docs/architecture.md): the core never imports Rich, Typer or the CLI layer, and
-the plugin API is the only door: the built-in benchmarks (and the example plugin) import
-nothing of a2abench but `a2abench.plugin` and their own modules, so whatever the built-ins
-need, a plugin written from docs/writing-a-benchmark.md can have too."""
+the plugin API is the only door: the built-in benchmarks import nothing of a2abench but
+`a2abench.plugin` (its stable core and its provisional sub-module) and their own modules, so
+whatever the built-ins need, a plugin can have too; the example plugin, written from
+docs/writing-a-benchmark.md, needs the stable core alone."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ FORBIDDEN = ("rich", "typer", "click", "a2abench.cli", "a2abench.render")
 
 ROOT = PACKAGE.parent
 DOOR = "a2abench.plugin"
+PROVISIONAL = "a2abench.plugin.provisional"  # the door's names outside the stable core
 
 
 def _imports_at(path: Path, package: list[str] | None = None, *,
@@ -49,11 +51,12 @@ def _imports(path: Path) -> set[str]:
     return {module for _, module in _imports_at(path)}
 
 
-def _side_doors(folder: Path, own: str) -> list[str]:
+def _side_doors(folder: Path, own: str,
+                doors: tuple[str, ...] = (DOOR, PROVISIONAL)) -> list[str]:
     return [f"{path.relative_to(folder)}:{line} imports {module}"
             for path in sorted(folder.rglob("*.py"))
             for line, module in _imports_at(path)
-            if module.startswith("a2abench") and module != DOOR
+            if module.startswith("a2abench") and module not in doors
             and not module.startswith(own)]
 
 
@@ -79,8 +82,16 @@ def test_built_in_benchmarks_enter_only_through_the_plugin_module() -> None:
     assert _side_doors(folder, "a2abench.benchmarks") == []
 
 
-def test_the_example_plugin_uses_the_same_door() -> None:
-    assert _side_doors(ROOT / "examples" / "plugin", "a2abench_arith") == []
+def test_the_example_plugin_uses_the_stable_core_alone() -> None:
+    import a2abench.plugin
+
+    folder = ROOT / "examples" / "plugin"
+    assert _side_doors(folder, "a2abench_arith", (DOOR,)) == []
+    names = [(path.name, line, module.rpartition(".")[2])
+             for path in sorted(folder.rglob("*.py"))
+             for line, module in _imports_at(path, names=True)
+             if module.startswith(DOOR + ".")]
+    assert names and [n for n in names if n[2] not in a2abench.plugin.__all__] == []
 
 
 def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
@@ -90,6 +101,9 @@ def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
     assert _side_doors(tmp_path, "a2abench.benchmarks") == [
         "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench.net",
         "m.py:4 imports a2abench.net.limits"]
+    (tmp_path / "m.py").write_text("from a2abench.plugin.provisional import raw_base\n")
+    assert _side_doors(tmp_path, "a2abench_arith", (DOOR,)) == [
+        "m.py:1 imports a2abench.plugin.provisional"]
 
 
 def test_the_door_scan_resolves_relative_imports() -> None:

@@ -178,6 +178,8 @@ def record_problem(rec: dict[str, Any]) -> str | None:
         number = safe_number(reward)
         if number is None or number > 1.0:
             return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
+        if status != "ok" and (number or rec.get("success") is True):
+            return f"a {status} record claims a pass"  # an error is scored 0, never passed
     elif reward is not None:
         return f"a {status} record carries reward {str(reward)[:40]!r}"
     if not isinstance(rec.get("success", False), bool):
@@ -511,9 +513,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         scoring_labels=dict(labels), mixed_scoring=mixed,
         tasks=len(per_task), task_trials=len(lines), trials=trials_range(per_task.values()),
         scored=len(scored), unscored=len(lines) - len(scored),
-        score_complete=len(lines) == len(scored), passed=sum(i.success for i in scored),
-        mean_reward=(sum(i.reward or 0.0 for i in scored) / len(scored)) if scored else None,
-        pass_rate=(sum(i.success for i in scored) / len(scored)) if scored else None,
+        score_complete=len(lines) == len(scored), passed=c.passed,  # among scored, `ok` only
+        mean_reward=c.mean_reward, pass_rate=c.pass_rate,
         pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
         by_category=_groups(lines, "category"),
         terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),

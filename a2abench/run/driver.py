@@ -274,7 +274,8 @@ class Driver(ABC, Generic[OptionsT]):
     # -- optional hooks used by `report` ----------------------------------------------------
 
     async def rescore(self, record: TaskRecord) -> TaskRecord | None:
-        """Re-score one recorded task-trial from its transcript; None if not supported."""
+        """Re-score one recorded `ok` task-trial from its transcript (same task-trial, same
+        status: anything else is refused); None if not supported."""
         return None
 
     @classmethod

@@ -65,10 +65,11 @@ class Counts:
         if field is not None:
             setattr(self, field, getattr(self, field) + 1)
         if status in SCORED_STATUSES:
+            passed = success and status == "ok"  # an agent or evaluator error never passes
             self.scored += 1
             self.reward_sum += reward or 0.0
-            self.passed += int(success)
-            self.failed += int(not success)
+            self.passed += passed
+            self.failed += not passed
 
     @property
     def pass_rate(self) -> float | None:

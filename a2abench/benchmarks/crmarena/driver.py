@@ -33,20 +33,17 @@ from a2abench.plugin import (
     Driver,
     Exporter,
     LLMOptions,
-    LLMUsage,
-    McpChannel,
     Scoring,
     Skill,
     TaskContext,
     TaskOutcome,
     TaskRecord,
     TaskSpec,
-    ToolChannelOptions,
     build_llm,
-    git_blob_sha1_file,
     is_success,
     option,
 )
+from a2abench.plugin.provisional import LLMUsage, McpChannel, ToolChannelOptions, git_blob_sha1_file
 
 log = logging.getLogger(__name__)
 UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator model

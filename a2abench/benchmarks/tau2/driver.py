@@ -37,14 +37,10 @@ from a2abench.plugin import (
     ChatLLM,
     ConfigError,
     Conversation,
-    DataProgress,
     DataSet,
     Driver,
-    ErrorInfo,
     Exporter,
     ExportFormat,
-    LLMUsage,
-    McpChannel,
     Scoring,
     Skill,
     TaskContext,
@@ -54,9 +50,9 @@ from a2abench.plugin import (
     build_llm,
     cache_dir,
     evaluator_failure,
-    failed_reward,
     is_success,
 )
+from a2abench.plugin.provisional import DataProgress, ErrorInfo, LLMUsage, McpChannel, failed_reward
 
 _MESSAGES = TypeAdapter(list[Message])
 

@@ -71,7 +71,7 @@ class BankingDomain(Tau2Domain):
         self.query_instruction = query_instruction
         self.dense = None
         if variant.dense:
-            from a2abench.plugin import EmbeddingClient
+            from a2abench.plugin.provisional import EmbeddingClient
 
             # Upstream's OpenAI embedder lets the SDK ask for base64 (float32 vectors); its
             # OpenRouter embedder asks for floats. Same request, same numbers.
