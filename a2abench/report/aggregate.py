@@ -27,7 +27,7 @@ from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
-_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
+_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error", "forfeit"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
@@ -223,6 +223,28 @@ class _Accumulator:
         self.req_latency = LogHistogram()
         self.requests = 0
         self.request_errors = 0
+        # A multi-party run (run/match.py): the pairing whose task-trials the report covers
+        # (the submitted participants facing each other); the others are the roles view's.
+        self.primary: str | None = None
+        self.other_matches = 0
+
+    def other_pairing(self, rec: dict[str, Any]) -> bool:
+        """A multi-party record of a pairing other than the primary one."""
+        match = rec.get("match")
+        if match.__class__ is not dict:
+            return False
+        pairing = match.get("pairing")
+        if pairing is None or pairing == self.primary:
+            return False
+        self.other_matches += 1
+        return True
+
+    def add_run(self, rec: dict[str, Any]) -> None:
+        self.runs.append(rec)
+        lineup = rec.get("lineup")
+        primary = lineup.get("primary") if isinstance(lineup, dict) else None
+        if isinstance(primary, str) and self.primary is None:
+            self.primary = primary
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
@@ -292,9 +314,11 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         elif kind == "task":
             if tap is not None:
                 tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
+            if "match" in rec and acc.other_pairing(rec):
+                continue
             add_task(task_filter(rec) if task_filter else rec)
         elif kind == "run":
-            acc.runs.append(rec)
+            acc.add_run(rec)
         else:
             acc.run_ends[str(rec["run_id"])] = rec
 
@@ -459,11 +483,13 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
                    "benchmark's evaluator raised on what the agent left behind, as upstream's "
                    "does): scored 0 and included in the score; upstream's runner would record "
                    "an error instead")
-    unscored = errors["infrastructure"] + errors["harness"] + errors["invalid"]
+    unscored = (errors["infrastructure"] + errors["harness"] + errors["invalid"]
+                + errors.get("forfeit", 0))
     if unscored:
-        parts = [f"{errors[k]} {name}" for k, name in (
+        parts = [f"{errors.get(k, 0)} {name}" for k, name in (
             ("infrastructure", "infrastructure error(s)"), ("harness", "harness error(s)"),
-            ("invalid", "invalid record(s)")) if errors[k]]
+            ("forfeit", "forfeit(s) by another participant"),
+            ("invalid", "invalid record(s)")) if errors.get(k)]
         out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}); --fail-under "
                    "refuses an incomplete score unless --allow-incomplete is given")
     return out
@@ -481,6 +507,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
               "invalid": sum(i.status == INVALID for i in lines)}
+    if c.forfeits:  # only multi-party runs have them: a single agent's report is unchanged
+        errors["forfeit"] = c.forfeits
     warnings += _error_warnings(errors, len(lines))
     per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
     labels = Counter(label for i in lines for label in i.labels)

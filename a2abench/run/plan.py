@@ -15,6 +15,10 @@ from a2abench.run.roles import Pairing
 from a2abench.run.writer import ReadStats, iter_records
 
 
+# (task, trial), or (task, trial, pairing) in a multi-party run (Item.unit).
+Key = tuple[str, int] | tuple[str, int, str]
+
+
 @dataclass(frozen=True)
 class Item:
     task: TaskSpec
@@ -23,9 +27,14 @@ class Item:
     pairing: Pairing | None = None  # a multi-party run's match (run/roles.py)
 
     @property
-    def key(self) -> tuple[str, int] | tuple[str, int, str]:
+    def key(self) -> tuple[str, int]:
+        return (self.task.task_id, self.trial)
+
+    @property
+    def unit(self) -> Key:
+        """What resume keys on: the task-trial, and a multi-party run's pairing."""
         if self.pairing is None:
-            return (self.task.task_id, self.trial)
+            return self.key
         return (self.task.task_id, self.trial, self.pairing.id)
 
 
@@ -121,10 +130,6 @@ def diff(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") ->
     return out
 
 
-# (task, trial), or (task, trial, pairing) in a multi-party run (Item.key).
-Key = tuple[str, int] | tuple[str, int, str]
-
-
 @dataclass
 class Previous:
     """What an existing output file already holds."""
@@ -193,10 +198,10 @@ def pending(items: Iterable[Item], previous: Previous | None,
             retry_errors: bool) -> Iterator[Item]:
     """The task-trials still to run, lazily (resume skips what is recorded)."""
     skip = _skip(previous, retry_errors)
-    return (i for i in items if i.key not in skip)
+    return (i for i in items if i.unit not in skip)
 
 
 def skipped(items: Iterable[Item], previous: Previous | None, retry_errors: bool) -> int:
     """How many of `items` resume skips (counted without holding them)."""
     skip = _skip(previous, retry_errors)
-    return sum(1 for i in items if i.key in skip) if skip else 0
+    return sum(1 for i in items if i.unit in skip) if skip else 0
