@@ -6,8 +6,9 @@ channel, embeddings, the download and reply-limit helpers, record and egress hel
 names change whenever the built-ins need them to, without a deprecation; a third-party plugin
 may use them at that risk. The multi-party names (`Scenario`, `Participant`, `Forfeit`,
 `participant_input`; docs/multi-agent.md) start here while the scenarios settle. A name
-moves to the core when a benchmark outside a2abench needs it and its shape has settled (docs/writing-a-benchmark.md, "The door"). Pinned by
-tests/test_plugin_api.py, so that every change here is deliberate too.
+moves to the core when a benchmark outside a2abench needs it and its shape has settled
+(docs/writing-a-benchmark.md, "The door"). Pinned by tests/test_plugin_api.py, so that
+every change here is deliberate too.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS, check_count, raw_decode
 from a2abench.run.driver import LLMUsage
 from a2abench.run.events import DataProgress
 from a2abench.run.match import participant_input
-from a2abench.run.roles import Participant, Scenario
 from a2abench.run.records import ErrorInfo
+from a2abench.run.roles import Participant, Scenario
 from a2abench.run.status import SCORED_STATUSES, failed_reward
 
 __all__ = [

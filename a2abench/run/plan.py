@@ -14,7 +14,6 @@ from a2abench.run.driver import TaskSpec
 from a2abench.run.roles import Pairing
 from a2abench.run.writer import ReadStats, iter_records
 
-
 # (task, trial), or (task, trial, pairing) in a multi-party run (Item.unit).
 Key = tuple[str, int] | tuple[str, int, str]
 

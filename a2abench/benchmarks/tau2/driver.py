@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 from a2abench.benchmarks.tau2 import mcp_tools
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
+from a2abench.benchmarks.tau2.dual import play as dual
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -31,7 +32,6 @@ from a2abench.benchmarks.tau2.solo import (
     solo_agent,
     solo_schemas,
 )
-from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.plugin import (
     A2ABenchError,
     ChatLLM,
@@ -75,6 +75,12 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
     if ctx.usage.by_role:
         result.details["llm_usage"] = ctx.usage.roles()
     return result
+
+
+def _session_key(ctx: TaskContext, task: Task) -> str:
+    """The task-trial's MCP session; the matches of a multi-party run each have their own."""
+    key = f"{task.id}#{ctx.trial}"
+    return key if ctx.pairing is None else f"{key}#{ctx.pairing.id}"
 
 
 T = TypeVar("T")
@@ -124,6 +130,7 @@ class Tau2Driver(Driver[Tau2Options]):
          {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
+    scenarios = (dual.DUAL,)
 
     def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
@@ -144,6 +151,7 @@ class Tau2Driver(Driver[Tau2Options]):
 
     async def setup(self) -> None:
         opts = self.opts
+        dual.check(self._builtins(), opts.solo)
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
@@ -172,6 +180,10 @@ class Tau2Driver(Driver[Tau2Options]):
             loop.call_soon_threadsafe(emit, DataProgress(what, done, total))
         return progress
 
+    def _builtins(self) -> set[str] | None:
+        """The built-in partners a multi-party run seats (None: a single-agent run)."""
+        return None if self.lineup is None else self.lineup.builtins()
+
     def _user_llm(self) -> ChatLLM:
         if self.user_llm is None:
             if not self.opts.user_llm:
@@ -190,7 +202,8 @@ class Tau2Driver(Driver[Tau2Options]):
         if self.opts.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
             return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
                     for t in domain.tasks() if is_solo_task(t)]
-        self._user_llm()  # fail before the first task, not in every one
+        if dual.needs_llm_user(self._builtins()):
+            self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
     def _domain(self) -> Tau2Domain:
@@ -200,7 +213,8 @@ class Tau2Driver(Driver[Tau2Options]):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = None if self.opts.solo else self._user_llm()
+        llm = (None if self.opts.solo or not dual.needs_llm_user(self._builtins())
+               else self._user_llm())
         solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
                                             if not is_solo_task(t)]}} if self.opts.solo else {}
         return {"data": {**domain.files.describe(), "split": domain.split,
@@ -234,14 +248,15 @@ class Tau2Driver(Driver[Tau2Options]):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.opts.solo:
             return await self._run_solo(ctx, task, env, history)
-        user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
-                                                             str(task.user_scenario)),
-                             tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
-                             history=history)
+        user = dual.user_for(ctx, task, env, history, domain, self._user_llm)
+        if dual.plays_gold(ctx):  # --pairing vs_reference: the offline reference agent
+            return await dual.against_gold(
+                ctx, task, env, user, history, domain=domain, max_steps=self.opts.max_steps,
+                max_errors=self.opts.max_errors, scored=self._scored)
         chat = ctx.conversation()
         start = len(history) if history else 1  # the fixed greeting is not the agent's
         if self.mcp.enabled:
-            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+            with self.mcp.session(_session_key(ctx, task)) as session:
                 preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
@@ -249,16 +264,20 @@ class Tau2Driver(Driver[Tau2Options]):
                         env, user, agent, history=history, max_steps=self.opts.max_steps,
                         max_errors=self.opts.max_errors),
                     self._run_schemas("agent", env), preamble)
-            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
-                                        ctx, start, calls)
+            result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome,
+                                          chat, ctx, start, calls)
+            return result if ctx.pairing is None else dual.finish(
+                result, outcome, task, env, domain, user, start)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile,
                           tools=self._run_tools("agent", env))
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
-                                    start)
+        result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
+                                      ctx, start)
+        return result if ctx.pairing is None else dual.finish(
+            result, outcome, task, env, domain, user, start)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
         try:
