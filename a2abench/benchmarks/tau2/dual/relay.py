@@ -21,6 +21,7 @@ task, an empty or malformed reply) is its forfeit.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,9 +71,17 @@ def scenario_data(task: Task, domain: str, guidelines: str, seed: int,
         "seed": seed, "stop_tokens": [STOP, TRANSFER, OUT_OF_SCOPE]}
     if tools:
         data["tools"] = as_list(list(tools))
-    if history:
-        data["history"] = [m.model_dump(mode="json") for m in history]
+    if history:  # tool-call arguments as JSON text: integers stay integers in a Struct
+        data["history"] = [_dumped(m) for m in history]
     return data
+
+
+def _dumped(message: Any) -> dict[str, Any]:
+    out: dict[str, Any] = message.model_dump(mode="json")
+    if out.get("tool_calls"):
+        out["tool_calls"] = [{**c, "arguments": json.dumps(c["arguments"])}
+                             for c in out["tool_calls"]]
+    return out
 
 
 def first_parts(task: Task, domain: str, guidelines: str, seed: int,
