@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from a2abench._version import __version__
-from a2abench.cli import _common, _data, _demo, _discover, _report, _run, _serve
+from a2abench.cli import _common, _data, _demo, _discover, _rate, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
@@ -58,6 +58,7 @@ app.command("discover", epilog=EXIT_CODES_HELP)(_discover.discover)
 app.add_typer(_run.app, name="run")
 app.command("serve-green", epilog=EXIT_CODES_HELP)(_serve.serve_green)
 app.command("report", epilog=EXIT_CODES_HELP)(_report.report)
+app.command("rate", epilog=EXIT_CODES_HELP)(_rate.rate)
 app.add_typer(_data.app, name="data")
 
 
