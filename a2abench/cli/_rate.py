@@ -18,7 +18,7 @@ def rate(
         show_default=False)] = None,
     bootstrap: Annotated[int, c.opt("--bootstrap", "Bootstrap resamples of tasks for the "
                                                    "intervals (0: none).", min=0,
-                                    max=100_000)] = 1000,
+                                    max=100_000)] = 500,
     bootstrap_seed: Annotated[int, c.opt("--bootstrap-seed", "Seed of the bootstrap (the same "
                                                              "seed, the same output).")] = 0,
     few: Annotated[int, c.opt("--few", "Flag pairs with fewer comparisons than this.",

@@ -12,7 +12,7 @@ from typing import Any
 from a2abench.rating.bt import FEW, games, rate_role
 from a2abench.rating.sources import Rated, load
 
-DEFAULT_BOOTSTRAP = 1000
+DEFAULT_BOOTSTRAP = 500
 DEFAULT_SEED = 0
 
 

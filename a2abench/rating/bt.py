@@ -5,10 +5,10 @@ task-trial (same task, trial and seed): the one whose role scored higher wins, e
 scores are a draw (half a win each), and a forfeit is a score of 0 for the side that
 forfeited (a match its partner forfeited is not counted). The strengths θ maximise the
 Bradley–Terry likelihood P(a beats b) = σ(θa − θb) (scipy's L-BFGS-B on the exact
-gradient), with the role's reference partner fixed at θ = 0 (rating 1000: a single run
-that plays the reference partner is meaningful alone, and no state is shared between
-runs) and a weak ridge (0.01 θ²) that keeps a participant that never lost finite. Ratings
-are on the Elo scale, 1000 + 400 θ / ln 10.
+gradient) under a weak ridge (0.01 Σθ²) that keeps a participant that never lost finite;
+they are then shifted so that the role's reference partner has θ = 0 (rating 1000: a
+single run that plays the reference partner is meaningful alone, and no state is shared
+between runs). Ratings are on the Elo scale, 1000 + 400 θ / ln 10.
 
 Intervals: a percentile bootstrap over tasks (trials of a task are correlated, so whole
 tasks are resampled), from a seeded generator: the same inputs and seed give the same
@@ -59,32 +59,29 @@ def games(matches: Sequence[Rated], role: str) -> list[Game]:
     return out
 
 
-def fit(players: Sequence[str], anchor: str, wins: Any) -> Any:
-    """θ (numpy array, anchor at 0) from `wins[i, j]`, i's (half-)wins over j."""
+def fit(players: Sequence[str], anchor: str, wins: Any, start: Any = None) -> Any:
+    """θ (numpy array, anchor at 0) from `wins[i, j]`, i's (half-)wins over j; `start`: a
+    θ to start from (the bootstrap starts from the full fit's). Every θ is fitted, under
+    the same ridge, and then shifted so that the anchor's is 0: fixing the anchor first
+    would let the ridge pull the others towards it, unevenly (two identical players, one
+    of them the anchor, would then differ)."""
     import numpy as np
     from scipy.optimize import minimize
 
-    n = len(players)
-    free = [i for i in range(n) if players[i] != anchor]
-    if not free:
-        return np.zeros(n)
     total = wins + wins.T
+    won = np.sum(wins, axis=1)
 
-    def loss(x: Any) -> tuple[float, Any]:
-        theta = np.zeros(n)
-        theta[free] = x
+    def loss(theta: Any) -> tuple[float, Any]:
         diff = theta[:, None] - theta[None, :]
         log_p = -np.logaddexp(0.0, -diff)  # log σ(θi − θj)
-        value = -float(np.sum(wins * log_p)) + RIDGE * float(x @ x)
-        p = np.exp(log_p)
-        grad = -(np.sum(wins, axis=1) - np.sum(total * p, axis=1))
-        return value, grad[free] + 2 * RIDGE * x
+        value = -float(np.sum(wins * log_p)) + RIDGE * float(theta @ theta)
+        grad = -(won - np.sum(total * np.exp(log_p), axis=1)) + 2 * RIDGE * theta
+        return value, grad
 
-    result = minimize(loss, np.zeros(len(free)), jac=True, method="L-BFGS-B",
-                      options={"maxiter": 500, "gtol": 1e-10})
-    theta = np.zeros(n)
-    theta[free] = result.x
-    return theta
+    x0 = np.zeros(len(players)) if start is None else np.asarray(start, dtype=float)
+    theta = minimize(loss, x0, jac=True, method="L-BFGS-B",
+                     options={"maxiter": 1000, "gtol": 1e-10, "ftol": 1e-15}).x
+    return theta - theta[list(players).index(anchor)]
 
 
 def connected(players: Sequence[str], anchor: str, played: set[tuple[str, str]]) -> set[str]:
@@ -121,7 +118,8 @@ def rate_role(all_games: Sequence[Game], anchor: str, *, bootstrap: int, seed: i
     rng = np.random.Generator(np.random.PCG64(seed))
     draws = np.array([fit(players, anchor, np.tensordot(
         np.bincount(rng.integers(0, len(clusters), len(clusters)), minlength=len(clusters)),
-        per_cluster, axes=1)) for _ in range(bootstrap)]) if clusters and bootstrap else None
+        per_cluster, axes=1), theta) for _ in range(bootstrap)]) if clusters and bootstrap \
+        else None
     return {"anchor": anchor,
             "players": [_player(p, theta[index[p]], draws, index[p], all_games)
                         for p in players],
@@ -130,7 +128,7 @@ def rate_role(all_games: Sequence[Game], anchor: str, *, bootstrap: int, seed: i
 
 
 def _elo(theta: float) -> float:
-    return round(BASE + ELO * theta, 1)
+    return round(BASE + ELO * float(theta), 1)
 
 
 def _percentiles(values: Any) -> tuple[float, float]:
