@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from a2abench.errors import RecordsError
+from a2abench.report.matches import Collector
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
@@ -128,6 +129,9 @@ class Report(BaseModel):
     warnings: list[str]
     # An adaptive run (report/adaptive.py): {header, summary, cost}; None for a full run.
     adaptive: dict[str, Any] | None = None
+    # A multi-party run's scores per role (report/roles.py); None for a single agent, and
+    # left out of the model's dump (`to_json` adds it when there is one).
+    roles: dict[str, Any] | None = Field(default=None, exclude=True)
     lines: list[TaskLine] = Field(default_factory=list, exclude=True)  # for junit / charts
     latency_bins: list[tuple[float, float, int]] = Field(default_factory=list, exclude=True)
 
@@ -227,6 +231,7 @@ class _Accumulator:
         # (the submitted participants facing each other); the others are the roles view's.
         self.primary: str | None = None
         self.other_matches = 0
+        self.matches = Collector()
 
     def other_pairing(self, rec: dict[str, Any]) -> bool:
         """A multi-party record of a pairing other than the primary one."""
@@ -241,6 +246,7 @@ class _Accumulator:
 
     def add_run(self, rec: dict[str, Any]) -> None:
         self.runs.append(rec)
+        self.matches.run(rec)
         lineup = rec.get("lineup")
         primary = lineup.get("primary") if isinstance(lineup, dict) else None
         if isinstance(primary, str) and self.primary is None:
@@ -314,8 +320,10 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         elif kind == "task":
             if tap is not None:
                 tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
-            if "match" in rec and acc.other_pairing(rec):
-                continue
+            if "match" in rec:
+                acc.matches.task(rec)
+                if acc.other_pairing(rec):
+                    continue
             add_task(task_filter(rec) if task_filter else rec)
         elif kind == "run":
             acc.add_run(rec)
@@ -561,7 +569,18 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
               "foreign": stats.foreign, "malformed": stats.malformed,
               "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
-        warnings=warnings, adaptive=adaptive, lines=lines, latency_bins=task_h.bins())
+        warnings=warnings, adaptive=adaptive, lines=lines, latency_bins=task_h.bins(),
+        roles=_roles(acc))
+
+
+def _roles(acc: _Accumulator) -> dict[str, Any] | None:
+    """A multi-party run's scores per role (None when no record has a match)."""
+    found = acc.matches.result()
+    if not found.rows:
+        return None
+    from a2abench.report.roles import roles_view
+
+    return roles_view(found.rows, found.lineup())
 
 
 def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], TaskLine],

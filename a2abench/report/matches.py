@@ -121,29 +121,45 @@ class MatchSet:
         return self.lineups[0] if self.lineups else {}
 
 
-def from_records(paths: Iterable[Path], stats: ReadStats | None = None) -> MatchSet:
-    """The matches in metrics.jsonl files: for each (task, trial, pairing) a scored result
-    wins over an unscored one, and the later of two equal kinds wins (as `report`)."""
-    out = MatchSet()
-    kept: dict[tuple[str, int, str], MatchRow] = {}
-    for rec in iter_records(list(paths), stats, frozenset({"run", "task"})):
-        if rec["type"] == "run":
-            if isinstance(rec.get("lineup"), dict):
-                out.lineups.append(rec["lineup"])
-            continue
-        if "match" not in rec:
-            continue
+class Collector:
+    """Gathers the rows of the task records it is shown (any order): for each (task, trial,
+    pairing) a counted result wins over one that counts for nobody, and the later of two
+    equal kinds wins (as `report` keeps task-trials)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[str, int, str], MatchRow] = {}
+        self.lineups: list[dict[str, Any]] = []
+        self.skipped = 0
+
+    def run(self, rec: dict[str, Any]) -> None:
+        if isinstance(rec.get("lineup"), dict):
+            self.lineups.append(rec["lineup"])
+
+    def task(self, rec: dict[str, Any]) -> None:
         row = row_of(rec.get("task_id"), rec.get("trial"), rec.get("seed"), rec.get("match"),
                      status=rec.get("status", "ok"), reward=rec.get("reward"),
                      domain=rec.get("domain"))
         if row is None:
-            out.skipped += 1
-            continue
-        old = kept.get(row.key)
+            self.skipped += 1
+            return
+        old = self.kept.get(row.key)
         if old is None or _counted(row) or not _counted(old):
-            kept[row.key] = row
-    out.rows = sorted(kept.values(), key=lambda r: (r.task, r.trial, r.pairing))
-    return out
+            self.kept[row.key] = row
+
+    def result(self) -> MatchSet:
+        rows = sorted(self.kept.values(), key=lambda r: (r.task, r.trial, r.pairing))
+        return MatchSet(rows, self.lineups, self.skipped)
+
+
+def from_records(paths: Iterable[Path], stats: ReadStats | None = None) -> MatchSet:
+    """The matches in metrics.jsonl files (a Collector over their run and task records)."""
+    collect = Collector()
+    for rec in iter_records(list(paths), stats, frozenset({"run", "task"})):
+        if rec["type"] == "run":
+            collect.run(rec)
+        elif "match" in rec:
+            collect.task(rec)
+    return collect.result()
 
 
 def _counted(row: MatchRow) -> bool:

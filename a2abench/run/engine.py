@@ -111,6 +111,7 @@ class _Tally:
     # requests, as in a single-agent run) and every seated participant's own.
     agent: str | None = None
     by_participant: dict[str, match.Usage] | None = None
+    pairing: str | None = None
 
 
 _current: ContextVar[_Tally | None] = ContextVar("a2abench_task", default=None)
@@ -370,7 +371,8 @@ class Engine:
                       "run_id": self.run_id, "type": "request",
                       "task_id": tally.task_id if tally else None,
                       "trial": tally.trial if tally else None}
-            if self.lineup is not None:  # which participant it went to
+            if self.lineup is not None:  # which match, and which participant it went to
+                record["pairing"] = tally.pairing if tally else None
                 record["participant"] = pid
             self.writer.write(record)
 
@@ -419,6 +421,7 @@ class Engine:
         ctx = TaskContext(task=item.task, trial=item.trial, seed=item.seed, client=client)
         if item.pairing is not None and self.lineup is not None:
             tally.agent, tally.by_participant = item.pairing.of(AGENT), {}
+            tally.pairing = item.pairing.id
             ctx.pairing, ctx.clients = item.pairing, self.clients
             ctx.seats = match.seats(self.lineup, item.pairing)
         token = _current.set(tally)
