@@ -29,6 +29,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from a2abench.errors import ConfigError
 from a2abench.green.guard import HostPolicy
+from a2abench.green.roles import RolesRejected, other_participants, seat
 from a2abench.green.settings import GreenSettings, check_http_url
 from a2abench.options import request_keys
 from a2abench.run.config import RunConfig, Shard
@@ -317,9 +318,13 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
         indexes = [indexes]
     run_keys, options = _split(dataclasses.replace(request, config=request_config), cls,
                                settings)
+    try:  # a multi-party request's other participants (green/roles.py)
+        others = other_participants(request.participants, request_config, cls, settings)
+    except RolesRejected as exc:
+        raise RequestRejected(exc.message) from None
     try:
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
-                           options=options, **run_keys)
+                           options=options, participant=others, **run_keys)
     except ValidationError as exc:
         ranges = _server_ranges(settings)
         _over_range(exc, ranges)
@@ -329,6 +334,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     check_limits(config, settings)
     try:
         driver = build_driver(config)
+        seat(config, driver)
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
     config.output = output_path(settings.output_dir, request.benchmark, driver.domain, task_id)
