@@ -91,7 +91,7 @@ def _user_app(base_url: str, args: argparse.Namespace | None) -> Any:
     llm = build_llm(args.user_llm, base_url=args.user_llm_base_url,
                     args={"temperature": 0.0, **extra}, cache=args.llm_cache,
                     flag="--user-llm")
-    return build_app(base_url, llm)
+    return build_app(base_url, llm, args.mcp_url)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -112,7 +112,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--scripted", action="store_true",
                         help="mcp: deterministic rules instead of a model")
     parser.add_argument("--mcp-url", default=os.environ.get("A2ABENCH_MCP_URL") or None,
-                        help="mcp: reach the tools here instead of at the URL the first "
+                        help="mcp, user: reach the tools here instead of at the URL the first "
                              "message names (its headers are kept), e.g. an Amber slot's URL "
                              "+ /mcp [env: A2ABENCH_MCP_URL]")
     parser.add_argument("--user-llm", default=os.environ.get("A2ABENCH_USER_LLM") or None,

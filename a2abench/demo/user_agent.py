@@ -15,7 +15,9 @@ what such a run tests.
 
 Replies: the simulator's words as one text part (as written, stop tokens included), its
 tool calls as a `{"tool_calls": [...]}` DataPart whose `arguments` are JSON text (so
-integers stay integers through a protobuf Struct).
+integers stay integers through a protobuf Struct). With `--tool-channel mcp` the first
+message names an MCP session (`{"mcp": ...}`): the simulator's tool calls then run there
+while the request is in flight, their results go back to it, and only its words are sent.
 """
 
 from __future__ import annotations
@@ -27,15 +29,22 @@ from typing import Any
 from a2abench.benchmarks.tau2.models import AssistantMessage, Message, ToolMessage, UserMessage
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.llm import ChatLLM
+from a2abench.mcp.client import connect, find_pointer, result_text
 from a2abench.run.driver import LLMUsage
+
+MAX_TOOL_ROUNDS = 30  # the user's own tool calls in one turn over MCP before it gives up
 
 
 class UserParticipant:
-    """The simulators of the conversations in flight, by contextId."""
+    """The simulators of the conversations in flight, by contextId (and the MCP session of
+    each, when its tools are served there). `mcp_url` replaces every session's URL (its
+    headers kept): an Amber scenario's slot."""
 
-    def __init__(self, llm: ChatLLM) -> None:
+    def __init__(self, llm: ChatLLM, mcp_url: str | None = None) -> None:
         self.llm = llm
+        self.mcp_url = mcp_url
         self.users: dict[str, UserSimulator] = {}
+        self.pointers: dict[str, dict[str, Any]] = {}
 
     async def turn(self, context_id: str, texts: Sequence[str],
                    data: Sequence[dict[str, Any]]) -> tuple[str | None, dict[str, Any] | None]:
@@ -46,6 +55,9 @@ class UserParticipant:
                 raise ValueError("the first message of a conversation needs the "
                                  "`user_scenario` data part")
             self.users[context_id] = self._simulator(scenario)
+            pointer = find_pointer(data)
+            if pointer is not None:
+                self.pointers[context_id] = {**pointer, "url": self.mcp_url or pointer["url"]}
         results = next((d["tool_results"] for d in data
                         if isinstance(d.get("tool_results"), list)), None)
         incoming: AssistantMessage | list[ToolMessage]
@@ -56,7 +68,25 @@ class UserParticipant:
         else:  # the agent's words: the last text part, verbatim
             incoming = AssistantMessage(content=texts[-1] if texts else "")
         message = await self.users[context_id].respond(incoming)
-        return message.content, _calls(message)
+        pointer = self.pointers.get(context_id)
+        if pointer is None or not message.tool_calls:
+            return message.content, _calls(message)
+        return await self._over_mcp(self.users[context_id], message, pointer), None
+
+    async def _over_mcp(self, user: UserSimulator, message: UserMessage,
+                        pointer: dict[str, Any]) -> str | None:
+        """Run the simulator's tool calls on its MCP session until it speaks."""
+        async with connect(pointer) as client:
+            for _ in range(MAX_TOOL_ROUNDS):
+                if not message.tool_calls:
+                    return message.content
+                results = []
+                for call in message.tool_calls:
+                    text, error = await _call(client, call.name, call.arguments)
+                    results.append(ToolMessage(id=call.id, content=text, requestor="user",
+                                               error=error))
+                message = await user.respond(results)
+        return message.content if not message.tool_calls else None
 
     def _simulator(self, data: dict[str, Any]) -> UserSimulator:
         prompt = system_prompt(str(data["simulation_guidelines"]), str(data["scenario_text"]))
@@ -77,6 +107,17 @@ def _message(raw: dict[str, Any]) -> Any:
     return TypeAdapter(Message).validate_python(raw)
 
 
+async def _call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    """A tool's text result and whether it is an error (a refused call: its message)."""
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        result = await client.call_tool(name, arguments)
+    except MCPError as exc:
+        return f"Error: {exc}", True
+    return result_text(result), bool(getattr(result, "is_error", False))
+
+
 def _calls(message: UserMessage) -> dict[str, Any] | None:
     if not message.tool_calls:
         return None
@@ -84,7 +125,7 @@ def _calls(message: UserMessage) -> dict[str, Any] | None:
                            for c in message.tool_calls]}
 
 
-def build_app(base_url: str, llm: ChatLLM) -> Any:
+def build_app(base_url: str, llm: ChatLLM, mcp_url: str | None = None) -> Any:
     """The A2A app (JSON-RPC, 1.0 and 0.3) around a `UserParticipant`."""
     from a2a.helpers import new_data_part, new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -93,7 +134,7 @@ def build_app(base_url: str, llm: ChatLLM) -> Any:
 
     from a2abench.demo._app import jsonrpc_app
 
-    brain = UserParticipant(llm)
+    brain = UserParticipant(llm, mcp_url)
 
     class Executor(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:

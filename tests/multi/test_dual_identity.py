@@ -96,3 +96,33 @@ def test_a_single_agent_runs_records_are_unchanged(tmp_path: Path) -> None:
     assert not {"user_agent_url", "pairing", "scenario", "participant"} & set(run["config"])
     requests: list[dict[str, Any]] = records(tmp_path / "m.jsonl", "request")
     assert requests and all("participant" not in q for q in requests)
+
+
+def test_the_user_participants_tools_over_mcp(tmp_path: Path) -> None:
+    """--tool-channel mcp: the user participant's own tools are an MCP session of its own.
+    The example user calls them there; the user LLM sees exactly what the built-in user's
+    sees, and the rewards are the built-in user's."""
+    tasks = tasks_of("telecom", None, 3)
+    chosen = list(tasks)
+    llm = FakeLLMServer(handler=user_llm(tasks))
+    flags = ("--tool-channel", "mcp", "--mcp-port", "0")
+    with llm.running(), gold(tasks, "mcp") as agent:
+        built_in = run_tau2("telecom", agent, tmp_path / "built-in.jsonl", chosen, *flags,
+                            "--user-llm", "fake-user", "--user-llm-base-url", llm.base_url)
+        assert built_in.code == 0, built_in.err
+        asked, before = _bodies(llm, 0), len(llm.requests)
+        with example_user(llm) as user:
+            dual = run_tau2("telecom", agent, tmp_path / "dual.jsonl", chosen, *flags,
+                            "--user-agent-url", user)
+        assert dual.code == 0, dual.err
+    assert _bodies(llm, before) == asked
+    mine = {r["task_id"]: r for r in records(tmp_path / "built-in.jsonl")}
+    theirs = {r["task_id"]: r for r in records(tmp_path / "dual.jsonl")}
+    assert {k: r["reward"] for k, r in theirs.items()} == {k: r["reward"] for k, r in mine.items()}
+    assert all(r["reward"] == 1.0 for r in theirs.values())
+    calls = [m for r in theirs.values() for m in r["transcript"]
+             if m["role"] == "tool" and m["requestor"] == "user"]
+    assert calls, "the user made no tool calls over MCP"
+    for task_id, record in mine.items():  # the same tool results, in the same order
+        assert [m["content"] for m in theirs[task_id]["transcript"] if m["role"] == "tool"] \
+            == [m["content"] for m in record["transcript"] if m["role"] == "tool"]

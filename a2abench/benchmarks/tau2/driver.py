@@ -52,7 +52,14 @@ from a2abench.plugin import (
     evaluator_failure,
     is_success,
 )
-from a2abench.plugin.provisional import DataProgress, ErrorInfo, LLMUsage, McpChannel, failed_reward
+from a2abench.plugin.provisional import (
+    DataProgress,
+    ErrorInfo,
+    LLMUsage,
+    McpChannel,
+    ToolSession,
+    failed_reward,
+)
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -248,7 +255,15 @@ class Tau2Driver(Driver[Tau2Options]):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.opts.solo:
             return await self._run_solo(ctx, task, env, history)
-        user = dual.user_for(ctx, task, env, history, domain, self._user_llm)
+        with dual.user_channel(self.mcp, ctx, task) as user_tools:  # None but in dual + MCP
+            return await self._converse(ctx, task, env, history, user_tools)
+
+    async def _converse(self, ctx: TaskContext, task: Task, env: Tau2Environment,
+                        history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
+        """The conversation of one task-trial (or match) and its score."""
+        domain = self._domain()
+        user = dual.user_for(ctx, task, env, history, domain, self._user_llm, user_tools,
+                             self.mcp.url)
         if dual.plays_gold(ctx):  # --pairing vs_reference: the offline reference agent
             return await dual.against_gold(
                 ctx, task, env, user, history, domain=domain, max_steps=self.opts.max_steps,
@@ -260,9 +275,9 @@ class Tau2Driver(Driver[Tau2Options]):
                 preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
-                    session, self.mcp.url, chat, lambda agent: Orchestrator(
+                    session, self.mcp.url, chat, lambda agent: dual.bind(user, Orchestrator(
                         env, user, agent, history=history, max_steps=self.opts.max_steps,
-                        max_errors=self.opts.max_errors),
+                        max_errors=self.opts.max_errors)),
                     self._run_schemas("agent", env), preamble)
             result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome,
                                           chat, ctx, start, calls)
@@ -271,9 +286,9 @@ class Tau2Driver(Driver[Tau2Options]):
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile,
                           tools=self._run_tools("agent", env))
-        outcome = await Orchestrator(env, user, agent, history=history,
-                                     max_steps=self.opts.max_steps,
-                                     max_errors=self.opts.max_errors).run()
+        outcome = await dual.bind(user, Orchestrator(env, user, agent, history=history,
+                                                     max_steps=self.opts.max_steps,
+                                                     max_errors=self.opts.max_errors)).run()
         result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                       ctx, start)
         return result if ctx.pairing is None else dual.finish(

@@ -180,6 +180,8 @@ class Orchestrator:
         msg: UserMessage | AssistantMessage
         if self.target is Role.USER:
             msg = await self.user.respond(self.message)
+            if self.done:  # a user's tool call over MCP during its turn ended the conversation
+                return
             self.trajectory.append(msg)
             if is_stop(msg):
                 self.done, self.termination = True, TerminationReason.USER_STOP
@@ -224,6 +226,19 @@ class Orchestrator:
         and its result (a step), and the limits are checked after it as after those."""
         self.trajectory.append(AssistantMessage(content=None, tool_calls=[call]))
         self._count_agent_step()
+        self.env.sync_tools()
+        (result,) = await self._execute([call])
+        self.steps += 1
+        self.env.sync_tools()
+        self._check_limits()
+        return result
+
+    async def run_user_mcp_call(self, call: ToolCall) -> ToolMessage:
+        """A user participant's call over MCP while it holds its turn (scenario dual): as
+        its DataPart call would, the user's call message (a step) and its result (a step),
+        the limits checked after it."""
+        self.trajectory.append(UserMessage(content=None, tool_calls=[call]))
+        self.steps += 1
         self.env.sync_tools()
         (result,) = await self._execute([call])
         self.steps += 1

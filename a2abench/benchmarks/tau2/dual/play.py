@@ -9,10 +9,17 @@ forfeit, the user role's violations, and the user participant's A2A turns for th
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
+from a2abench.benchmarks.tau2.dual.mcp_user import (
+    McpParticipantUser,
+    UserTools,
+    bind,
+    mcp_preamble,
+)
 from a2abench.benchmarks.tau2.dual.reference import GoldAgent
 from a2abench.benchmarks.tau2.dual.relay import ParticipantUser, first_parts
 from a2abench.benchmarks.tau2.dual.violations import user_violations
@@ -22,7 +29,10 @@ from a2abench.benchmarks.tau2.models import Task
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.plugin import ChatLLM, ConfigError, TaskContext, TaskOutcome
-from a2abench.plugin.provisional import Scenario
+from a2abench.plugin.provisional import McpChannel, Scenario, ToolSession
+
+__all__ = ["DUAL", "against_gold", "bind", "check", "finish", "needs_llm_user", "plays_gold",
+           "start_of", "user_channel", "user_for"]
 
 LLM_USER, GOLD_AGENT = "llm_user", "gold_agent"
 DUAL = Scenario(
@@ -45,11 +55,25 @@ def needs_llm_user(builtins: set[str] | None) -> bool:
     return builtins is None or LLM_USER in builtins
 
 
+@contextmanager
+def user_channel(mcp: McpChannel, ctx: TaskContext, task: Task
+                 ) -> Iterator[ToolSession | None]:
+    """The MCP session of a user participant's own tools (with --tool-channel mcp), open
+    for the match; None otherwise (a single-agent run opens nothing here)."""
+    seat = ctx.seat("user")
+    if not mcp.enabled or seat is None or not seat.remote or ctx.pairing is None:
+        yield None
+        return
+    with mcp.session(f"{task.id}#{ctx.trial}#{ctx.pairing.id}#user") as session:
+        yield session
+
+
 def user_for(ctx: TaskContext, task: Task, env: Tau2Environment, history: Sequence[Any],
-             domain: Tau2Domain, llm: Callable[[], ChatLLM]
+             domain: Tau2Domain, llm: Callable[[], ChatLLM],
+             session: ToolSession | None = None, mcp_url: str = ""
              ) -> UserSimulator | ParticipantUser:
-    """The match's user: the participant in the user seat, else the built-in simulator on
-    `llm()`."""
+    """The match's user: the participant in the user seat (its tools over MCP on `session`
+    when there is one and it has tools), else the built-in simulator on `llm()`."""
     guidelines = domain.guidelines_for(env)
     seat = ctx.seat("user")
     if seat is None or not seat.remote:
@@ -58,8 +82,13 @@ def user_for(ctx: TaskContext, task: Task, env: Tau2Environment, history: Sequen
                              history=history)
     tools = env.user_tool_schemas()
     preamble = first_parts(task, domain.name, guidelines, ctx.seed, tools, history)
-    return ParticipantUser(ctx.conversation(role="user"), preamble, seat.id,
-                           parameters=parameters_by_tool(domain.user_tool_schemas()))
+    parameters = parameters_by_tool(domain.user_tool_schemas())
+    chat = ctx.conversation(role="user")
+    if session is not None and tools:
+        backend = UserTools(tools, parameters, session, seat.id)
+        return McpParticipantUser(chat, mcp_preamble(preamble, mcp_url,
+                                                     session.pointer(mcp_url)), seat.id, backend)
+    return ParticipantUser(chat, preamble, seat.id, parameters=parameters)
 
 
 def plays_gold(ctx: TaskContext) -> bool:
@@ -72,8 +101,8 @@ async def against_gold(ctx: TaskContext, task: Task, env: Tau2Environment,
                        domain: Tau2Domain, max_steps: int, max_errors: int,
                        scored: Scorer) -> TaskOutcome:
     """The match with the offline reference agent in the agent seat."""
-    outcome = await Orchestrator(env, user, GoldAgent(task), history=history,
-                                 max_steps=max_steps, max_errors=max_errors).run()
+    outcome = await bind(user, Orchestrator(env, user, GoldAgent(task), history=history,
+                                            max_steps=max_steps, max_errors=max_errors)).run()
     result = await scored(task, outcome, ctx)
     return finish(result, outcome, task, env, domain, user, start_of(history))
 
