@@ -125,3 +125,25 @@ def test_a_failing_user_forfeits_and_the_agent_is_not_penalised(tmp_path: Path) 
         assert any("forfeit" in w for w in report.warnings)
         (end,) = records(out, "run_end")
         assert end["counts"]["forfeits"] == 2
+
+
+def test_resume_keys_on_the_pairing_and_refuses_another_lineup(tmp_path: Path) -> None:
+    tasks = tasks_of("airline", IDS[:2])
+    out = tmp_path / "r.jsonl"
+    with gold(tasks) as good, users(tasks, "faithful", "hangs-up") as [(faithful, _),
+                                                                        (other, _)]:
+        first = run_tau2("airline", good, out, IDS[:2], "--user-agent-url", faithful,
+                         "--user-agent-url", other, "--pairing", "cross")
+        assert first.code == 0, first.err
+        lines = out.read_text().splitlines()
+        kept = [x for x in lines if '"type":"task"' in x and '"pairing":"agent+user_2"' in x]
+        out.write_text("\n".join(x for x in lines if x not in kept) + "\n")  # two lost
+        again = run_tau2("airline", good, out, IDS[:2], "--user-agent-url", faithful,
+                         "--user-agent-url", other, "--pairing", "cross", "--resume")
+        assert again.code == 0, again.err
+        found = records(out)
+        assert len(found) == 4 and sorted(x["match"]["pairing"] for x in found) == \
+            ["agent+user", "agent+user", "agent+user_2", "agent+user_2"]
+        swapped = run_tau2("airline", good, out, IDS[:2], "--user-agent-url", other,
+                           "--user-agent-url", faithful, "--pairing", "cross", "--resume")
+    assert swapped.code != 0 and "configured differently" in swapped.err
