@@ -321,8 +321,12 @@ class Engine:
                 self.clients[AGENT] = client
                 continue
             other = await stack.enter_async_context(self._client(pending, participant))
-            await self._until_stopped(other.card())
+            card = await self._until_stopped(other.card())
             await self._until_stopped(other.transport())
+            if self.config.streaming and not card.card.capabilities.streaming:
+                raise ConfigError(f"--streaming: participant {participant.id}'s card does not "
+                                  "advertise streaming",
+                                  hint="Drop --streaming (the run then uses blocking calls).")
             self.clients[participant.id] = other
 
     def _lineup_record(self) -> dict[str, Any]:

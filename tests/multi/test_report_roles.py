@@ -8,7 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from a2abench.report import build_report, render
+import pytest
+
+from a2abench.benchmarks.tau2.submission import _read
+from a2abench.errors import RecordsError
+from a2abench.report import build_report, deduped_task_records, render
 from a2abench.report.html import report_page
 
 PAIRINGS = {"agent+user": {"agent": "agent", "user": "user"},
@@ -96,3 +100,12 @@ def test_forged_match_blocks_are_skipped(tmp_path: Path) -> None:
     agent = next(e for e in report.roles["roles"]["agent"] if e["participant"] == "agent")
     assert agent["matches"] == 13  # the second forged row counts, its scores do not
     assert agent["counted"] == 12
+
+
+def test_exports_hold_the_primary_pairing_and_the_submission_refuses_a_dual_run(
+        tmp_path: Path) -> None:
+    path = _write(tmp_path / "m.jsonl")
+    kept = list(deduped_task_records([path]))
+    assert len(kept) == 6 and {r["match"]["pairing"] for r in kept} == {"agent+user"}
+    with pytest.raises(RecordsError, match="multi-party run"):
+        _read(path)
