@@ -13,7 +13,7 @@ import pytest
 
 from a2abench.green import GreenSettings, parse_request, plan_run
 from a2abench.run.registry import names
-from tests.agentbeats.test_kit import GATEWAY, PLACEHOLDER, load
+from tests.agentbeats.test_kit import PLACEHOLDER, check_wiring, load
 
 ROOT = Path(__file__).parents[2] / "examples/agentbeats"
 
@@ -25,21 +25,9 @@ def test_the_scenario_seats_an_agent_and_a_user(tmp_path: Path) -> None:
     assert gateway["participant_roles"] == {"green": "a2abench", "purple1": "agent",
                                             "purple2": "user"}
     assert set(data["metadata"]["agentbeats_ids"]) == set(components) - {"gateway"}
-    manifests = {name: load((ROOT / c["manifest"]).resolve())
-                 for name, c in components.items() if name != "gateway"}
-    for name, manifest in manifests.items():
-        schema = manifest.get("config_schema", {"properties": {}, "required": []})
-        given = components[name].get("config", {})
-        assert set(given) <= set(schema["properties"]), name
-        assert set(schema.get("required", [])) <= set(given), name
-    for binding in data["bindings"]:
-        to_name, to_slot = binding["to"][1:].split(".")
-        from_name, from_export = binding["from"][1:].split(".")
-        to_slots = GATEWAY["slots"] if to_name == "gateway" else set(
-            manifests[to_name].get("slots", {}))
-        exports = GATEWAY["exports"] if from_name == "gateway" else set(
-            manifests[from_name]["exports"])
-        assert to_slot in to_slots and from_export in exports, binding
+    manifests = check_wiring(data, ROOT)
+    assert set(manifests) == {"a2abench", "agent", "user"}
+    assert {b["to"] for b in data["bindings"]} >= {"#gateway.purple1", "#gateway.purple2"}
     payload = {"participants": {"agent": "http://127.0.0.1:8080/agent",
                                 "user": "http://127.0.0.1:8080/user"},
                "config": {**gateway["assessment_config"], "shard_index": 1, "num_shards": 2}}

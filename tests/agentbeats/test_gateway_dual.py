@@ -14,8 +14,8 @@ import pytest
 
 from a2abench.green import GreenSettings
 from a2abench.rating import rate
-from tests.agentbeats.gateway import gateway_python, merge_shards, proxy, run_gateway
-from tests.agentbeats.test_gateway import QUERIES, _duckdb
+from tests.agentbeats.gateway import merge_shards, proxy, run_gateway
+from tests.agentbeats.test_gateway import QUERIES, _duckdb, python  # noqa: F401 (a fixture)
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer
 from tests.green.helpers import green_server
@@ -31,20 +31,12 @@ TRIALS = 2
 IDS = {"a2abench": "green-0001"}
 
 
-@pytest.fixture(scope="module")
-def python() -> Path:
-    try:
-        return gateway_python()
-    except RuntimeError as exc:
-        pytest.skip(f"the gateway's a2a-sdk 0.3 client is unavailable: {exc}")
-
-
 def _keys(result: dict[str, Any]) -> list[tuple[str, int, str]]:
     return sorted((m["task_id"], m["trial"], m["pairing"]) for m in result["matches"])
 
 
-def test_two_participants_through_the_gateway_sharded_and_rated(tmp_path: Path,
-                                                                python: Path) -> None:
+def test_two_participants_through_the_gateway_sharded_and_rated(
+        tmp_path: Path, python: Path) -> None:  # noqa: F811 (test_gateway's fixture)
     tasks = tasks_of("airline", TASKS)
     llm = FakeLLMServer(handler=user_llm(tasks, TRIALS))  # the reference user's model
     settings = GreenSettings(output_dir=tmp_path / "runs", progress_interval_s=0, presets={

@@ -40,15 +40,13 @@ def user_llm(tasks: dict[str, Task], trials: int = 1, seed: int = 300) -> Any:
 
     def handler(body: dict[str, Any]) -> dict[str, Any]:
         task = tasks[seeds[body["seed"]]]
-        mine = [m for m in body["messages"] if m["role"] == "assistant"]
-        done = sum(len(m.get("tool_calls") or []) for m in mine)
-        todo = [a for a in task.evaluation_criteria.actions or []  # type: ignore[union-attr]
-                if a.requestor == "user"]
+        move, action = gold_agent.user_move(
+            task, [m for m in body["messages"] if m["role"] == "assistant"])
         key = _digest(body["messages"])
-        if done < len(todo):
-            return completion(None, [{"id": f"call_{key}", "name": todo[done].name,
-                                      "arguments": todo[done].arguments}])
-        if not any((m.get("content") or "").startswith("TASK:") for m in mine):
+        if action is not None:
+            return completion(None, [{"id": f"call_{key}", "name": action.name,
+                                      "arguments": action.arguments}])
+        if move == "name":
             words = str(task.user_scenario).split()[:12]
             return completion(f"TASK:{task.id} " + " ".join(words) + f" [{key}]")
         return completion(f"Thank you, that is all. [{key}] ###STOP###")

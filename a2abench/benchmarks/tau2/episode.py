@@ -226,12 +226,7 @@ class Orchestrator:
         and its result (a step), and the limits are checked after it as after those."""
         self.trajectory.append(AssistantMessage(content=None, tool_calls=[call]))
         self._count_agent_step()
-        self.env.sync_tools()
-        (result,) = await self._execute([call])
-        self.steps += 1
-        self.env.sync_tools()
-        self._check_limits()
-        return result
+        return await self._mcp_result(call)
 
     async def run_user_mcp_call(self, call: ToolCall) -> ToolMessage:
         """A user participant's call over MCP while it holds its turn (scenario dual): as
@@ -239,6 +234,11 @@ class Orchestrator:
         the limits checked after it."""
         self.trajectory.append(UserMessage(content=None, tool_calls=[call]))
         self.steps += 1
+        return await self._mcp_result(call)
+
+    async def _mcp_result(self, call: ToolCall) -> ToolMessage:
+        """Run a call made over MCP (its message is in the trajectory, counted): its result
+        is a step, and the limits are checked after it."""
         self.env.sync_tools()
         (result,) = await self._execute([call])
         self.steps += 1
