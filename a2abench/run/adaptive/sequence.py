@@ -373,7 +373,8 @@ def start(config: Any, tasks: list[TaskSpec], scoring: dict[str, Any],
                                  hint="Resume with the baseline as it was, or start a new "
                                       "--output.")
         units = paired_units(baseline, tasks, config.num_trials)
-    else:
+    else:  # checked before the plan is listed: it may be far too large to hold
+        _check_plan(len(tasks) * config.num_trials, settings, scoring)
         units = units_of(tasks, config.num_trials, config.seed)
     _check_plan(len(units), settings, scoring)
     sequence = Sequence(units, order_seed(config, header), scoring, settings, baseline)
