@@ -47,6 +47,7 @@ _NU = np.geomspace(1e-4, 1e3, 40)  # Lagrange multipliers tried for stratified b
 
 Array = npt.NDArray[np.float64]
 Value = float | Array  # one run's value, or one per run (simulations)
+DualTerms = tuple[Array, Array, Array, tuple[float, float]]
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class Stratum:
         self.left_high: Array = np.full(shape, left[1])
         self._ysum: Array = np.zeros(shape)  # known draws as the bets see them (x·scale)
         self._sq: Array = np.full(shape, PRIOR_VAR)  # the plug-in's sum of squares
+        self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
 
     def variance(self) -> Array:
         """The plug-in's variance of the known draws (one pseudo-observation of 1/4)."""
@@ -260,25 +262,45 @@ def stratified_interval(strata: list[Stratum], weights: list[float],
         one = s.interval(alpha)
         return Interval(w * one.lower, w * one.upper)
     threshold = math.log(1 / alpha)
-    cells = [(s.cells(), w, s.logical()) for s, w in used]
-    floors = [float(proxy.min()) if len(proxy) else math.inf for (_, _, proxy), _, _ in cells]
+    terms = [_dual_terms(s, w) for s, w in used]
+    floors = [float(t[0][0]) if len(t[0]) else math.inf for t in terms]
+    total = sum(floors)
     lows, highs = np.zeros(len(_NU)), np.zeros(len(_NU))
     lower = upper = 0.0
-    for index, ((low, high, proxy), w, logical) in enumerate(cells):
-        lower += w * logical.lower
-        upper += w * logical.upper
+    for (proxy, low_min, high_max, logical), floor in zip(terms, floors, strict=True):
+        lower += logical[0]
+        upper += logical[1]
         # A mean whose capital alone exceeds what the other strata can lose is impossible
         # in every feasible combination: leaving it out keeps the bound valid and tighter.
-        room = threshold - (sum(floors) - floors[index])
-        keep = proxy <= room
-        if not keep.any():  # no candidate survives (chance ≤ α): only the logical bounds
+        kept = int(proxy.searchsorted(threshold - (total - floor), side="right"))
+        if kept == 0:  # no candidate survives (chance ≤ α): only the logical bounds
             return _logical(used)
-        low, high, proxy = low[keep], high[keep], proxy[keep]
-        lows += np.min(w * low[None, :] + _NU[:, None] * proxy[None, :], axis=1)
-        highs += np.max(w * high[None, :] - _NU[:, None] * proxy[None, :], axis=1)
+        lows += low_min[:, kept - 1]
+        highs += high_max[:, kept - 1]
     lows -= _NU * threshold
     highs += _NU * threshold
     return Interval(max(lower, float(lows.max())), min(upper, float(highs.min())))
+
+
+def _dual_terms(s: Stratum, w: float) -> DualTerms:
+    """A stratum's cells sorted by log-capital, with the running minimum of w·low + ν·log K
+    and maximum of w·high − ν·log K over them, per ν (the terms of every pruning at once),
+    and its weighted logical bounds. Kept until the stratum's next draw (a run changes one
+    stratum at a time)."""
+    key = (s.n, w)
+    if s.dual is not None and s.dual[0] == key:
+        return s.dual[1]
+    low, high, proxy = s.cells()
+    finite = np.isfinite(proxy)
+    order = np.argsort(proxy[finite], kind="stable")
+    sorted_proxy = proxy[finite][order]
+    nu = _NU[:, None] * sorted_proxy[None, :]
+    low_min = np.minimum.accumulate(w * low[finite][order][None, :] + nu, axis=1)
+    high_max = np.maximum.accumulate(w * high[finite][order][None, :] - nu, axis=1)
+    logical = s.logical()
+    terms = (sorted_proxy, low_min, high_max, (w * logical.lower, w * logical.upper))
+    s.dual = (key, terms)
+    return terms
 
 
 def _logical(used: list[tuple[Stratum, float]]) -> Interval:

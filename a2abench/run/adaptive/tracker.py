@@ -90,6 +90,7 @@ class Tracker:
                  *, bounds: dict[str, tuple[float, float]] | None = None,
                  baseline_score: float | None = None) -> None:
         self.sizes, self.weights, self.settings = dict(sizes), dict(weights), settings
+        self._units = sum(self.sizes.values())
         self.alpha = 1 - settings.confidence
         # paired: the value-space sums of each stratum's smallest and largest differences
         self.bounds = dict(bounds or {})
@@ -135,7 +136,7 @@ class Tracker:
 
     @property
     def units(self) -> int:
-        return sum(self.sizes.values())
+        return self._units
 
     def record(self, stratum: str, rank: int, value: float | None, pick: int,
                draw: tuple[float, float] | None = None,

@@ -85,13 +85,20 @@ def paired_text(adaptive: dict[str, Any]) -> str | None:
             f"{paired['baseline_score']:.4f} on these {summary['N']} task-trials")
 
 
-def flips_text(adaptive: dict[str, Any]) -> str | None:
-    """How many task-trials flipped each way (the ids are listed where there is room)."""
+def flips_text(adaptive: dict[str, Any], shown: int = 10) -> str | None:
+    """The task-trials that flipped against the baseline, each way: the counts, and the
+    first `shown` of each (the HTML report links them all into its viewer)."""
     flipped = (adaptive["summary"].get("paired") or {}).get("flipped")
     if not flipped:
         return None
-    return (f"{flipped['to_pass']['count']} task-trial(s) fail → pass, "
-            f"{flipped['to_fail']['count']} pass → fail (against the baseline)")
+
+    def listed(group: dict[str, Any], what: str) -> str:
+        names = [f"{task} #{trial}" for task, trial in group["task_trials"][:shown]]
+        more = ", …" if group["count"] > len(names) else ""
+        return f"{group['count']} {what}" + (f" ({', '.join(names)}{more})" if names else "")
+
+    return (f"{listed(flipped['to_pass'], 'fail → pass')}; "
+            f"{listed(flipped['to_fail'], 'pass → fail')} (against the baseline)")
 
 
 def errors_text(summary: dict[str, Any]) -> str | None:
