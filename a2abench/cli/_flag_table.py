@@ -38,7 +38,8 @@ RUN = (
     F(name='seed',
       flag='--seed',
       kind='int',
-      help='Run seed; per-trial seeds derive from it.',
+      help=("Run seed; per-trial seeds derive from it, and, when given, an adaptive run's "
+            'order (else a fresh one per run, recorded).'),
       default=300,
       minimum=-9223372036854775808,
       maximum=9223372036854775807),

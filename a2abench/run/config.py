@@ -144,7 +144,9 @@ class RunConfig(BaseModel):
     concurrency: int = option(4, "Task-trials in flight at once (never more than there are "
                                  "task-trials to run).", ge=1, le=MAX_RUN_CONCURRENCY,
                               request=True)
-    seed: int = option(300, "Run seed; per-trial seeds derive from it.", ge=-(2**63),
+    seed: int = option(300, "Run seed; per-trial seeds derive from it, and, when given, an "
+                            "adaptive run's order (else a fresh one per run, recorded).",
+                       ge=-(2**63),
                        le=2**63 - 1, request=True)
     output: Path | None = option(
         None, "Metrics file (a path with a suffix, or an existing file) or a directory (an "
