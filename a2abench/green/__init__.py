@@ -7,8 +7,8 @@ call. One A2A task is one assessment, run by the same engine as `a2abench run`.
     green = build_app(settings)                       # or: the ASGI app, for tests and embedding
 
 The names below load on first use: `serve` answers the card before a2a-sdk's server stack
-(~0.7 s) and the run engine are imported (green/starting.py), and the CLI reads
-`GreenSettings` without either.
+(~0.7 s), the benchmarks and the MCP server are imported (green/starting.py), and the CLI reads
+`GreenSettings` without them.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Light on purpose: serve-green answers its card before a2a-sdk's server stack, the run engine
 and the benchmarks are imported (green/starting.py). The built-in benchmarks' skills come
 from a generated table (`_skills.py`), and `CardDocument` serves the card as a2a-sdk would
-(its 1.0 form merged with the 0.3 one, a weak ETag, If-None-Match) without its routes.
+(its 1.0 form with the 0.3 fields added, a weak ETag, If-None-Match) without its routes.
 """
 
 from __future__ import annotations
@@ -146,21 +146,34 @@ class CardDocument:
 
 
 def card_dict(card: AgentCard) -> dict[str, Any]:
-    """The card's JSON as a2a-sdk serves it: the 1.0 fields, and the 0.3 fields that 1.0 does
-    not have (a card without a 0.3 interface has none; `supportsAuthenticatedExtendedCard`
-    only when true). tests/green/test_card_document.py compares it with a2a-sdk's own."""
-    from a2a.compat.v0_3.conversions import to_compat_agent_card
-    from a2a.utils.errors import VersionNotSupportedError
+    """The card's JSON as a2a-sdk serves it: the 1.0 fields, plus, when the card has 0.3
+    interfaces, the 0.3 fields that 1.0 lacks: `url`, `preferredTransport` and
+    `protocolVersion` of the first 0.3 interface, the others as `additionalInterfaces`,
+    `security`, and each HTTP scheme's 0.3 form. Written for the cards `build_card` makes,
+    without a2a-sdk's 0.3 models (~0.3 s of imports); tests/green/test_starting.py compares
+    it with a2a-sdk's own rendering in each card shape."""
     from google.protobuf.json_format import MessageToDict
 
     out: dict[str, Any] = MessageToDict(card)
-    try:
-        legacy = to_compat_agent_card(card).model_dump(exclude_none=True)
-    except VersionNotSupportedError:
+    legacy = [i for i in card.supported_interfaces
+              if not i.protocol_version or i.protocol_version.startswith("0.")]
+    if not legacy:
         return out
-    if not legacy.get("supportsAuthenticatedExtendedCard"):
-        legacy.pop("supportsAuthenticatedExtendedCard", None)
-    _add_missing(out, legacy)
+    first = legacy[0]
+    extra: dict[str, Any] = {"url": first.url, "preferredTransport": first.protocol_binding,
+                             "protocolVersion": first.protocol_version or "0.3"}
+    if legacy[1:]:
+        extra["additionalInterfaces"] = [{"transport": i.protocol_binding, "url": i.url}
+                                         for i in legacy[1:]]
+    if card.security_requirements:
+        extra["security"] = [{name: list(needs.list) for name, needs in r.schemes.items()}
+                             for r in card.security_requirements]
+    schemes = {name: {"type": "http", **MessageToDict(scheme.http_auth_security_scheme)}
+               for name, scheme in card.security_schemes.items()
+               if scheme.HasField("http_auth_security_scheme")}
+    if schemes:
+        extra["securitySchemes"] = schemes
+    _add_missing(out, extra)
     return out
 
 

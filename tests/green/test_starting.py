@@ -142,16 +142,20 @@ def test_a_failed_build_answers_503_with_the_reason(held: Any) -> None:
     assert httpx.get(base + "/.well-known/agent-card.json").status_code == 200
 
 
+@pytest.mark.parametrize("grpc_port", [50051, None])
 @pytest.mark.parametrize("changes", [
-    {}, {"auth_token": SecretStr("tok-123456")}, {"tck": True}, {"a2a_03": False}])
+    {}, {"auth_token": SecretStr("tok-123456")}, {"tck": True}, {"a2a_03": False},
+    {"auth_token": SecretStr("tok-123456"), "a2a_03": False}])
 def test_the_card_is_served_as_a2a_sdk_serves_it(settings: GreenSettings,
-                                                 changes: dict[str, Any]) -> None:
+                                                 changes: dict[str, Any],
+                                                 grpc_port: int | None) -> None:
     """CardDocument's body and ETag are a2a-sdk's own for the same card (its card route is
     what served it before), in each card shape."""
     from a2a.server.request_handlers.response_helpers import agent_card_to_dict
     from a2a.server.routes.agent_card_routes import _etag_for
 
-    card = card_for(dataclasses.replace(settings, **changes), "http://g:1/a2a", names(), 50051)
+    card = card_for(dataclasses.replace(settings, **changes), "http://g:1/a2a", names(),
+                    grpc_port)
     document = CardDocument(card)
     assert card_dict(card) == agent_card_to_dict(card)
     assert json.loads(document.body) == agent_card_to_dict(card)
