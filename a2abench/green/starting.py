@@ -153,7 +153,7 @@ class StartingApp:
 
 
 async def _json(send: Any, status: int, body: dict[str, Any]) -> None:
-    data = json.dumps(body).encode()
+    data = json.dumps(body, separators=(",", ":")).encode()  # as Starlette's JSONResponse
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(data)).encode())]})
