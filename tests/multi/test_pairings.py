@@ -147,3 +147,23 @@ def test_resume_keys_on_the_pairing_and_refuses_another_lineup(tmp_path: Path) -
         swapped = run_tau2("airline", good, out, IDS[:2], "--user-agent-url", other,
                            "--user-agent-url", faithful, "--pairing", "cross", "--resume")
     assert swapped.code != 0 and "configured differently" in swapped.err
+
+
+def test_a_remote_reference_agent(tmp_path: Path) -> None:
+    """--reference-agent-url: the user's reference partner is an A2A agent, not the offline
+    gold agent."""
+    tasks = tasks_of("airline", IDS[:2])
+    llm = FakeLLMServer(handler=user_llm(tasks))
+    out = tmp_path / "ref.jsonl"
+    with llm.running(), gold(tasks) as good, gold(tasks) as reference, \
+            users(tasks, "faithful") as [(faithful, _)]:
+        r = run_tau2("airline", good, out, IDS[:2], "--user-agent-url", faithful,
+                     "--pairing", "vs_reference", "--reference-agent-url", reference,
+                     "--user-llm", "fake-user", "--user-llm-base-url", llm.base_url)
+    assert r.code == 0, r.err
+    ref = [x for x in records(out) if x["match"]["pairing"] == "reference_agent+user"]
+    assert len(ref) == 2 and all(x["reward"] == 1.0 and x["requests"] >= 2 for x in ref)
+    (run,) = records(out, "run")
+    assert run["lineup"]["participants"]["reference_agent"]["url"] == reference
+    assert {q["participant"] for q in records(out, "request")} == {
+        "agent", "user", "reference_agent"}
