@@ -66,6 +66,12 @@ def seat(config: RunConfig, driver: Driver) -> Lineup | None:
         raise RolesRejected(exc.message.replace("cannot seat the participants: ", "")) from None
 
 
+def pairings(config: RunConfig, driver: Driver) -> int:
+    """How many matches every task-trial plays (1 for a single agent)."""
+    found = seat(config, driver)
+    return 1 if found is None else len(found.pairings)
+
+
 def result_fields(roles: dict[str, Any], output: Any) -> dict[str, Any]:
     """What a multi-party Result adds (docs/serve-green.md, "The Result"): the scenario and
     pairing, the lineup without URLs (participant id -> role, reference, built-in), each

@@ -24,12 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from a2abench.errors import RecordsError
 from a2abench.rating.sources import Rated
 
 RIDGE = 0.01
 ELO = 400 / math.log(10)
 BASE = 1000.0
 FEW = 10  # comparisons below which a pair is flagged
+MAX_CELLS = 20_000_000  # tasks x participants^2 of the win tables (160 MB of floats)
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,10 @@ def rate_role(all_games: Sequence[Game], anchor: str, *, bootstrap: int, seed: i
     players = sorted(connected(everyone, anchor, played))
     index = {p: i for i, p in enumerate(players)}
     clusters = sorted({g.cluster for g in all_games})
+    if len(clusters) * len(players) ** 2 > MAX_CELLS:
+        raise RecordsError(f"{len(players)} participants over {len(clusters)} tasks are more "
+                           "than `rate` fits at once", hint="Rate fewer runs or results files "
+                                                            "together.")
     per_cluster = np.zeros((len(clusters), len(players), len(players)))
     where = {c: k for k, c in enumerate(clusters)}
     for g in all_games:

@@ -67,3 +67,43 @@ def test_refusals(tmp_path: Path, participants: dict[str, str], config: dict[str
 def test_a_single_agent_request_ignores_other_entries_as_before(tmp_path: Path) -> None:
     planned = _plan(tmp_path, {"agent": AGENT, "judge": "http://anywhere:1"}, {})
     assert planned.config.participant == [] and not planned.config.multi_party()
+
+
+def test_pairings_count_towards_the_task_trial_limit(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from a2abench.green import request as request_module
+    from a2abench.green.request import check_tasks
+    from tests.conftest import shared_data
+
+    monkeypatch.setattr(request_module, "MAX_TASK_TRIALS", 50)
+    data = {"domain": "mock", "num_trials": 2, "data_dir": str(shared_data("tau2").parent)}
+
+    def planned(config: dict[str, Any]) -> Any:
+        request = parse_request([], [{"participants": {"agent": AGENT, "user": USER},
+                                      "config": {"benchmark": "tau2", "domain": "mock",
+                                                 "num_trials": 2, **config}}], ["tau2"])
+        settings = GreenSettings(output_dir=tmp_path, allow_hosts=("purple",),
+                                 presets={"tau2": {"data_dir": data["data_dir"],
+                                                   "user_llm": "fake",
+                                                   "user_llm_base_url": "http://127.0.0.1:9/v1"}})
+        return plan_run(request, settings, "0123456789abcdef")
+
+    asyncio.run(check_tasks(planned({})))  # 10 tasks x 2 trials x 1 pairing
+    with pytest.raises(RequestRejected, match="10 tasks × 2 trials × 3 pairings"):
+        asyncio.run(check_tasks(planned({"pairing": "vs_reference"})))
+
+
+def test_a_face_to_face_assessment_needs_no_user_model(tmp_path: Path) -> None:
+    """Nobody in-process plays the user: the server needs no --user-llm for it."""
+    import asyncio
+
+    from a2abench.green.request import check_tasks
+    from tests.conftest import shared_data
+
+    request = parse_request([], [{"participants": {"agent": AGENT, "user": USER},
+                                  "config": {"benchmark": "tau2", "domain": "mock"}}], ["tau2"])
+    settings = GreenSettings(output_dir=tmp_path, allow_hosts=("purple",), presets={
+        "tau2": {"data_dir": str(shared_data("tau2").parent)}})
+    asyncio.run(check_tasks(plan_run(request, settings, "0123456789abcdef")))

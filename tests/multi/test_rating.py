@@ -100,3 +100,11 @@ def test_players_without_a_path_to_the_anchor_are_not_rated() -> None:
     rated = rate_role(found, "a", bootstrap=10, seed=0)
     assert {p["participant"] for p in rated["players"]} == {"a", "b"}
     assert rated["unrated"] == ["x", "y"]
+
+
+def test_a_fit_too_large_is_refused_with_a_clear_error() -> None:
+    from a2abench.errors import RecordsError
+
+    found = [Game("c", f"p{i:05d}", "anchor", 1.0) for i in range(5000)]
+    with pytest.raises(RecordsError, match="more than `rate` fits at once"):
+        rate_role(found, "anchor", bootstrap=0, seed=0)
