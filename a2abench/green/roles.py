@@ -88,7 +88,8 @@ def result_fields(roles: dict[str, Any], output: Any) -> dict[str, Any]:
                                      "ci_low", "ci_high", "ci_method", "tasks", "matches",
                                      "counted", "forfeits", "pass_rate", "violations",
                                      "usage")},
-                                 "fidelity": e.get("fidelity")}
+                                 "vs_reference": e.get("vs_reference"),
+                                 **({"fidelity": e["fidelity"]} if "fidelity" in e else {})}
               for role, entries in roles["roles"].items() for e in entries}
     rows = from_records([output]).rows if output is not None else []
     return {"scenario": roles.get("scenario"), "pairing": roles.get("pairing"),

@@ -4,8 +4,9 @@
 For each participant: its matches, the ones counted for its role (a partner's forfeit is
 not), its forfeits, its mean score and pass rate with a 95% interval clustered by task (the
 tasks are the unit: each task's mean over its matches, Wilson or Student-t as `report`'s
-pass^k intervals), its violations by kind, its A2A cost (requests, tokens, time). A user's
-**fidelity** is the same rate against the reference agent only. Per pairing: the matches,
+pass^k intervals), its violations by kind, its A2A cost (requests, tokens, time). Its rate
+against the reference partners only (`vs_reference`) compares across runs; a user's is its
+**fidelity** (its success with the reference agent). Per pairing: the matches,
 mean reward, passes, forfeits and violations. Paired comparisons: two participants of a
 role that faced the same partner on the same task-trials, their per-task mean differences
 with a Student-t interval, and how often each did better. Violations are the benchmark's
@@ -59,14 +60,17 @@ def _usage(rows: Iterable[MatchRow], pid: str) -> dict[str, float]:
                                              "latency_ms")}
 
 
-def _fidelity(rows: Sequence[MatchRow], pid: str, references: set[str]) -> dict[str, Any] | None:
-    """A user's rate against the reference agent(s): the false-negative view of a user."""
-    with_ref = [r for r in rows if r.roles.get("user") == pid
-                and r.roles.get("agent") in references]
+def _vs_reference(rows: Sequence[MatchRow], role: str, pid: str, references: set[str]
+                  ) -> dict[str, Any] | None:
+    """A participant's rate against the reference partners only (every other seat a
+    reference): what compares across runs. A user's is its fidelity."""
+    with_ref = [r for r in rows if r.roles.get(role) == pid
+                and all(p in references for other, p in r.roles.items() if other != role)]
     if not with_ref:
         return None
-    stats = _stats(with_ref, "user", pid)
-    return {"against": sorted({r.roles["agent"] for r in with_ref}),
+    stats = _stats(with_ref, role, pid)
+    return {"against": sorted({p for r in with_ref for other, p in r.roles.items()
+                               if other != role}),
             **{k: stats[k] for k in ("matches", "counted", "rate", "ci_low", "ci_high",
                                      "ci_method", "tasks")}}
 
@@ -132,8 +136,10 @@ def roles_view(rows: Sequence[MatchRow], lineup: dict[str, Any]) -> dict[str, An
     for role, pid in seen:
         entry = _stats(rows, role, pid)
         entry["reference"] = pid in references
-        if role == "user":
-            entry["fidelity"] = _fidelity(rows, pid, references)
+        entry["vs_reference"] = None if pid in references else _vs_reference(
+            rows, role, pid, references)
+        if role == "user":  # tau2's user fidelity: its success with the reference agent
+            entry["fidelity"] = entry["vs_reference"]
         roles[role].append(entry)
     pairings = sorted({r.pairing for r in rows})
     primary = lineup.get("primary")

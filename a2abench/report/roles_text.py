@@ -26,18 +26,18 @@ def role_table(view: dict[str, Any]) -> Table:
     rows = []
     for role, entries in sorted(view["roles"].items()):
         for e in entries:
-            fidelity = e.get("fidelity")
+            versus = e.get("vs_reference")
             usage = e["usage"]
             rows.append([
                 role, e["participant"] + (" (ref)" if e.get("reference") else ""),
                 f"{e['counted']}/{e['matches']}", str(e["forfeits"]), _ci(e),
-                _pct(e["pass_rate"]), _ci(fidelity) if fidelity else "-",
+                _pct(e["pass_rate"]), _ci(versus) if versus else "-",
                 ", ".join(f"{k} {v}" for k, v in e["violations"].items()) or "-",
                 f"{_count(usage['requests'])} req, {_count(usage['input_tokens'])}+"
                 f"{_count(usage['output_tokens'])} tok, {usage['latency_ms'] / 1000:.1f} s"])
     return ("Scores per role (95% CI clustered by task)",
             ["role", "participant", "counted", "forfeits", "mean score [CI]", "pass rate",
-             "fidelity", "violations", "A2A cost"], rows)
+             "vs reference (user: fidelity)", "violations", "A2A cost"], rows)
 
 
 def pairing_matrix(view: dict[str, Any]) -> Table | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,12 +42,18 @@ class RolesError(ValueError):
 @dataclass(frozen=True)
 class Scenario:
     """A kind of match a driver can run: its roles (`agent` first) and the built-in
-    reference partner of each role (`{"user": "llm_user"}`), played by the driver."""
+    reference partners of each role, played by the driver: one (`{"user": "llm_user"}`,
+    participant `reference_user`) or a panel (`{"adversary": ("polite", "escalator")}`,
+    participants `reference_adversary_polite`, ...)."""
 
     name: str
     roles: tuple[str, ...]
-    references: Mapping[str, str] = field(default_factory=dict)
+    references: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     description: str = ""
+
+    def reference_names(self, role: str) -> tuple[str, ...]:
+        found = self.references.get(role, ())
+        return (found,) if isinstance(found, str) else tuple(found)
 
     def __post_init__(self) -> None:
         if not self.roles or self.roles[0] != AGENT:
@@ -191,7 +197,7 @@ def lineup(scenario: Scenario, urls: Mapping[str, str], mode: str = "face", *,
         pairings += _reference_pairings(scenario, by_role, references)
     used = {pid for q in pairings for _, pid in q.seats}
     members = [p for r in scenario.roles for p in by_role[r]]
-    members += [p for p in references.values() if p.id in used]
+    members += [p for panel in references.values() for p in panel if p.id in used]
     return Lineup(scenario, mode, tuple(members), tuple(pairings))
 
 
@@ -200,15 +206,18 @@ def _order(pid: str) -> tuple[int, str]:
     return (int(m.group("n") or 1) if m else 0, pid)
 
 
-def _references(scenario: Scenario, urls: Mapping[str, str]) -> dict[str, Participant]:
-    out = {}
+def _references(scenario: Scenario, urls: Mapping[str, str]) -> dict[str, list[Participant]]:
+    """Each role's reference partners: a remote one (`reference_urls`) replaces the
+    built-in panel; a panel of several is `reference_<role>_<name>`."""
+    out: dict[str, list[Participant]] = {}
     for role in scenario.roles:
         pid = REFERENCE_PREFIX + role
+        names = scenario.reference_names(role)
         if role in urls:
-            out[role] = Participant(pid, role, url=urls[role], reference=True)
-        elif role in scenario.references:
-            out[role] = Participant(pid, role, builtin=scenario.references[role],
-                                    reference=True)
+            out[role] = [Participant(pid, role, url=urls[role], reference=True)]
+        elif names:
+            out[role] = [Participant(pid if len(names) == 1 else f"{pid}_{name}", role,
+                                     builtin=name, reference=True) for name in names]
     unknown = sorted(set(urls) - set(scenario.roles))
     if unknown:
         raise RolesError(f"a reference partner for unknown role(s) {', '.join(unknown)}")
@@ -216,8 +225,9 @@ def _references(scenario: Scenario, urls: Mapping[str, str]) -> dict[str, Partic
 
 
 def _reference_pairings(scenario: Scenario, by_role: Mapping[str, list[Participant]],
-                        references: Mapping[str, Participant]) -> list[Pairing]:
-    """Each submitted participant against the reference partners of every other role."""
+                        references: Mapping[str, list[Participant]]) -> list[Pairing]:
+    """Each submitted participant against every combination of the other roles'
+    reference partners."""
     missing = [r for r in scenario.roles if r not in references]
     if missing:
         raise RolesError(f"pairing `vs_reference` needs a reference partner for role(s) "
@@ -225,15 +235,8 @@ def _reference_pairings(scenario: Scenario, by_role: Mapping[str, list[Participa
     out = []
     for role in scenario.roles:
         for p in by_role[role]:
-            out.append(Pairing(tuple((r, p.id if r == role else references[r].id)
-                                     for r in scenario.roles)))
+            panels = [[p.id] if r == role else [q.id for q in references[r]]
+                      for r in scenario.roles]
+            out += [Pairing(tuple(zip(scenario.roles, ids, strict=True)))
+                    for ids in itertools.product(*panels)]
     return out
-
-
-def units(task_ids: Iterable[str], trials: int, pairings: Sequence[Pairing]
-          ) -> Iterable[tuple[str, int, str]]:
-    """(task, trial, pairing) in plan order: what shards split, each exactly once."""
-    for task in task_ids:
-        for trial in range(trials):
-            for pairing in pairings:
-                yield task, trial, pairing.id

@@ -129,3 +129,14 @@ def test_run_end_counts_are_an_object(tmp_path: Path) -> None:
     assert Counts(done=1).as_dict() == {"done": 1, "passed": 0, "failed": 0, "agent_errors": 0,
                                         "evaluator_errors": 0, "infra_errors": 0,
                                         "harness_errors": 0}  # no forfeits key without one
+
+
+def test_a_reference_panel_plays_every_member() -> None:
+    """Part 2's competition: a role may have several reference partners (a panel)."""
+    pressure = Scenario("pressure", ("agent", "adversary"),
+                        {"adversary": ("polite", "escalator"), "agent": "gold_agent"})
+    found = lineup(pressure, {"agent": "http://a", "adversary": "http://x"}, "vs_reference")
+    assert [p.id for p in found.pairings] == [
+        "agent+adversary", "agent+reference_adversary_polite",
+        "agent+reference_adversary_escalator", "reference_agent+adversary"]
+    assert found.builtins() == {"polite", "escalator", "gold_agent"}

@@ -70,6 +70,9 @@ def test_the_headline_is_the_primary_pairing_and_the_roles_come_beside(tmp_path:
     assert ref["reference"] and ref["rate"] == 1.0
     agent = next(e for e in roles["roles"]["agent"] if e["participant"] == "agent")
     assert agent["matches"] == 12 and agent["usage"]["requests"] == 24
+    assert agent["vs_reference"]["against"] == ["reference_user"]
+    assert agent["vs_reference"]["rate"] == 1.0 and "fidelity" not in agent
+    assert user["vs_reference"] == user["fidelity"]
     (compared,) = [c for c in roles["comparisons"] if c["role"] == "user"]
     assert (compared["a"], compared["b"], compared["units"]) == ("reference_user", "user", 6)
     assert compared["a_better"] == 2 and compared["ties"] == 4
