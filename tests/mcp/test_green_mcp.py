@@ -1,7 +1,8 @@
 """serve-green with `tool_channel: "mcp"`: the tools are served on the green agent's own
 port under /mcp, at a public URL derived from the card URL, so they work through the
 AgentBeats controller's prefix-stripping proxy; the operator's bearer token guards the A2A
-side, each task-trial's own token the MCP side; /metrics counts the calls."""
+side, each task-trial's own token the MCP side; /metrics counts the calls. The agent's MCP
+client speaks only 2026-07-28 (the 2.x SDK pinned to it)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ async def test_tau2_over_mcp_through_the_prefix_stripping_proxy(
     holder: dict[str, Any] = {}
 
     def agent(base: str) -> Any:
-        app, holder["agent"] = gold_agent.app(base, airline, "mcp")
+        app, holder["agent"] = gold_agent.app(base, airline, "mcp@2026-07-28")
         return app
 
     with user.running(), serve(agent) as white, proxied(dataclasses.replace(
@@ -89,6 +90,7 @@ async def test_tau2_over_mcp_through_the_prefix_stripping_proxy(
     data = result_of(out.task)[1]  # type: ignore[arg-type]
     assert data["tasks"] == {"3": 1.0, "14": 1.0, "19": 1.0}
     executor = holder["agent"]
+    assert set(executor.mcp.protocols.values()) == {"2026-07-28"}
     pointers = list(executor.mcp.pointers.values())
     assert pointers and all(p["url"] == f"{url}/mcp" for p in pointers)
     assert all(p["headers"]["Authorization"] != f"Bearer {TOKEN}" for p in pointers)
@@ -111,7 +113,7 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     holder: dict[str, Any] = {}
 
     def agent(base: str) -> Any:
-        app, holder["agent"] = crm_agent.app(base, org["tasks"], "mcp-sql")
+        app, holder["agent"] = crm_agent.app(base, org["tasks"], "mcp-sql@2026-07-28")
         return app
 
     with serve(agent) as white, proxied(settings) as (url, _green):
@@ -122,3 +124,4 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     data = result_of(out.task)[1]  # type: ignore[arg-type]
     assert data["tasks"] and set(data["tasks"].values()) == {1.0}
     assert sum(len(v) for v in holder["agent"].mcp_results.values()) >= len(data["tasks"])
+    assert set(holder["agent"].mcp_protocols.values()) == {"2026-07-28"}
