@@ -63,17 +63,20 @@ class McpEndpoint:
         self.announcing = ToolServer(self.registry, announces=True)
         # No DNS-rebinding check: every request carries a task-trial's random token, and
         # behind a proxy the Host header is the proxy's. Plain JSON responses (a third
-        # cheaper than SSE) for sessions whose tool list never changes, SSE for the others.
-        self.manager, self.streaming = (StreamableHTTPSessionManager(
+        # cheaper than SSE) wherever no notification rides a response: SSE only for the
+        # handshake sessions that announce list changes on the changing call's stream
+        # (2026-07-28 answers listen requests with a stream in either mode).
+        self.manager, self.streaming, self.announcing_json = (StreamableHTTPSessionManager(
             app=server, security_settings=None, session_idle_timeout=idle_timeout_s,
-            json_response=server is self.plain, max_request_body_size=MAX_BODY_BYTES)
-            for server in (self.plain, self.announcing))
+            json_response=json, max_request_body_size=MAX_BODY_BYTES)
+            for server, json in ((self.plain, True), (self.announcing, False),
+                                 (self.announcing, True)))
         self.registry.on_forget.append(self._ended)
         self._ending: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        async with self.manager.run(), self.streaming.run():
+        async with self.manager.run(), self.streaming.run(), self.announcing_json.run():
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -97,12 +100,13 @@ class McpEndpoint:
         if version is not None and version not in SERVED_VERSIONS:
             await _unsupported_version(version, receive, send)
             return
-        manager = self.streaming if session.announces else self.manager
         current = CURRENT.set(session)
         try:
             if version in MODERN_PROTOCOL_VERSIONS:  # stateless: no MCP session to bind
-                await manager.handle_request(scope, receive, send)
+                stateless = self.announcing_json if session.announces else self.manager
+                await stateless.handle_request(scope, receive, send)
             else:
+                manager = self.streaming if session.announces else self.manager
                 await self._handshake(session, manager, scope, receive, send)
         finally:
             CURRENT.reset(current)
@@ -110,21 +114,13 @@ class McpEndpoint:
     async def _handshake(self, session: ToolSession, manager: StreamableHTTPSessionManager,
                          scope: Scope, receive: Receive, send: Send) -> None:
         """A handshake-era request: its MCP session must be the token's own."""
-        headers = scope.get("headers", [])
         if scope["method"] == "POST":
-            body = await _body(receive)
-            if body is None:
-                await _respond(send, 413, {"jsonrpc": "2.0", "id": None, "error": {
-                    "code": -32600, "message": f"the body is over {MAX_BODY_BYTES} bytes"}})
+            version = _header(scope.get("headers", []), _PROTOCOL_HEADER)
+            checked = await _handshake_body(receive, send, version)
+            if checked is None:
                 return
-            claimed = _claimed_version(body)
-            if claimed is not None:  # a 2026-07-28 body with another (or no) version header
-                await _respond(send, 400, {"jsonrpc": "2.0", "id": claimed[1], "error": {
-                    "code": HEADER_MISMATCH, "message": "the MCP-Protocol-Version header "
-                    f"does not match the request's _meta protocol version {claimed[0]!r}"}})
-                return
-            receive = _replaying(body, receive)
-        mcp_session = _header(headers, _SESSION_HEADER)
+            receive = checked
+        mcp_session = _header(scope.get("headers", []), _SESSION_HEADER)
         if mcp_session is None:
             await self._open(session, manager, scope, receive, send)
             return
@@ -205,6 +201,25 @@ async def _end_session(manager: StreamableHTTPSessionManager, sid: str) -> None:
     await manager.handle_request(scope, receive, discard)
 
 
+async def _handshake_body(receive: Receive, send: Send, version: str | None
+                          ) -> Receive | None:
+    """Read a handshake-era POST's body and refuse it (None) if it is too large or its
+    `_meta` claims a protocol version its header (`version`: none, or a handshake one)
+    contradicts; else a `receive` that gives the SDK the body again."""
+    body = await _body(receive)
+    if body is None:
+        await _respond(send, 413, {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": f"the body is over {MAX_BODY_BYTES} bytes"}})
+        return None
+    claimed = _claimed_version(body)
+    if claimed is not None and claimed[0] != version:
+        await _respond(send, 400, {"jsonrpc": "2.0", "id": claimed[1], "error": {
+            "code": HEADER_MISMATCH, "message": "the MCP-Protocol-Version header does not "
+            f"match the request's _meta protocol version {claimed[0]!r}"}})
+        return None
+    return _replaying(body, receive)
+
+
 async def _body(receive: Receive) -> bytes | None:
     """The whole request body, or None past `MAX_BODY_BYTES` (what the SDK refuses too)."""
     chunks, size = [], 0
@@ -232,8 +247,8 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
 
 
 def _claimed_version(body: bytes) -> tuple[Any, Any] | None:
-    """(version, request id) when a body reaching the handshake era claims a 2026-07-28
-    `_meta` protocol version, which its header (none, or a handshake one) contradicts."""
+    """(version, request id) when a body claims a protocol version in its `_meta` (only the
+    per-request envelope of 2026-07-28 and later carries one)."""
     if _VERSION_KEY not in body:  # no handshake client sends it: skip the parse
         return None
     try:
