@@ -125,3 +125,55 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     assert data["tasks"] and set(data["tasks"].values()) == {1.0}
     assert sum(len(v) for v in holder["agent"].mcp_results.values()) >= len(data["tasks"])
     assert set(holder["agent"].mcp_protocols.values()) == {"2026-07-28"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", ["banking_knowledge", "telecom"])
+async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_green(
+        tmp_path: Path, proxied: Any, domain: str) -> None:
+    """Through serve-green, a client speaking only 2026-07-28 plays banking (its unlocked
+    tools by name) and telecom in solo mode (the user's tools too) with the scores the A2A
+    channel's gold agent gets. The controller buffers whole responses, so a listen stream
+    delivers nothing through it: the agent sees unlocked tools on its next tools/list."""
+    from tests.mcp.test_tau2_gold import CASES, domain_tasks, solo_tasks
+
+    if domain == "telecom":
+        tasks, modes = solo_tasks(domain, 3), ("solo", "mcp-solo@2026-07-28")
+        config: dict[str, Any] = {"solo": True}
+    else:
+        ids, count, _ = CASES[domain]
+        tasks = domain_tasks(domain, ids, count, ("--retrieval-variant", "bm25"))
+        modes, config = ("gold", "mcp-alias@2026-07-28"), {"retrieval_variant": "bm25"}
+    user = FakeLLMServer(handler=gold_agent.gold_user(tasks))
+    scores, agents = [], []
+    with user.running():
+        settings = GreenSettings(output_dir=tmp_path, presets={"tau2": {
+            "data_dir": str(shared_data("tau2").parent), "user_llm": "fake-user",
+            "user_llm_base_url": user.base_url}})
+        with proxied(settings) as (url, _green):
+            for mode in modes:
+                def agent(base: str, mode: str = mode) -> Any:
+                    app, executor = gold_agent.app(base, tasks, mode)
+                    executor.mcp.listen = False
+                    agents.append(executor)
+                    return app
+
+                extra = {"tool_channel": "mcp"} if mode.startswith("mcp") else {}
+                with serve(agent) as white:
+                    async with sdk_client(url) as client:
+                        out = await send(client, agentbeats(
+                            white, benchmark="tau2", domain=domain, task_ids=list(tasks),
+                            user_llm="fake-user", **config, **extra))
+                assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+                scores.append(result_of(out.task)[1]["tasks"])  # type: ignore[arg-type]
+    over_a2a, over_mcp = scores
+    assert over_mcp == over_a2a and set(over_a2a) == set(tasks)
+    assert any(over_a2a.values())
+    mcp = agents[-1].mcp
+    assert set(mcp.protocols.values()) == {"2026-07-28"}
+    if domain == "banking_knowledge":
+        for task_id, calls in mcp.calls.items():
+            unlocked = {c.arguments["agent_tool_name"] for c in calls
+                        if c.name == "unlock_discoverable_agent_tool"}
+            assert unlocked <= set(mcp.tool_lists[task_id][-1]), task_id
+            assert unlocked & {c.name for c in calls}, task_id

@@ -46,6 +46,9 @@ class McpGold:
     tool_lists: dict[str, list[list[str]]] = field(default_factory=dict)
     changes: dict[str, int] = field(default_factory=dict)  # list_changed notifications
     caller: Any = None  # another process's MCP client (tests.mcp.real_clients.ToolCaller)
+    # Listen for list changes (2026-07-28: a listen stream, which a proxy that buffers whole
+    # responses never delivers); without, banking's unlocks are seen by listing again only.
+    listen: bool = True
     protocols: dict[str, str] = field(default_factory=dict)  # task id -> revision spoken
     protocol: Protocol = field(init=False, default="auto")
 
@@ -95,7 +98,8 @@ class McpGold:
             changed.set()
 
         calls = self.calls.setdefault(task_id, [])
-        async with connect(pointer, on_change, self.protocol) as client:
+        async with connect(pointer, on_change if self.listen else None,
+                           self.protocol) as client:
             self.protocols[task_id] = client.protocol_version
             names = [t.name for t in (await client.list_tools()).tools]
             self.tool_lists.setdefault(task_id, []).append(names)
@@ -109,8 +113,9 @@ class McpGold:
                 if name == "unlock_discoverable_agent_tool":
                     after = [t.name for t in (await client.list_tools()).tools]
                     if after != names:  # the next list shows it, and it is announced
-                        await asyncio.wait_for(changed.wait(), 60)
-                        changed.clear()
+                        if self.listen:
+                            await asyncio.wait_for(changed.wait(), 60)
+                            changed.clear()
                         names = after
                         self.tool_lists[task_id].append(names)
 
