@@ -35,7 +35,8 @@ from _util import ROOT, machine
 KINDS = ("bare", "a2abench", "a2abench-sse")
 LABELS = {"bare": "bare mcp SDK server (SSE)      ",
           "a2abench": "a2abench McpEndpoint (JSON)    ",
-          "a2abench-sse": "a2abench McpEndpoint (SSE)     "}
+          # banking's sessions: SSE on the handshake revisions, JSON on 2026-07-28
+          "a2abench-sse": "a2abench, an announcing session"}
 
 
 def bare_app() -> Any:
