@@ -227,30 +227,7 @@ class _Accumulator:
         self.req_latency = LogHistogram()
         self.requests = 0
         self.request_errors = 0
-        # A multi-party run (run/match.py): the pairing whose task-trials the report covers
-        # (the submitted participants facing each other); the others are the roles view's.
-        self.primary: str | None = None
-        self.other_matches = 0
-        self.matches = Collector()
-
-    def other_pairing(self, rec: dict[str, Any]) -> bool:
-        """A multi-party record of a pairing other than the primary one."""
-        match = rec.get("match")
-        if match.__class__ is not dict:
-            return False
-        pairing = match.get("pairing")
-        if pairing is None or pairing == self.primary:
-            return False
-        self.other_matches += 1
-        return True
-
-    def add_run(self, rec: dict[str, Any]) -> None:
-        self.runs.append(rec)
-        self.matches.run(rec)
-        lineup = rec.get("lineup")
-        primary = lineup.get("primary") if isinstance(lineup, dict) else None
-        if isinstance(primary, str) and self.primary is None:
-            self.primary = primary
+        self.matches = Collector()  # a multi-party run's matches (report/matches.py)
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
@@ -323,13 +300,12 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         elif kind == "task":
             if tap is not None:
                 tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
-            if "match" in rec:
-                acc.matches.task(rec)
-                if acc.other_pairing(rec):
-                    continue
+            if "match" in rec and not acc.matches.task(rec):
+                continue  # another pairing than the primary one: the per-role view's
             add_task(task_filter(rec) if task_filter else rec)
         elif kind == "run":
-            acc.add_run(rec)
+            acc.runs.append(rec)
+            acc.matches.run(rec)
         else:
             acc.run_ends[str(rec["run_id"])] = rec
 
@@ -573,17 +549,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
               "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
         warnings=warnings, adaptive=adaptive, lines=lines, latency_bins=task_h.bins(),
-        roles=_roles(acc))
-
-
-def _roles(acc: _Accumulator) -> dict[str, Any] | None:
-    """A multi-party run's scores per role (None when no record has a match)."""
-    found = acc.matches.result()
-    if not found.rows:
-        return None
-    from a2abench.report.roles import roles_view
-
-    return roles_view(found.rows, found.lineup())
+        roles=acc.matches.view())
 
 
 def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], TaskLine],

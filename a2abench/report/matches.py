@@ -124,27 +124,46 @@ class MatchSet:
 class Collector:
     """Gathers the rows of the task records it is shown (any order): for each (task, trial,
     pairing) a counted result wins over one that counts for nobody, and the later of two
-    equal kinds wins (as `report` keeps task-trials)."""
+    equal kinds wins (as `report` keeps task-trials). It knows the primary pairing (the
+    submitted participants facing each other), whose task-trials `report`'s headline
+    covers."""
 
     def __init__(self) -> None:
         self.kept: dict[tuple[str, int, str], MatchRow] = {}
         self.lineups: list[dict[str, Any]] = []
         self.skipped = 0
+        self.primary: str | None = None
 
     def run(self, rec: dict[str, Any]) -> None:
-        if isinstance(rec.get("lineup"), dict):
-            self.lineups.append(rec["lineup"])
+        lineup = rec.get("lineup")
+        if isinstance(lineup, dict):
+            self.lineups.append(lineup)
+            if self.primary is None and isinstance(lineup.get("primary"), str):
+                self.primary = lineup["primary"]
 
-    def task(self, rec: dict[str, Any]) -> None:
-        row = row_of(rec.get("task_id"), rec.get("trial"), rec.get("seed"), rec.get("match"),
+    def task(self, rec: dict[str, Any]) -> bool:
+        """Take a record with a match block; whether it belongs to the primary pairing."""
+        match = rec.get("match")
+        row = row_of(rec.get("task_id"), rec.get("trial"), rec.get("seed"), match,
                      status=rec.get("status", "ok"), reward=rec.get("reward"),
                      domain=rec.get("domain"))
         if row is None:
             self.skipped += 1
-            return
-        old = self.kept.get(row.key)
-        if old is None or _counted(row) or not _counted(old):
-            self.kept[row.key] = row
+        else:
+            old = self.kept.get(row.key)
+            if old is None or _counted(row) or not _counted(old):
+                self.kept[row.key] = row
+        pairing = match.get("pairing") if match.__class__ is dict else None
+        return pairing is None or pairing == self.primary
+
+    def view(self) -> dict[str, Any] | None:
+        """The per-role view (report/roles.py); None when no record had a match."""
+        found = self.result()
+        if not found.rows:
+            return None
+        from a2abench.report.roles import roles_view
+
+        return roles_view(found.rows, found.lineup())
 
     def result(self) -> MatchSet:
         rows = sorted(self.kept.values(), key=lambda r: (r.task, r.trial, r.pairing))
