@@ -52,7 +52,7 @@ _EXPRESSION = re.compile(r"\s*(-?\d{1,18})\s*([-+*])\s*(-?\d{1,18})\s*")
 
 class ArithOptions(BaseModel):
     """Options of `a2abench run arith`: each field is a flag (`--task-seed`, also read from
-    A2ABENCH_TASK_SEED); its description is the help text."""
+    A2ABENCH_ARITH_TASK_SEED); its description is the help text."""
 
     count: int = Field(default=3, ge=1, description="Questions per operation.")
     operations: list[Operation] = Field(
