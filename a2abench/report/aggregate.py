@@ -506,7 +506,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         else (lines[0].benchmark if lines else None),
         domains=sorted({str(i.domain) for i in lines if i.domain}),
         runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
-                                      "resumed", "models", "data", "interface")}
+                                      "resumed", "models", "data", "interface",
+                                      "tool_channel")}
               | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
               for r in acc.runs],
         score=score, score_method=method, group_scores=group_scores,

@@ -32,6 +32,7 @@ from a2abench.run.tracebacks import format_exc
 
 if TYPE_CHECKING:
     from a2abench.a2a import A2AClient, Conversation
+    from a2abench.mcp.channel import McpChannel
 
 
 # The options model of a driver. Covariant with a default so that `Driver` alone means "any
@@ -284,6 +285,12 @@ class Driver(ABC, Generic[OptionsT]):
 
     async def aclose(self) -> None:
         """Release resources (LLM clients, databases)."""
+
+    def mcp_channel(self) -> McpChannel | None:
+        """The `McpChannel` the driver serves its tools on with `--tool-channel mcp` (None:
+        none). serve-green attaches its own endpoint to it; the run record's `tool_channel`
+        says "mcp" when it is enabled."""
+        return None
 
     # -- optional hooks used by `report` ----------------------------------------------------
 
