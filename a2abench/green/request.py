@@ -16,18 +16,18 @@ Accepted (as a TextPart holding the text/JSON, or a DataPart holding the object)
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from a2abench.errors import ConfigError
+from a2abench.green import caps
 from a2abench.green.guard import HostPolicy
 from a2abench.green.settings import GreenSettings, check_http_url
 from a2abench.options import request_keys
@@ -315,8 +315,10 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     indexes = request_config.pop("task_indexes", None)
     if indexes is not None and not isinstance(indexes, list):
         indexes = [indexes]
+    bound = caps.Bound(settings.caps, request.benchmark, cls.options_model, RunConfig, RUN_KEYS)
+    lowered = bound.defaults({*settings.presets.get(request.benchmark, {}), *request_config})
     run_keys, options = _split(dataclasses.replace(request, config=request_config), cls,
-                               settings)
+                               settings, lowered)
     try:
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
                            options=options, **run_keys)
@@ -331,6 +333,9 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
         driver = build_driver(config)
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
+    over = bound.problem(lambda key: getattr(config if key in RUN_KEYS else driver.options, key))
+    if over is not None:
+        raise RequestRejected(over)
     config.output = output_path(settings.output_dir, request.benchmark, driver.domain, task_id)
     # The allowed hosts bind every request of the run, not just the URL asked for: the
     # agent's card, its interfaces and any redirect.
@@ -468,8 +473,10 @@ def _listing(ids: list[str], limit: int = 20) -> str:
     return shown + (f", … ({len(ids)} in all)" if len(ids) > limit else "")
 
 
-def _split(request: AssessmentRequest, cls: type[Driver],
-           settings: GreenSettings) -> tuple[dict[str, Any], dict[str, Any]]:
+def _split(request: AssessmentRequest, cls: type[Driver], settings: GreenSettings,
+           lowered: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run keys and options: the request over the operator's defaults (`--option`) over
+    the defaults a cap lowered."""
     fields = set(cls.options_model.model_fields)
     reserved = server_only(cls.options_model)
     refused = sorted(reserved & request.config.keys())
@@ -487,7 +494,7 @@ def _split(request: AssessmentRequest, cls: type[Driver],
         # Judge what the run will use: `user_llm_args` sent as a JSON string is an object.
         _check_narrowing(key, _parsed(cls.options_model, key, value),
                          _parsed(cls.options_model, key, in_force), settings)
-    merged = {**preset, **request.config}
+    merged = {**lowered, **preset, **request.config}
     run = {k: v for k, v in merged.items() if k in RUN_KEYS}
     options = {k: v for k, v in merged.items() if k not in RUN_KEYS}
     return _coerce_run(run), options
@@ -496,23 +503,12 @@ def _split(request: AssessmentRequest, cls: type[Driver],
 def _parsed(model: type[BaseModel], key: str, value: Any) -> Any:
     """`value` as the options model will hold it (as given when it does not validate: the
     options' own validation then refuses the request)."""
-    adapter = _adapter(model, key)
-    if adapter is None:
+    if key not in model.model_fields:
         return value
     try:
-        return adapter.validate_python(value)
+        return caps.as_field(model, key, value)
     except ValidationError:
         return value
-
-
-@functools.cache
-def _adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any] | None:
-    info = model.model_fields.get(key)
-    if info is None:
-        return None
-    kind: Any = (Annotated[(info.annotation, *info.metadata)] if info.metadata
-                 else info.annotation)
-    return TypeAdapter(kind)
 
 
 def _default(model: type[BaseModel], key: str) -> Any:
