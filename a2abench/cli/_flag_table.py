@@ -38,7 +38,8 @@ RUN = (
     F(name='seed',
       flag='--seed',
       kind='int',
-      help='Run seed; per-trial seeds derive from it.',
+      help=("Run seed; per-trial seeds derive from it, and, when given, an adaptive run's "
+            'order (else a fresh one per run, recorded).'),
       default=300,
       minimum=-9223372036854775808,
       maximum=9223372036854775807),
@@ -156,7 +157,8 @@ RUN = (
       flag='--target-ci',
       kind='float',
       help=("Adaptive: stop starting task-trials once the headline score's 95% confidence "
-            'sequence is ±W or narrower (in-flight ones finish and count).'),
+            'sequence is ±W or narrower (in-flight ones finish and count); with --baseline, '
+            "the difference's, and W is also the gate's margin."),
       minimum=0,
       maximum=0.5,
       open_min=True,
@@ -165,16 +167,27 @@ RUN = (
       flag='--adaptive-gate',
       kind='bool',
       help=("Adaptive, with --fail-under: stop as soon as the score's 95% confidence "
-            'sequence lies wholly above the threshold (exit 0) or below it (exit 3).'),
+            'sequence lies wholly above the threshold (exit 0) or below it (exit 3). With '
+            '--baseline: stop once the difference is known to be above -W (better or equal '
+            'within --target-ci W, exit 0) or below 0 (worse, exit 3).'),
       default=False),
     F(name='allocate',
       flag='--allocate',
       kind='str',
-      help=('Adaptive order over strata (categories, else domains): proportional (every '
-            'prefix representative) | neyman (stratum size x estimated spread; with several '
-            'trials, tasks with mixed outcomes drawn twice as often).'),
+      help=('Adaptive order: proportional (strata = categories, else domains; every prefix '
+            'representative; best when they score differently) | neyman (more draws where '
+            'results vary; with several trials, tasks with mixed outcomes drawn twice as '
+            'often) | uniform (one order over all task-trials, for mean-reward headlines: '
+            'narrowest when the strata score alike).'),
       default='proportional',
-      choices=('proportional', 'neyman')),
+      choices=('proportional', 'neyman', 'uniform')),
+    F(name='baseline',
+      flag='--baseline',
+      kind='path',
+      help=("Adaptive A/B: replay an earlier run's scored task-trials (its metrics.jsonl or "
+            'run directory: same tasks, trials and seeds) in a fresh order and bound the '
+            'mean difference new - baseline.'),
+      show_default=False),
 )
 
 LLM = (  # LLMOptions: the user-simulator and judge flags

@@ -313,6 +313,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     cls = get_driver(request.benchmark)
     request_config = shard_config(dict(request.config))
     indexes = request_config.pop("task_indexes", None)
+    baseline = earlier_run(request_config.pop("baseline", None), settings.output_dir)
     if indexes is not None and not isinstance(indexes, list):
         indexes = [indexes]
     bound = caps.Bound(settings.caps, request.benchmark, cls.options_model, RunConfig, RUN_KEYS)
@@ -321,7 +322,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
                                settings, lowered)
     try:
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
-                           options=options, **run_keys)
+                           options=options, baseline=baseline, **run_keys)
     except ValidationError as exc:
         ranges = _server_ranges(settings)
         _over_range(exc, ranges)
@@ -341,6 +342,24 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     # agent's card, its interfaces and any redirect.
     config.allowed_hosts = list(settings.allow_hosts)
     return Planned(config, driver, indexes)
+
+
+def earlier_run(value: Any, root: Path) -> Path | None:
+    """The `baseline` key: the A2A task id of an earlier assessment on this server, whose
+    metrics (in its own directory under the server's output directory) an A/B run replays.
+    Never a path: a request must not name files on the server."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9-]{8,64}", value):
+        raise RequestRejected("`baseline` must be the task id of an earlier assessment on "
+                              f"this server (letters, digits and '-'), not {str(value)[:40]!r}")
+    suffix = "_" + value[:8]  # output_path() names a run's directory after its task id
+    found = sorted(p for p in root.glob(f"*{suffix}") if p.name.endswith(suffix)
+                   and (p / "metrics.jsonl").is_file()) if root.is_dir() else []
+    if len(found) != 1:
+        what = "no earlier assessment" if not found else "more than one assessment"
+        raise RequestRejected(f"`baseline` {value!r}: {what} with that task id on this server")
+    return found[0] / "metrics.jsonl"
 
 
 def _over_range(exc: ValidationError, ranges: dict[str, tuple[float, float]]) -> None:

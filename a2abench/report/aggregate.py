@@ -23,11 +23,15 @@ from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
+
+# What a task record may hold is the record schema's rule, in run/status.py (the adaptive
+# baseline reads records too, and run/ never imports report/); re-exported for report/.
+from a2abench.run.status import record_problem as record_problem
+from a2abench.run.status import safe_number as safe_number
 from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
-_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
@@ -141,20 +145,7 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
-_INF = math.inf
 _BIG = 2**63
-
-
-def safe_number(value: Any) -> float | None:
-    """A finite, non-negative number from a record (which may be forged), or None.
-    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
-    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
-    cls = value.__class__
-    if cls is float:
-        return value if 0.0 <= value < _INF else None
-    if cls is int:
-        return float(value) if 0 <= value < _BIG else None
-    return None
 
 
 def safe_count(value: Any) -> int:
@@ -162,29 +153,6 @@ def safe_count(value: Any) -> int:
         return int(value)
     number = safe_number(value)
     return int(number) if number is not None and number < _BIG else 0
-
-
-def record_problem(rec: dict[str, Any]) -> str | None:
-    """Why a task record cannot be true (validated when reading: records may be forged)."""
-    status, reward = rec.get("status", "ok"), rec.get("reward")
-    if not isinstance(rec.get("task_id"), str):
-        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
-    if status not in _STATUSES:
-        return f"unknown status {str(status)[:40]!r}"
-    if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
-            or not 0 <= rec["trial"] < 2**31:
-        return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
-    if status in SCORED_STATUSES:
-        number = safe_number(reward)
-        if number is None or number > 1.0:
-            return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
-        if status != "ok" and (number or rec.get("success") is True):
-            return f"a {status} record claims a pass"  # an error is scored 0, never passed
-    elif reward is not None:
-        return f"a {status} record carries reward {str(reward)[:40]!r}"
-    if not isinstance(rec.get("success", False), bool):
-        return "success is not a boolean"
-    return None
 
 
 def _line_fields(rec: dict[str, Any]) -> dict[str, Any]:
@@ -251,8 +219,11 @@ class _Accumulator:
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
+            success = tag.get("baseline_success")  # an A/B run's baseline (report/adaptive)
             self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
-                              safe_number(tag.get("scale")), safe_number(tag.get("top")))
+                              safe_number(tag.get("scale")), safe_number(tag.get("top")),
+                              safe_number(tag.get("baseline")),
+                              success if isinstance(success, bool) else None)
 
     def kept(self) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
         """Each kept task-trial's key and what the report reads of its record."""
@@ -544,8 +515,7 @@ def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], TaskLine],
     if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
         return None
     from a2abench.report.adaptive import cost_view, rebuild
-    results = [(acc.tags[k], line.status, line.reward) for k, line in by_key.items()
-               if k in acc.tags]
+    results = [(acc.tags[k], line) for k, line in by_key.items() if k in acc.tags]
     out = rebuild(acc.runs, acc.run_ends.values(), results)
     if out is None or out.get("summary") is None:
         warnings.append(f"adaptive run: {(out or {}).get('error', 'no plan')}; its score "
