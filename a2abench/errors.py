@@ -32,8 +32,8 @@ a `kind` used by the run engine to classify failed task-trials:
     │   │   │   └── LLMContextWindowExceeded             the prompt is too long for the model
     │   │   ├── LLMRateLimited                           429 after retries, or quota used up
     │   │   └── LLMResponseInvalid                       not JSON, no choices, bad tool-call JSON
-    │   ├── CircuitOpen                                agent unreachable N task-trials in a row
-    │   └── SalesforceUnavailable                      live org: login, session or API limits
+    │   └── CircuitOpen                                agent unreachable N task-trials in a row
+    │   (a benchmark adds its own, e.g. CRMArena's SalesforceUnavailable in its backends.py)
     └── DataError                      data      1
         ├── DataMissing                                a data file is absent
         ├── DataCorrupt                                a data file fails its checksum or parse
@@ -240,11 +240,6 @@ class LLMResponseInvalid(LLMError):
 
 class CircuitOpen(InfrastructureError):
     pass
-
-
-class SalesforceUnavailable(InfrastructureError):
-    """A live Salesforce org cannot serve queries (login failed, session expired, API limits
-    reached, trial expired): nothing the agent did."""
 
 
 class DataError(A2ABenchError):

@@ -86,9 +86,9 @@ def test_the_oracle_over_mcp(tmp_path: Path, org_name: str) -> None:
 
 async def test_the_salesforce_backend_answers_through_the_same_query_path(
         channel: McpChannel) -> None:
+    from a2abench.benchmarks.crmarena.backends import SalesforceUnavailable
     from a2abench.benchmarks.crmarena.episode import EpisodeResult
     from a2abench.benchmarks.crmarena.mcp_tools import RULE, McpEpisode
-    from a2abench.errors import SalesforceUnavailable
     from tests.crmarena.test_backends import backend, org_route
 
     org_backend, fake = backend(org_route)

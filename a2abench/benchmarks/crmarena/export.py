@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from a2abench.benchmarks.crmarena.tasks import PRIVACY_CATEGORIES
-from a2abench.plugin import SCORED_STATUSES as SCORED
+from a2abench.plugin.provisional import SCORED_STATUSES as SCORED
 
 
 def _macro(means: list[float]) -> float | None:

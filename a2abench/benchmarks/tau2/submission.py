@@ -26,7 +26,8 @@ from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.export import _simulation
 from a2abench.plugin import A2ABENCH_VERSION as __version__
-from a2abench.plugin import ConfigError, RecordsError, iter_records
+from a2abench.plugin import ConfigError, iter_records
+from a2abench.plugin.provisional import RecordsError
 
 
 @dataclass(frozen=True)
