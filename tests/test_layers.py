@@ -7,6 +7,7 @@ docs/writing-a-benchmark.md, needs the stable core alone."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -15,8 +16,31 @@ import pytest
 import a2abench
 
 PACKAGE = Path(a2abench.__file__).parent
-FRONT = ("cli", "render", "__main__.py")  # the layers allowed to import Rich and Typer
 FORBIDDEN = ("rich", "typer", "click", "a2abench.cli", "a2abench.render")
+MAP = PACKAGE.parent / "docs" / "architecture.md"
+_ROW = re.compile(r"^  ([\w.]+/?(?:, [\w.]+/?)*)(?: {2,}|$)")
+
+
+def diagram(text: str) -> tuple[list[list[str]], int]:
+    """docs/architecture.md's layer diagram: its rows of units, top first (`cli/` -> "cli",
+    `data.py` -> "data"), and how many rows stand above the "core never imports Rich or
+    Typer" line."""
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    rows: list[list[str]] = []
+    front = -1
+    for line in block.splitlines():
+        if line.strip().startswith("─"):
+            front = len(rows)
+        found = _ROW.match(line)
+        if found:
+            rows.append([u.removesuffix("/").removesuffix(".py")
+                         for u in found[1].split(", ")])
+    assert rows and front > 0, "the layer diagram or its Rich/Typer line is missing"
+    return rows, front
+
+
+ROWS, FRONT_ROWS = diagram(MAP.read_text(encoding="utf-8"))
+FRONT = tuple(u for row in ROWS[:FRONT_ROWS] for u in row)  # may import Rich and Typer
 
 
 ROOT = PACKAGE.parent
@@ -60,10 +84,16 @@ def _side_doors(folder: Path, own: str,
             and not module.startswith(own)]
 
 
+def _unit(path: Path) -> str:
+    """The diagram's unit of a module: its top folder, or its own name at the top."""
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
 def test_the_core_imports_no_rendering_or_cli() -> None:
+    assert set(FRONT) == {"cli", "__main__", "render"}
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).parts[0] in FRONT:
+        if _unit(path) in FRONT:
             continue
         bad = sorted(n for n in _imports(path)
                      if any(n == f or n.startswith(f + ".") for f in FORBIDDEN))
@@ -178,3 +208,47 @@ def test_the_circle_scan_sees_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (pkg / "b.py").write_text("def f():\n    from loop import a\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _circles(pkg) == [["loop.a", "loop.b"]]
+
+
+def upward_imports(rows: list[list[str]], edges: dict[str, set[str]]) -> list[str]:
+    """Imports that break the diagram: to a unit in a row above, or to another unit of the
+    same row (`edges`: unit -> the units it imports)."""
+    row_of = {unit: i for i, row in enumerate(rows) for unit in row}
+    return [f"{unit} ({row_of[unit]}) imports {other} ({row_of[other]})"
+            for unit, targets in sorted(edges.items()) for other in sorted(targets)
+            if row_of[other] <= row_of[unit]]
+
+
+def _package_edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent == PACKAGE and path.name == "__init__.py":
+            continue  # the package itself, not a layer
+        unit = _unit(path)
+        for _, module in _imports_at(path):
+            parts = module.split(".")
+            if parts[0] == "a2abench" and len(parts) > 1 and parts[1] != unit:
+                edges.setdefault(unit, set()).add(parts[1])
+    return edges
+
+
+def test_the_layer_diagram_is_true_by_imports() -> None:
+    """docs/architecture.md's diagram, read here: every unit of the package has exactly one
+    row, every row names what exists, and every import (lazy and type-only ones included)
+    points to a row below its own."""
+    drawn = [unit for row in ROWS for unit in row]
+    present = {_unit(p) for p in PACKAGE.rglob("*.py")} - {"__init__"}
+    assert sorted(drawn) == sorted(set(drawn)), "a unit is drawn twice"
+    assert set(drawn) == present, (f"not drawn: {sorted(present - set(drawn))}; "
+                                   f"drawn but absent: {sorted(set(drawn) - present)}")
+    assert upward_imports(ROWS, _package_edges()) == []
+
+
+def test_the_diagram_check_sees_an_upward_or_sideways_import() -> None:
+    rows, front = diagram("## Layers\n```\n  cli/            top\n  ──── line\n"
+                          "  report/, run/   a row\n                  more words\n"
+                          "  net/            ground\n```\n")
+    assert (rows, front) == ([["cli"], ["report", "run"], ["net"]], 1)
+    assert upward_imports(rows, {"cli": {"run"}, "run": {"net"}}) == []
+    assert upward_imports(rows, {"net": {"run"}, "report": {"run"}}) == [
+        "net (2) imports run (1)", "report (1) imports run (1)"]

@@ -51,6 +51,7 @@ from a2abench.green.result import (
 from a2abench.green.settings import GreenSettings
 from a2abench.report import Report, build_report
 from a2abench.run import execute_async
+from a2abench.run.driver import Driver
 from a2abench.run.events import Event, Notice, RunStarted, TaskFinished, task_list
 
 logger = logging.getLogger("a2abench.green")
@@ -247,6 +248,14 @@ class _ProgressPump:
         self.wake.set()
 
 
+def attach_tools(driver: Driver[Any], mcp: tuple[Any, str] | None) -> None:
+    """Serve a driver's tools over MCP on this server's own /mcp: the channel is the one its
+    `mcp_channel()` hook names (no attribute is looked up by name)."""
+    channel = driver.mcp_channel()
+    if mcp is not None and channel is not None:
+        channel.attach(*mcp)
+
+
 class AssessmentExecutor(AgentExecutor):
     """Runs one assessment per A2A task with the same engine as `a2abench run`."""
 
@@ -306,9 +315,7 @@ class AssessmentExecutor(AgentExecutor):
             logger.exception("assessment %s: planning failed", task_id)
             await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
             return None
-        channel = getattr(planned.driver, "mcp", None)
-        if self.mcp is not None and channel is not None and hasattr(channel, "attach"):
-            channel.attach(*self.mcp)  # tools over MCP on this server's own /mcp
+        attach_tools(planned.driver, self.mcp)
         try:
             await check_tasks(planned)
             return request, planned

@@ -23,12 +23,16 @@ from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
-from a2abench.run.status import SCORED_STATUSES, SUCCESS_EPS, Counts
+from a2abench.run.status import SCORED_STATUSES, Counts
+
+# What a task record may hold is the record schema's rule, in run/status.py (the adaptive
+# baseline reads records too, and run/ never imports report/); re-exported for report/.
+from a2abench.run.status import record_problem as record_problem
+from a2abench.run.status import safe_number as safe_number
 from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
-_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error", "forfeit"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
@@ -145,20 +149,7 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
-_INF = math.inf
 _BIG = 2**63
-
-
-def safe_number(value: Any) -> float | None:
-    """A finite, non-negative number from a record (which may be forged), or None.
-    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
-    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
-    cls = value.__class__
-    if cls is float:
-        return value if 0.0 <= value < _INF else None
-    if cls is int:
-        return float(value) if 0 <= value < _BIG else None
-    return None
 
 
 def safe_count(value: Any) -> int:
@@ -166,29 +157,6 @@ def safe_count(value: Any) -> int:
         return int(value)
     number = safe_number(value)
     return int(number) if number is not None and number < _BIG else 0
-
-
-def record_problem(rec: dict[str, Any]) -> str | None:
-    """Why a task record cannot be true (validated when reading: records may be forged)."""
-    status, reward = rec.get("status", "ok"), rec.get("reward")
-    if not isinstance(rec.get("task_id"), str):
-        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
-    if status not in _STATUSES:
-        return f"unknown status {str(status)[:40]!r}"
-    if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
-            or not 0 <= rec["trial"] < 2**31:
-        return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
-    if status in SCORED_STATUSES:
-        number = safe_number(reward)
-        if number is None or number > 1.0 + SUCCESS_EPS:  # tau2's tolerance (run/status)
-            return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
-        if status != "ok" and (number or rec.get("success") is True):
-            return f"a {status} record claims a pass"  # an error is scored 0, never passed
-    elif reward is not None:
-        return f"a {status} record carries reward {str(reward)[:40]!r}"
-    if not isinstance(rec.get("success", False), bool):
-        return "success is not a boolean"
-    return None
 
 
 def _line_fields(rec: dict[str, Any]) -> dict[str, Any]:
@@ -521,7 +489,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         else (lines[0].benchmark if lines else None),
         domains=sorted({str(i.domain) for i in lines if i.domain}),
         runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
-                                      "resumed", "models", "data", "interface")}
+                                      "resumed", "models", "data", "interface",
+                                      "tool_channel")}
               | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
               for r in acc.runs],
         score=score, score_method=method, group_scores=group_scores,

@@ -108,7 +108,7 @@ def interfaces(report: Report) -> str:
     for run in report.runs:
         i = run.get("interface") or {}
         if i:
-            mcp = (run.get("data") or {}).get("tool_channel") == "mcp"
+            mcp = run.get("tool_channel") == "mcp"
             text = (f"{i.get('binding')} A2A {i.get('dialect')} {i.get('url')}"
                     f"{' (streaming)' if i.get('streaming') else ''}"
                     f"{', tools over MCP' if mcp else ''}")

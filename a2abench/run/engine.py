@@ -348,6 +348,8 @@ class Engine:
                           interface: dict[str, object] | None = None) -> None:
         assert self.writer is not None
         manifest = self.driver.manifest()
+        channel = self.driver.mcp_channel()
+        over_mcp = channel is not None and channel.enabled
         self.writer.write(RunRecord(
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
@@ -355,7 +357,7 @@ class Engine:
             scoring=self.driver.scoring, planned=planned, skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
-            interface=interface,
+            interface=interface, tool_channel="mcp" if over_mcp else "a2a",
             adaptive=self.policy.header() if self.policy else None,
             **({"lineup": redact(self._lineup_record())} if self.lineup else {})))
 

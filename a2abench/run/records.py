@@ -58,6 +58,8 @@ class RunRecord(_Record):
     started_at: str
     # The A2A interface used: binding, dialect, url, streaming (absent in runs before 0.2).
     interface: dict[str, Any] | None = None
+    # Where the agent found its tools: in its A2A messages, or over MCP (`Driver.mcp_channel`).
+    tool_channel: Literal["a2a", "mcp"] = "a2a"
     # An adaptive run's plan (run/adaptive): mode, confidence, strata and their weights.
     adaptive: dict[str, Any] | None = None
 

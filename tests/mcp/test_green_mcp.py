@@ -102,7 +102,7 @@ async def test_tau2_over_mcp_through_the_prefix_stripping_proxy(
     records = [json.loads(x) for x in metrics.read_text().splitlines()]
     run = next(r for r in records if r["type"] == "run")
     assert run["compat_key"]["options"]["tool_channel"] == "mcp"
-    assert run["data"]["mcp_url"] == f"{url}/mcp"
+    assert run["data"]["mcp_url"] == f"{url}/mcp" and run["tool_channel"] == "mcp"
 
 
 @pytest.mark.slow
