@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.hostile.frames import FRAMES, card, message, reply
-from tests.hostile.raw_server import Answer, Request, raw_server
 from tests.hostile.probe_run import make_org
+from tests.hostile.raw_server import Answer, Request, raw_server
 
 ADDRESS_SPACE = 6 << 30  # a runaway decoder fails with MemoryError instead of eating the host
 
