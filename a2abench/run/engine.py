@@ -123,6 +123,7 @@ class RunSummary(BaseModel):
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+    aborted: bool = False  # a second signal left the run at once (a2abench/run/__init__.py)
 
     @property
     def ran(self) -> int:
