@@ -122,6 +122,7 @@ class RunSummary(BaseModel):
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+    aborted: bool = False  # a second signal left the run at once (a2abench/run/__init__.py)
 
     @property
     def ran(self) -> int:
@@ -236,7 +237,7 @@ class Engine:
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
-                self._write_run_record(key, planned, skipped, previous, interface)
+                self._write_run_record(key, items, skipped, previous, interface)
                 self.progress.total = planned - skipped
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
@@ -289,7 +290,7 @@ class Engine:
                          pool_size=-(-in_flight // 4),
                          host_policy=run_host_policy(config))
 
-    def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
+    def _write_run_record(self, key: dict[str, object], items: plan.Plan, skipped: int,
                           previous: plan.Previous | None,
                           interface: dict[str, object] | None = None) -> None:
         assert self.writer is not None
@@ -300,7 +301,9 @@ class Engine:
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
             data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
-            scoring=self.driver.scoring, planned=planned, skipped=skipped,
+            scoring=self.driver.scoring, planned=len(items),
+            plan_counts=items.counts(self.driver.domain),
+            skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
             interface=interface, tool_channel="mcp" if over_mcp else "a2a",
