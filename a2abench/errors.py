@@ -11,10 +11,14 @@ a `kind` used by the run engine to classify failed task-trials:
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
     │   │   ├── A2AStatusError                         an A2A error over HTTP+JSON or gRPC
+    │   │   ├── BrokenReply                            a reply that began, then broke HTTP's
+    │   │   │                                          framing or its content coding
     │   │   └── ReplyLimitExceeded                     a reply over a count limit (parts, ...)
     │   │       ├── ReplyTooLarge                        over --max-reply-bytes
     │   │       └── ReplyTooDeep                         JSON nested deeper than the limit
     │   ├── ReplyTooSlow                               still sending when --timeout passed
+    │   ├── RepeatedTransportFailure                   the same dropped connection on every
+    │   │                                              attempt of a call
     │   ├── TaskTimeout                                --task-timeout passed while the agent
     │   │                                              was answering
     │   ├── NoUsableInterface                          no card interface a2abench can speak
@@ -27,6 +31,7 @@ a `kind` used by the run engine to classify failed task-trials:
     │                                                  crashed): it forfeits the match
     ├── InfrastructureError            infra     1   nothing to blame the agent for
     │   ├── AgentUnreachable                           connect errors, 5xx after retries
+    │   │   └── ConnectionLost                           closed or reset before any reply
     │   ├── AgentTimeout                               no answer within the timeout
     │   ├── CardNotFound                               no card at any well-known path
     │   ├── LLMError                                   user-simulator / judge provider failed
@@ -138,6 +143,12 @@ _STATUS_HINTS = {
                              "to check its card.",
     "CONTENT_TYPE_NOT_SUPPORTED": "The agent refused a media type it does not declare.",
 }
+class BrokenReply(ProtocolError):
+    """The agent's server began a reply and broke it: a malformed head, bad framing, a
+    connection closed or reset mid-reply, a body its Content-Encoding cannot undo
+    (docs/run-semantics.md, "Transport failures")."""
+
+
 class ReplyLimitExceeded(ProtocolError):
     """A reply larger, deeper or more numerous than `ReplyLimits` allows (net/limits.py)."""
 
@@ -159,6 +170,11 @@ class ReplyTooDeep(ReplyLimitExceeded):
 class ReplyTooSlow(AgentError):
     """The agent answered but kept the reply open past the whole-request deadline (a slow
     drip, a never-ending stream). Silence is AgentTimeout instead."""
+
+
+class RepeatedTransportFailure(AgentError):
+    """Every attempt of one call ended in the same `ConnectionLost`: a server that accepts
+    connections and drops them, again and again, is failing, not the network."""
 
 
 class TaskTimeout(AgentError):
@@ -213,6 +229,12 @@ class InfrastructureError(A2ABenchError):
 
 class AgentUnreachable(InfrastructureError):
     pass
+
+
+class ConnectionLost(AgentUnreachable):
+    """The connection closed or was reset before any byte of a reply: the server's fault or
+    the network's, which one failure cannot tell. Retried; the same failure on every attempt
+    becomes `RepeatedTransportFailure`."""
 
 
 class AgentTimeout(InfrastructureError):

@@ -166,7 +166,8 @@ class RestTransport:
                 body = await read_body(response, self.limits.max_bytes, url=url)
                 outcome.received = len(body)
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, url, self.timeout)
+            error, outcome.transient = _transport_error(exc, url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc
         except DeadlinePassed as exc:
             error, outcome.transient = deadline_error(exc, url, outcome.status is not None)
@@ -253,5 +254,6 @@ class RestTransport:
             outcome.received = max(outcome.received, exc.received)
             raise
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, url, self.timeout)
+            error, outcome.transient = _transport_error(exc, url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc

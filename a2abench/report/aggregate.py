@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from a2abench.errors import RecordsError
 from a2abench.report.matches import Collector
+from a2abench.report.planned import Plan, planned, score_over_plan
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
@@ -97,8 +98,11 @@ class Report(BaseModel):
     benchmark: str | None
     domains: list[str]
     runs: list[dict[str, Any]]
+    # Over every task-trial the run planned: unscored and unrecorded ones count 0
+    # (report/planned.py); an adaptive run's partial score is its stratified estimate.
     score: float | None
     score_method: str
+    score_scored_only: float | None = None  # over the scored task-trials alone
     group_scores: dict[str, float | None] = Field(default_factory=dict)  # scored apart
     scoring_labels: dict[str, int]
     mixed_scoring: bool
@@ -106,8 +110,11 @@ class Report(BaseModel):
     task_trials: int
     trials: tuple[int, int] | None = None  # fewest, most trials of any task
     scored: int
-    unscored: int = 0  # infrastructure/harness errors and invalid records: not in the score
-    score_complete: bool = True
+    unscored: int = 0  # infrastructure/harness errors and invalid records: 0 in the score
+    planned: int = 0  # task-trials the run planned (at least those recorded)
+    missing: int = 0  # planned but never recorded (an interrupted run): 0 in the score
+    plan: list[dict[str, Any]] = Field(default_factory=list)  # planned by domain, category
+    score_complete: bool = True  # every planned task-trial was scored
     passed: int
     mean_reward: float | None
     pass_rate: float | None
@@ -411,9 +418,10 @@ def _headline(lines: list[TaskLine], how: str) -> float | None:
     return sum(i.reward or 0.0 for i in scored) / len(scored)
 
 
-def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
-           ) -> tuple[float | None, str, dict[str, float | None]]:
-    """The headline score, its method, and the score of each separately reported group."""
+def _score(lines: list[TaskLine], runs: list[dict[str, Any]], plan: Plan
+           ) -> tuple[float | None, float | None, str, dict[str, float | None]]:
+    """The headline score over the plan, over the scored task-trials alone, its method, and
+    the score (over the plan) of each separately reported group."""
     scoring = runs[0].get("scoring") if runs else None
     scoring = scoring if isinstance(scoring, dict) else {}
     how = scoring.get("headline")
@@ -425,9 +433,11 @@ def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
         if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
     main = [i for i in lines if i.category not in apart]
-    groups = {name: _headline([i for i in lines if i.category in cats], how)
+    groups = {name: score_over_plan(lines, how, plan, cats)
               for name, cats in separate.items() if any(i.category in cats for i in lines)}
-    return _headline(main, how), how, groups
+    kept = {i.category for i in main} | {c for _, c in plan.groups if c not in apart}
+    return score_over_plan(lines, how, plan, kept if apart else None), _headline(main, how), \
+        how, groups
 
 
 def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
@@ -445,8 +455,9 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
             ("infrastructure", "infrastructure error(s)"), ("harness", "harness error(s)"),
             ("forfeit", "forfeit(s) by another participant"),
             ("invalid", "invalid record(s)")) if errors.get(k)]
-        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}); --fail-under "
-                   "refuses an incomplete score unless --allow-incomplete is given")
+        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}): they count 0 in "
+                   "the score; --fail-under refuses an incomplete score unless "
+                   "--allow-incomplete is given")
     return out
 
 
@@ -457,7 +468,12 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                    key=lambda i: (i.benchmark, str(i.domain), natural(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
-    score, method, group_scores = _score(lines, acc.runs)
+    adaptive_run = any(isinstance(r.get("adaptive"), dict) for r in acc.runs)
+    # An adaptive run plans to stop early: what it drew is its plan (report/adaptive.py says
+    # n of N, and its partial score is the stratified estimate).
+    plan = Plan(len(lines)) if adaptive_run else planned(acc.runs)
+    total = max(plan.total, len(lines))
+    score, scored_only, method, group_scores = _score(lines, acc.runs, plan)
     c = _tally(lines)
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
@@ -465,6 +481,10 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     if c.forfeits:  # only multi-party runs have them: a single agent's report is unchanged
         errors["forfeit"] = c.forfeits
     warnings += _error_warnings(errors, len(lines))
+    if total > len(lines):
+        warnings.append(f"{total - len(lines)} of the {total} planned task-trials were never "
+                        "recorded (the run stopped early): they count 0 in the score; finish "
+                        "the run with --resume")
     per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
     labels = Counter(label for i in lines for label in i.labels)
     if labels.get("nl_skipped"):
@@ -493,11 +513,13 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                                       "tool_channel")}
               | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
               for r in acc.runs],
-        score=score, score_method=method, group_scores=group_scores,
+        score=score, score_method=method, score_scored_only=scored_only,
+        group_scores=group_scores,
         scoring_labels=dict(labels), mixed_scoring=mixed,
         tasks=len(per_task), task_trials=len(lines), trials=trials_range(per_task.values()),
-        scored=len(scored), unscored=len(lines) - len(scored),
-        score_complete=len(lines) == len(scored), passed=c.passed,  # among scored, `ok` only
+        scored=len(scored), unscored=len(lines) - len(scored), planned=total,
+        missing=total - len(lines), plan=plan.rows(),
+        score_complete=total == len(scored), passed=c.passed,  # among scored, `ok` only
         mean_reward=c.mean_reward, pass_rate=c.pass_rate,
         pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
         by_category=_groups(lines, "category"),

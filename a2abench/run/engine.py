@@ -128,6 +128,7 @@ class RunSummary(BaseModel):
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+    aborted: bool = False  # a second signal left the run at once (a2abench/run/__init__.py)
 
     @property
     def ran(self) -> int:
@@ -253,7 +254,7 @@ class Engine:
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
-                self._write_run_record(key, planned, skipped, previous, interface)
+                self._write_run_record(key, items, skipped, previous, interface)
                 self.progress.total = planned - skipped
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
@@ -333,6 +334,16 @@ class Engine:
                                   hint="Drop --streaming (the run then uses blocking calls).")
             self.clients[participant.id] = other
 
+    def _lineup_plan(self, items: plan.Plan) -> dict[str, Any]:
+        """The run record's `lineup` keyword ({} for a single agent), with the share's
+        task-trials of the primary pairing (what `report`'s headline covers,
+        report/planned.py), by (domain, category)."""
+        if self.lineup is None:
+            return {}
+        counts = items.counts(self.driver.domain)
+        return {"lineup": {**redact(self._lineup_record()), "plan_counts": counts,
+                           "planned": sum(row["task_trials"] for row in counts)}}
+
     def _lineup_record(self) -> dict[str, Any]:
         """The lineup for the run record and the compatibility key, URLs without
         credentials."""
@@ -343,7 +354,7 @@ class Engine:
                 entry["url"] = redact_url(entry["url"])
         return described
 
-    def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
+    def _write_run_record(self, key: dict[str, object], items: plan.Plan, skipped: int,
                           previous: plan.Previous | None,
                           interface: dict[str, object] | None = None) -> None:
         assert self.writer is not None
@@ -354,12 +365,14 @@ class Engine:
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
             data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
-            scoring=self.driver.scoring, planned=planned, skipped=skipped,
+            scoring=self.driver.scoring, planned=len(items),
+            plan_counts=items.counts(self.driver.domain),
+            skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
             interface=interface, tool_channel="mcp" if over_mcp else "a2a",
             adaptive=self.policy.header() if self.policy else None,
-            **({"lineup": redact(self._lineup_record())} if self.lineup else {})))
+            **self._lineup_plan(items)))
 
     def _on_request(self, pid: str, m: ProtocolMetrics) -> None:
         tally = _current.get()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,37 @@ class Plan:
         if self.shard is None:
             return total
         return len(range(self.shard.index - 1, total, self.shard.count))
+
+    def counts(self, domain: str | None = None, pairing: int = 0) -> list[dict[str, Any]]:
+        """This share's task-trials by (domain, category), counted without iterating: what
+        `report` needs to score a task-trial that never got a record (docs/run-semantics.md,
+        "Incomplete scores"). `domain` stands for a task's own, as in its task record. In a
+        multi-party run, the task-trials of pairing number `pairing` (the report's headline
+        covers the primary one, 0)."""
+        step, first = (self.shard.count, self.shard.index - 1) if self.shard else (1, 0)
+        width = max(1, len(self.pairings))
+        counts: dict[tuple[str | None, str | None], int] = {}
+        for index, task in enumerate(self.tasks):
+            mine = _in_share(index * self.num_trials * width + pairing, width,
+                             self.num_trials, step, first)
+            if mine:
+                key = (task.domain or domain, task.category)
+                counts[key] = counts.get(key, 0) + mine
+        return [{"domain": domain, "category": category, "task_trials": n}
+                for (domain, category), n in counts.items()]
+
+
+def _in_share(start: int, stride: int, count: int, step: int, first: int) -> int:
+    """How many of the positions start, start + stride, ... (`count` of them) are in the
+    share of the positions p with p % step == first: k * stride = first - start (mod step)
+    has solutions k = k0 (mod step / g) when g = gcd(stride, step) divides the right side."""
+    g = math.gcd(stride, step)
+    need = (first - start) % step
+    if need % g:
+        return 0
+    period = step // g
+    k0 = (need // g) * pow(stride // g, -1, period) % period if period > 1 else 0
+    return len(range(k0, count, period))
 
 
 def expand(tasks: list[TaskSpec], num_trials: int, seed: int) -> list[Item]:

@@ -53,6 +53,8 @@ class RunRecord(_Record):
     scoring: Scoring = Field(default_factory=Scoring)
     shard: tuple[int, int] | None = None  # (index, count), 1-based
     planned: int = 0  # task-trials in this run's share (before resume skips)
+    # The same share by domain and category: [{domain, category, task_trials}].
+    plan_counts: list[dict[str, Any]] | None = None
     skipped: int = 0  # already recorded when resuming
     resumed: bool = False
     started_at: str

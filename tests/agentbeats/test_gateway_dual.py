@@ -64,6 +64,9 @@ def test_two_participants_through_the_gateway_sharded_and_rated(
     assert "127.0.0.1" not in json.dumps(result)  # no participant URL in a published Result
     assert len(result["matches"]) == len(TASKS) * TRIALS * 3
     assert result["summary"]["task_trials"] == len(TASKS) * TRIALS  # the primary pairing
+    assert result["summary"]["score"] == 1.0 and result["summary"]["score_complete"]
+    for part in (s["results"][0] for s in shards):  # each shard's score over its own share
+        assert part["summary"]["score"] == 1.0 and part["summary"]["score_complete"]
     assert result["roles"]["user"]["fidelity"]["rate"] == 1.0
     assert result["roles"]["reference_agent"]["role"] == "agent"
     parts = [s["results"][0] for s in shards]

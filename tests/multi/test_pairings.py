@@ -77,6 +77,7 @@ def test_cross_orders_agents_and_users_as_built(tmp_path: Path) -> None:
 
     report = build_report([out])  # the headline covers the primary pairing only
     assert report.task_trials == len(IDS) * 2 and report.pass_rate == 1.0
+    assert report.planned == len(IDS) * 2 and report.score == 1.0 and report.score_complete
 
 
 def test_vs_reference_plays_the_reference_partners(tmp_path: Path) -> None:
