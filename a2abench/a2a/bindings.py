@@ -21,9 +21,8 @@ from a2abench.a2a import dialects
 from a2abench.a2a.config import BindingName, check_http_url
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect
-from a2abench.a2a.transport import JsonRpcTransport
+from a2abench.a2a.transport import JsonRpcTransport, LeanWire
 from a2abench.errors import AgentCardInvalid, NoUsableInterface
-from a2abench.net.h1 import WirePool
 from a2abench.net.limits import ReplyLimits
 from a2abench.net.retry import RetryPolicy
 
@@ -210,7 +209,7 @@ def open_binding(choice: InterfaceChoice, http: httpx.AsyncClient, *,
                  on_request: MetricsHook | None,
                  before_request: Callable[[], Awaitable[None]] | None,
                  check_url: Callable[[str], None] | None = None,
-                 limits: ReplyLimits | None = None, wire: WirePool | None = None) -> Binding:
+                 limits: ReplyLimits | None = None, wire: LeanWire | None = None) -> Binding:
     """A Binding for `choice` (gRPC opens its channel on first use). `check_url` is the host
     policy; httpx applies it to every HTTP request, gRPC calls it before every call. `wire`
     is the lean HTTP/1.1 client for JSON-RPC calls (a2abench/net/h1.py)."""

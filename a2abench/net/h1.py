@@ -4,10 +4,10 @@ httpx (with httpcore, h11 and anyio) costs ~1.2 ms of CPU per request on a 2-cor
 more than the rest of a single-turn task-trial; this client costs ~0.1 ms
 (perf/throughput.py, docs/performance.md). It is used only where it is complete: plain
 `http://` URLs without credentials, headers h11 would send, non-streaming JSON-RPC calls
-made by `A2AClient` to an interface that does not redirect (`a2a/transport.py` decides from
-its first call, made with httpx). TLS, redirects, SSE, cards and the REST binding stay on
-httpx. It reads replies as h11 (under httpx) reads them, refuses what h11 refuses, and
-bounds every part of a reply (tests/a2a/test_h1_review.py, docs/transports.md).
+made by `A2AClient` to an interface until it redirects (`a2a/transport.py`: `LeanFirst`).
+TLS, redirects, SSE, cards and the REST binding stay on httpx. It reads replies as h11
+(under httpx) reads them, refuses what h11 refuses, and bounds every part of a reply
+(tests/a2a/test_h1_review.py, docs/transports.md).
 `A2ABENCH_HTTP_CLIENT=httpx` turns it off.
 
 Responses look like the part of `httpx.Response` that `_limits.read_body` and the
@@ -48,8 +48,9 @@ def enabled() -> bool:
     return os.environ.get("A2ABENCH_HTTP_CLIENT", "").strip().lower() != "httpx"
 
 
-class WireError(Exception):
-    """The connection failed, or what came back was not an HTTP/1.1 reply."""
+class WireError(httpx.TransportError):
+    """The connection failed, or what came back was not an HTTP/1.1 reply. An httpx
+    transport error, so that callers handle one family of failures whichever client sent."""
 
 
 class Headers:
@@ -130,8 +131,6 @@ class WirePool:
     """Keep-alive connections to the origin of `url`, each POSTing to `url` with `headers`.
 
     `check` (the host policy) is called before every request, as httpx's request hook does.
-    `direct` is None until a call through httpx shows whether the URL redirects (False);
-    `deciding` is set while that call is on its way.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str], *, connect_timeout: float,
@@ -143,8 +142,6 @@ class WirePool:
         self._check = check
         self._idle: list[_Conn] = []
         self._closed = False
-        self.direct: bool | None = None
-        self.deciding: asyncio.Event | None = None
         sent = {"host": host_header, "accept": "*/*", "connection": "keep-alive",
                 "user-agent": f"a2abench/{__version__}"}
         sent.update((name.lower(), value) for name, value in headers.items())
