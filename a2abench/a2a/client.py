@@ -203,8 +203,10 @@ class A2AClient:
         self._owns_http = http is None
         # One TLS context for every lane (and client) of the process: httpx loads the CA
         # bundle for each client it builds, which at --concurrency 256 (64 lanes) took seconds.
+        # SSL_CERT_FILE / SSL_CERT_DIR and --ca-cert are honoured as httpx and curl do.
         self._verify: ssl.SSLContext | bool = (
-            verified_context(trust_env=False) if config.verify_ssl and http is None else False)
+            verified_context(ca_cert=config.ca_cert) if config.verify_ssl and http is None
+            else False)
         self._pool = [http] if http is not None else [self._new_http()
                                                       for _ in range(max(1, pool_size))]
         self._http = self._pool[0]

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
-from a2abench.a2a.card import status_origin
+from a2abench.a2a.card import status_origin, unreachable
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -161,8 +161,7 @@ def _transport_error(exc: httpx.HTTPError, url: str,
                             hint="Raise --timeout if the agent is just slow."), True
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return ProtocolError(f"cannot request {url}: {exc}"), False
-    return AgentUnreachable(f"cannot connect to {url}: {exc or type(exc).__name__}",
-                            hint="Check that the agent is running and the URL is right."), True
+    return unreachable(url, exc)
 
 
 def deadline_error(passed: DeadlinePassed, url: str, answered: bool) -> tuple[A2ABenchError, bool]:

@@ -28,6 +28,11 @@ def serve_green(
                                                                   "name, *.glob, host:port "
                                                                   "or CIDR.",
                                                   show_default=False)] = None,
+    ca_cert: Annotated[Path | None, c.opt("--ca-cert", "CA certificates (PEM) trusted for "
+                                                       "white agents' TLS certificates besides "
+                                                       "the default bundle (SSL_CERT_FILE and "
+                                                       "SSL_CERT_DIR are honoured too).",
+                                          show_default=False)] = None,
     max_request_bytes: Annotated[int, c.opt("--max-request-bytes", "Largest request body "
                                                                    "accepted.", min=1024)]
     = 1_000_000,
@@ -111,7 +116,7 @@ def serve_green(
             presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
             allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
             grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03, heartbeat_s=heartbeat,
-            metrics=metrics, metrics_port=metrics_port, log_format=log_format)
+            metrics=metrics, metrics_port=metrics_port, log_format=log_format, ca_cert=ca_cert)
         out = Output.for_command()
 
         def ready(green: GreenApp, warnings: list[str]) -> None:

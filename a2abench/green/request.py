@@ -335,6 +335,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     # The allowed hosts bind every request of the run, not just the URL asked for: the
     # agent's card, its interfaces and any redirect.
     config.allowed_hosts = list(settings.allow_hosts)
+    config.ca_cert = settings.ca_cert  # the operator's trust, never a request's
     return Planned(config, driver, indexes)
 
 

@@ -55,6 +55,7 @@ class GreenSettings:
     metrics: bool = False  # serve /metrics (Prometheus) on the main port
     metrics_port: int | None = None  # or on a port of its own (implies metrics)
     log_format: str = "text"  # text | json: structured assessment/task lines
+    ca_cert: Path | None = None  # CA certificates trusted for white agents' TLS (--ca-cert)
 
     def __post_init__(self) -> None:
         if self.max_concurrent_assessments < 1:
@@ -79,6 +80,10 @@ class GreenSettings:
             raise ConfigError("--max-trials must be at least 1")
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"--log-format {self.log_format!r} is not text or json")
+        if self.ca_cert is not None:
+            from a2abench.net.tls import check_ca
+
+            check_ca(str(self.ca_cert))  # a ConfigError naming the file
         from a2abench.net.egress import pattern_problem
 
         for pattern in self.allow_hosts:
