@@ -3,7 +3,8 @@
     python perf/report_read.py [--records 1000000] [--source METRICS.jsonl] [--rounds 3]
 
 The file: the records of a real run, repeated until it holds `--records` records (with
-`--distinct`, task ids renamed per copy so that every task-trial stays distinct). Without
+`--distinct`, every task-trial distinct: a run of many tasks x 4 trials, the task ids renamed
+per copy and every fourth trial a new task). Without
 `--source`, the run is made here: `run tau2 --solo --domain mock`, 1,001 task-trials
 against perf/fast_agent.py (request and task records with transcripts, ~1.2 KB a record).
 
@@ -55,15 +56,24 @@ def multiply(source: Path, target: Path, records: int, distinct: bool) -> int:
         f.writelines(head)
         copy = 0
         while written < records:
-            suffix = f"~{copy}".encode()
-            for line in body:  # --distinct: a task id per copy, no task-trial deduplicated
-                f.write(line.replace(b'"task_id":"', b'"task_id":"' + suffix, 1)
-                        if distinct else line)
+            for line in body:  # --distinct: no task-trial deduplicated
+                f.write(_renamed(line, copy) if distinct else line)
                 written += 1
                 if written >= records:
                     break
             copy += 1
     return written
+
+
+def _renamed(line: bytes, copy: int) -> bytes:
+    """The record as copy `copy` of a run of many tasks x 4 trials: trial t of task T becomes
+    trial t % 4 of task `T~copy.(t // 4)` (key order kept, as `run` writes it)."""
+    rec = orjson.loads(line)
+    trial = rec.get("trial")
+    if isinstance(trial, int) and isinstance(rec.get("task_id"), str):
+        rec["task_id"] = f"{rec['task_id']}~{copy}.{trial // 4}"
+        rec["trial"] = trial % 4
+    return orjson.dumps(rec) + b"\n"
 
 
 def bare(path: Path) -> float:
