@@ -66,16 +66,20 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def start_agent(delay: float) -> tuple[subprocess.Popen[bytes], str]:
+def start_agent(delay: float, *extra: str,
+                tls: tuple[Path, Path, Path] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """perf/fast_agent.py in its own process (`extra`: its flags; `tls`: https with
+    tls_files' certificate); its base URL."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
+    flags = [*extra, "--tls", str(tls[1]), str(tls[2])] if tls else list(extra)
     proc = subprocess.Popen([sys.executable, str(ROOT / "perf" / "fast_agent.py"), str(port),
-                             str(delay)])
-    base = f"http://127.0.0.1:{port}"
-    wait_for_card(base, "agent")
+                             str(delay), *flags])
+    base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+    wait_for_card(base, "agent", verify=str(tls[0]) if tls else None)
     return proc, base
 
 
@@ -121,10 +125,13 @@ HEADERS = {"Content-Type": "application/json", "A2A-Version": "0.3"}
 
 async def raw_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
     """(wall, CPU) per call of `trials` message/send calls from `concurrency` workers, over
-    httpx as a2abench's httpx lanes are set up."""
+    httpx as a2abench's httpx lanes are set up (over TLS, the CA of SSL_CERT_FILE trusted)."""
+    from a2abench.net.tls import verified_context
+
     pool = [httpx.AsyncClient(limits=httpx.Limits(max_connections=64,
                                                   max_keepalive_connections=16),
-                              trust_env=False) for _ in range(-(-concurrency // 4))]
+                              trust_env=False, verify=verified_context(), timeout=300.0)
+            for _ in range(-(-concurrency // 4))]
     url = base + "/"
 
     async def call(lane: int, content: bytes) -> bytes:
