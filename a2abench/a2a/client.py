@@ -321,17 +321,30 @@ class A2AClient:
         return self._transports[lane % len(self._transports)]
 
     def _new_wire(self, choice: InterfaceChoice, headers: dict[str, str]) -> LeanWire | None:
-        """The lean HTTP/1.1 pool every lane shares for JSON-RPC calls to a plain-http
-        interface (a2abench/net/h1.py), when we own the httpx clients it stands in for."""
-        if not (self._owns_http and choice.binding == "JSONRPC" and _h1.enabled()):
+        """The lean HTTP/1.1 pool every lane shares for the JSON-RPC calls, or REST's
+        message:send, to an http or https interface (a2abench/net/h1.py), when we own the
+        httpx clients it stands in for."""
+        if not (self._owns_http and choice.binding in ("JSONRPC", "HTTP+JSON")
+                and _h1.enabled()):
             return None
-        sent = jsonrpc_headers(choice.dialect, headers)
-        self._withhold_token(choice.url, sent)  # the URL is fixed: once is every time
-        if not _h1.usable(choice.url, sent):
+        if choice.binding == "JSONRPC":
+            url, sent = choice.url, jsonrpc_headers(choice.dialect, headers)
+        else:
+            from a2abench.a2a.rest import rest_base, rest_headers
+
+            url = rest_base(choice.url, choice.dialect, choice.tenant) + "/message:send"
+            sent = rest_headers(choice.dialect, headers)
+        self._withhold_token(url, sent)  # the URL is fixed: once is every time
+        if not _h1.usable(url, sent):
             return None
+        tls = self._verify if isinstance(self._verify, ssl.SSLContext) else None
+        https = url.lower().startswith("https:")
+        if https and tls is None:
+            return None  # certificates unchecked (verify_ssl off): httpx only
         check = self._check_url if self.host_policy is not None else None
-        return LeanWire(_h1.WirePool(choice.url, sent, check=check,
-                                     connect_timeout=min(self.config.timeout, 10.0)))
+        return LeanWire(_h1.WirePool(url, sent, check=check,
+                                     connect_timeout=min(self.config.timeout, 10.0),
+                                     tls=tls if https else None))
 
     def conversation(self, *, raise_for_state: bool = True) -> Conversation:
         """A new conversation; see `Conversation` for `raise_for_state`."""
