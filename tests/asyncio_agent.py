@@ -14,7 +14,7 @@ import contextlib
 import json
 import ssl
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import trustme
@@ -83,18 +83,29 @@ def http_reply(body: bytes) -> bytes:
             % len(body)) + body
 
 
+Handle = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
 @contextlib.asynccontextmanager
-async def serving(agent: EchoAgent, *, tls: PrivateCA | None = None) -> AsyncIterator[EchoAgent]:
-    """`agent` on 127.0.0.1 (https with `tls`'s certificate) until the block ends."""
-    server = await asyncio.start_server(agent.handle, "127.0.0.1", 0,
+async def listening(handle: Handle, tls: PrivateCA | None = None,
+                    path: str = "/") -> AsyncIterator[str]:
+    """`handle` serving each connection on 127.0.0.1 (https with `tls`'s certificate) until
+    the block ends; yields the URL of `path` there."""
+    server = await asyncio.start_server(handle, "127.0.0.1", 0,
                                         ssl=tls.server_context() if tls else None)
     port = server.sockets[0].getsockname()[1]
-    agent.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}/"
     try:
-        yield agent
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}{path}"
     finally:
         server.close()
         await server.wait_closed()
+
+
+@contextlib.asynccontextmanager
+async def serving(agent: EchoAgent, *, tls: PrivateCA | None = None) -> AsyncIterator[EchoAgent]:
+    """`agent` on 127.0.0.1 (https with `tls`'s certificate) until the block ends."""
+    async with listening(agent.handle, tls) as agent.url:
+        yield agent
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ from a2abench.net.limits import read_body
 from a2abench.net.retry import RetryPolicy
 from a2abench.net.tls import verified_context
 from tests.a2a.conftest import TLS
+from tests.asyncio_agent import listening
 
 OK = b'{"jsonrpc":"2.0","id":"1","result":{"kind":"message","role":"agent","messageId":"m",' \
      b'"parts":[]}}'
@@ -74,16 +75,8 @@ class Scripted:
 async def scripted(*answers: bytes | Callable[[bytes], bytes],
                    close_after: set[int] | None = None) -> AsyncIterator[Scripted]:
     server = Scripted(list(answers), close_after or set())
-    ca = TLS[0]
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", 0,
-                                          ssl=ca.server_context() if ca else None)
-    port = listener.sockets[0].getsockname()[1]
-    server.url = f"{'https' if ca else 'http'}://127.0.0.1:{port}/rpc"
-    try:
+    async with listening(server.handle, TLS[0], "/rpc") as server.url:
         yield server
-    finally:
-        listener.close()
-        await listener.wait_closed()
 
 
 def pool(url: str, **kw: object) -> WirePool:
