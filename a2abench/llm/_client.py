@@ -39,6 +39,9 @@ logger = logging.getLogger("a2abench.llm")
 MetricsHook = Callable[[LLMCallMetrics], None]
 
 
+_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=1024)
+
+
 class ChatLLM:
     """Send chat requests for `config.model`, with retries and the on-disk response cache.
 
@@ -52,9 +55,12 @@ class ChatLLM:
         self.config = config
         self._on_call = on_call
         self._redact, headers = endpoint_auth(config.api_key)
+        # No cap of httpx's own (100 connections, 20 kept alive): a run's --concurrency bounds
+        # the calls in flight, and at 256 the cap queued a user simulator's calls behind each
+        # other and reconnected for most of them (perf/tau2_multiturn.py).
         self._http = httpx.AsyncClient(headers=headers, transport=transport,
                                        timeout=httpx.Timeout(config.timeout_s),
-                                       verify=verified_context())
+                                       verify=verified_context(), limits=_LIMITS)
         self._cache = (ResponseCache(config.cache_dir or default_cache_root())
                        if config.cache else None)
         self._locks = KeyLocks()
