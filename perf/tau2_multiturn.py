@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import heapq
 import os
+import pstats
 import socket
 import subprocess
 import sys
@@ -94,7 +96,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--agent", default="1.5,6", help="the agent's median,p95 (s)")
     parser.add_argument("--user", default="0.8,2.5", help="the user LLM's median,p95 (s)")
+    parser.add_argument("--profile", action="store_true",
+                        help="cProfile the runs; print the top functions by own time")
     args = parser.parse_args()
+    profiler = cProfile.Profile() if args.profile else None
     tmp = Path(tempfile.mkdtemp(prefix="a2abench-multiturn-"))
     print(f"# tau2 multi-turn, {machine()}, {load()}; agent {args.agent}, user LLM "
           f"{args.user} (median,p95 s)")
@@ -106,7 +111,11 @@ def main() -> None:
             for c in args.concurrency:
                 trials = -(-c * args.waves // AIRLINE_TASKS)
                 httpx.post(llm + "/reset", content=str(rnd + 1).encode())
+                if profiler is not None:
+                    profiler.enable()
                 wall, cpu = asyncio.run(one_run(agent, llm, c, trials, tmp))
+                if profiler is not None:
+                    profiler.disable()
                 paths = httpx.get(llm + "/log").json()
                 best = floor(paths, c)
                 turns = TURNS * len(paths)
@@ -117,6 +126,8 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait()
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
 
 
 if __name__ == "__main__":
