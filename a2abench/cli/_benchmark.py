@@ -71,6 +71,8 @@ def _build(name: str, specs: list[FlagSpec] | tuple[FlagSpec, ...], summary: str
                  if v is not None and source[k] in ("COMMANDLINE", "ENVIRONMENT")}
         from_env = {k: v for k, v in given.items() if source[k] == "ENVIRONMENT"}
         typed = {k: v for k, v in given.items() if k not in from_env}
+        if _source(ctx, "seed") == "DEFAULT":  # an adaptive order is fresh unless --seed is
+            run.pop("seed", None)
         launch_run(name, {**from_env, **parse_pairs(option, "--option"), **typed}, run, json_)
 
     command = typer.main.get_command(app)

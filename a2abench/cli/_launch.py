@@ -41,7 +41,8 @@ def launch_run(benchmark: str, options: dict[str, Any], run: dict[str, Any],
 
 def launch(config: Any, json_: bool) -> None:
     """Run, render, exit: 0 ok, 1 failed run (or no task-trial reached the agent), 3 below
-    --fail-under, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
+    --fail-under (or, A/B, worse than the baseline), 130 interrupted (Ctrl-C), 143
+    terminated (SIGTERM)."""
     from a2abench.errors import A2ABenchError
     from a2abench.render.display import make_display, render_report
     from a2abench.render.output import Output
@@ -80,6 +81,8 @@ def launch(config: Any, json_: bool) -> None:
     _fail_if_unreached(summary)
     if config.fail_under is not None:
         gate.check(report, config.fail_under, allow_incomplete=config.allow_incomplete)
+    if config.baseline is not None and config.adaptive_gate:  # better/equal 0, worse 3
+        gate.check_baseline(report)
 
 
 def _fail_if_unreached(summary: Any) -> None:

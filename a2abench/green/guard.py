@@ -19,13 +19,13 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-__all__ = ["BearerAuth", "BodyLimit", "HostPolicy"]
+__all__ = ["BearerAuth", "BodyLimit", "HostPolicy", "error_response"]
 
 CARD_PATHS = frozenset({"/.well-known/agent-card.json", "/.well-known/agent.json"})
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})  # load balancers probe without a token
 
 
-async def _error(send: Send, status: int, message: str,
+async def error_response(send: Send, status: int, message: str,
                  headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """A JSON-RPC-shaped error body, so JSON-RPC clients can show the reason."""
     body = json.dumps({"jsonrpc": "2.0", "id": None,
@@ -55,8 +55,9 @@ class BearerAuth:
         if scope["type"] != "http" or self._public(scope) or self._authorized(scope):
             await self.app(scope, receive, send)
             return
-        await _error(send, 401, "missing or wrong bearer token: send Authorization: Bearer "
-                                "<token>", [(b"www-authenticate", b'Bearer realm="a2abench"')])
+        await error_response(send, 401, "missing or wrong bearer token: send Authorization: "
+                                        "Bearer <token>",
+                             [(b"www-authenticate", b'Bearer realm="a2abench"')])
 
     def _public(self, scope: Scope) -> bool:
         if scope.get("path") in self._own_auth:
@@ -109,8 +110,8 @@ class BodyLimit:
         await self.app(scope, _replay(b"".join(chunks), receive), send)
 
     async def _refuse(self, send: Send) -> None:
-        await _error(send, 413, f"request body larger than {self.limit} bytes "
-                                "(serve-green --max-request-bytes)")
+        await error_response(send, 413, f"request body larger than {self.limit} bytes "
+                                        "(serve-green --max-request-bytes)")
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -160,8 +160,8 @@ def _adaptive(report: Report) -> dict[str, Any] | None:
     return {"mode": header.get("mode"), "confidence": header.get("confidence"),
             "method": header.get("method"), **{k: summary.get(k) for k in (
                 "n", "N", "lower", "upper", "half_width", "estimate", "stop_reason",
-                "decided_at", "decision")}, "partial": summary["n"] < summary["N"],
-            "cost": adaptive.get("cost")}
+                "decided_at", "decision", "errors")}, "partial": summary["n"] < summary["N"],
+            "cost": adaptive.get("cost"), "paired": summary.get("paired")}
 
 
 def summary_text(data: dict[str, Any], agent: str) -> str:
@@ -188,6 +188,11 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
                      f"[{adaptive['lower']:.3f}, {adaptive['upper']:.3f}], stop: "
                      f"{adaptive['stop_reason']}"
                      + (f", gate {adaptive['decision']}" if adaptive["decision"] else ""))
+        paired = adaptive.get("paired")
+        if paired:
+            lines.append(f"difference against the baseline: {paired['lower']:+.3f} to "
+                         f"{paired['upper']:+.3f} (baseline score "
+                         f"{paired['baseline_score']:.3f})")
     if data["pass_k"]:
         lines.append("pass^k: " + ", ".join(f"k={k} {v:.3f}" for k, v in data["pass_k"].items()))
     if data["by_category"]:

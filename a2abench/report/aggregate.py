@@ -25,7 +25,7 @@ from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
-from a2abench.run.status import SCORED_STATUSES, Counts
+from a2abench.run.status import SCORED_STATUSES, SUCCESS_EPS, Counts
 from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
@@ -210,7 +210,7 @@ def record_problem(rec: dict[str, Any]) -> str | None:
         return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
     if status in SCORED_STATUSES:
         number = safe_number(reward)
-        if number is None or number > 1.0:
+        if number is None or number > 1.0 + SUCCESS_EPS:  # tau2's tolerance (run/status)
             return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
     elif reward is not None:
         return f"a {status} record carries reward {str(reward)[:40]!r}"
@@ -298,8 +298,11 @@ class _Accumulator:
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
+            success = tag.get("baseline_success")  # an A/B run's baseline (report/adaptive)
             self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
-                              safe_number(tag.get("scale")), safe_number(tag.get("top")))
+                              safe_number(tag.get("scale")), safe_number(tag.get("top")),
+                              safe_number(tag.get("baseline")),
+                              success if isinstance(success, bool) else None)
 
     def request_latency(self) -> LogHistogram:
         """The request latencies read, all of them in the histogram."""
@@ -602,8 +605,7 @@ def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row],
     if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
         return None
     from a2abench.report.adaptive import cost_view, rebuild
-    results = [(acc.tags[k], line.status, line.reward) for k, line in by_key.items()
-               if k in acc.tags]
+    results = [(acc.tags[k], line) for k, line in by_key.items() if k in acc.tags]
     out = rebuild(acc.runs, acc.run_ends.values(), results)
     if out is None or out.get("summary") is None:
         warnings.append(f"adaptive run: {(out or {}).get('error', 'no plan')}; its score "

@@ -82,3 +82,30 @@ def _check_partial(report: Report, threshold: float, adaptive: dict[str, Any],
                               message=f"undecided: {where} contains --fail-under "
                                       f"{threshold:g}",
                               hint="Resume the run (--resume) to let it decide.")
+
+
+def check_baseline(report: Report | None) -> None:
+    """`--adaptive-gate --baseline`: raise ScoreBelowThreshold (exit 3) unless the paired
+    difference is known to be better than the baseline or equal within the margin (the
+    sequence at or above −margin); worse (wholly below 0) and undecided fail."""
+    adaptive = report.adaptive if report is not None else None
+    summary = (adaptive or {}).get("summary") or {}
+    paired = summary.get("paired")
+    if report is None or adaptive is None or not paired:
+        raise ScoreBelowThreshold(None, 0.0, message="no paired difference was recorded: "
+                                                     "the A/B gate is not met")
+    margin = float((adaptive["header"].get("settings") or {}).get("target_ci") or 0.0)
+    where = (f"after {summary['n']} of {count(summary['N'], 'task-trial')}, the "
+             f"{100 * float(adaptive['header'].get('confidence', 0.95)):g}% confidence "
+             f"sequence for the difference new − baseline is [{paired['lower']:+.4f}, "
+             f"{paired['upper']:+.4f}]")
+    decision = summary.get("decision")
+    if decision == "pass":
+        return
+    if decision == "fail":
+        raise ScoreBelowThreshold(report.score, -margin,
+                                  message=f"worse than the baseline: {where}, wholly below 0")
+    raise ScoreBelowThreshold(report.score, -margin,
+                              message=f"undecided against the baseline: {where}, which "
+                                      f"holds both 0 and values below {-margin:+g}",
+                              hint="Resume the run (--resume) to let it decide.")

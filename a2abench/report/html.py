@@ -93,6 +93,7 @@ def _run_page(report: Report, data: ViewerData) -> bytes:
         *[f"<p><b>{escape(name)} (scored apart): {num(value, 4)}</b></p>"
           for name, value in report.group_scores.items()],
         *[f"<p class=\"adaptive\">{escape(line)}</p>" for line in adaptive_lines(report)],
+        *_flip_links(report, data),
         *[f'<p class="warn">{escape(w)}</p>' for w in report.warnings],
         '<div class="cards">',
         "<div><h2>pass^k</h2>" + charts.pass_k_curve([report.pass_k], ["run"])
@@ -111,6 +112,27 @@ def _run_page(report: Report, data: ViewerData) -> bytes:
     ]
     title = f"a2abench report — {report.benchmark or ''} {', '.join(report.domains)}".strip()
     return _page(title, summary, data, [title], [user_of(report)])
+
+
+def _flip_links(report: Report, data: ViewerData) -> list[str]:
+    """An A/B run's task-trials that flipped against the baseline, each a link to its
+    trajectory in the viewer below (`#trial=<row>`)."""
+    paired = ((report.adaptive or {}).get("summary") or {}).get("paired") or {}
+    flipped = paired.get("flipped") or {}
+    task, trial = COLUMNS.index("task_id"), COLUMNS.index("trial")
+    rows = {(row[task], row[trial]): i for i, row in enumerate(data.rows)}
+    out = []
+    for key, label in (("to_pass", "Fail → pass"), ("to_fail", "Pass → fail")):
+        group = flipped.get(key) or {}
+        links = [f'<a href="#trial={rows[(t, k)]}">{escape(f"{t} #{k}")}</a>'
+                 if (t, k) in rows else escape(f"{t} #{k}")
+                 for t, k in group.get("task_trials") or []]
+        if links:
+            more = group.get("count", 0) - len(links)
+            tail = f" and {more} more" if more > 0 else ""
+            out.append(f'<p class="adaptive flips">{label} against the baseline: '
+                       f'{", ".join(links)}{tail}</p>')
+    return out
 
 
 def _tokens(report: Report) -> str:

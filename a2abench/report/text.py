@@ -36,24 +36,31 @@ def pass_k_note(pass_k: list[PassK]) -> str | None:
 
 
 def adaptive_lines(report: Report) -> list[str]:
-    """An adaptive run's mode, confidence, n of N, half-width, stop reason and cost view
-    (nothing for a full run): the same lines in every format."""
-    from a2abench.run.adaptive.wording import cost_text, headline_text
+    """An adaptive run's mode, confidence, n of N, half-width, stop reason, errors, an A/B
+    run's difference and flips, and the cost view (nothing for a full run): the same lines
+    in every format."""
+    from a2abench.run.adaptive import wording
 
     adaptive = report.adaptive
     if not adaptive or not adaptive.get("summary"):
         return []
-    out = [f"Adaptive: {headline_text(adaptive)}"]
+    out = [f"Adaptive: {wording.headline_text(adaptive)}"]
     summary = adaptive["summary"]
+    extra = [("A/B", wording.paired_text(adaptive)), ("Flipped", wording.flips_text(adaptive)),
+             ("Errors", wording.errors_text(summary))]
+    out += [f"{name}: {text}" for name, text in extra if text]
     decision = summary.get("decision")
     if decision:
         settings = adaptive["header"].get("settings") or {}
         when = (f"decided when the run stopped, after {summary.get('decided_at')} task-trials"
                 if str(summary.get("stop_reason")).startswith("gate_")
                 else f"from the bounds after {summary['n']} task-trials")
-        out.append(f"Gate --fail-under {settings.get('fail_under'):g}: {decision} ({when})")
+        what = (f"Gate against the baseline (margin {settings.get('target_ci') or 0:g})"
+                if settings.get("paired") and settings.get("gate")
+                else f"Gate --fail-under {settings.get('fail_under'):g}")
+        out.append(f"{what}: {decision} ({when})")
     if adaptive.get("cost"):
-        out.append(f"Cost: {cost_text(adaptive['cost'])}")
+        out.append(f"Cost: {wording.cost_text(adaptive['cost'])}")
     return out
 
 

@@ -144,7 +144,9 @@ class RunConfig(BaseModel):
     concurrency: int = option(4, "Task-trials in flight at once (never more than there are "
                                  "task-trials to run).", ge=1, le=MAX_RUN_CONCURRENCY,
                               request=True)
-    seed: int = option(300, "Run seed; per-trial seeds derive from it.", ge=-(2**63),
+    seed: int = option(300, "Run seed; per-trial seeds derive from it, and, when given, an "
+                            "adaptive run's order (else a fresh one per run, recorded).",
+                       ge=-(2**63),
                        le=2**63 - 1, request=True)
     output: Path | None = option(
         None, "Metrics file (a path with a suffix, or an existing file) or a directory (an "
@@ -202,33 +204,47 @@ class RunConfig(BaseModel):
     allow_incomplete: bool = option(
         False, "Let --fail-under pass on a score that leaves task-trials unscored "
                "(infrastructure/harness errors).")
-    # Adaptive assessment (run/adaptive, docs/run-semantics.md): a seeded stratified order
+    # Adaptive assessment (run/adaptive, docs/run-semantics.md): a random stratified order
     # and an always-valid confidence sequence that may stop the run early.
     target_ci: float | None = option(
         None, "Adaptive: stop starting task-trials once the headline score's 95% confidence "
-              "sequence is ±W or narrower (in-flight ones finish and count).", gt=0, le=0.5,
+              "sequence is ±W or narrower (in-flight ones finish and count); with --baseline, "
+              "the difference's, and W is also the gate's margin.", gt=0, le=0.5,
         request=True)
     adaptive_gate: bool = option(
         False, "Adaptive, with --fail-under: stop as soon as the score's 95% confidence "
-               "sequence lies wholly above the threshold (exit 0) or below it (exit 3).",
+               "sequence lies wholly above the threshold (exit 0) or below it (exit 3). With "
+               "--baseline: stop once the difference is known to be above -W (better or "
+               "equal within --target-ci W, exit 0) or below 0 (worse, exit 3).",
         request=True)
-    allocate: Literal["proportional", "neyman"] = option(
-        "proportional", "Adaptive order over strata (categories, else domains): "
-                        "proportional (every prefix representative) | neyman (stratum size "
-                        "x estimated spread; with several trials, tasks with mixed outcomes "
-                        "drawn twice as often).", request=True)
+    allocate: Literal["proportional", "neyman", "uniform"] = option(
+        "proportional", "Adaptive order: proportional (strata = categories, else domains; "
+                        "every prefix representative; best when they score differently) | "
+                        "neyman (more draws where results vary; with several trials, tasks "
+                        "with mixed outcomes drawn twice as often) | uniform (one order over "
+                        "all task-trials, for mean-reward headlines: narrowest when the "
+                        "strata score alike).", request=True)
+    baseline: Path | None = option(
+        None, "Adaptive A/B: replay an earlier run's scored task-trials (its metrics.jsonl "
+              "or run directory: same tasks, trials and seeds) in a fresh order and bound "
+              "the mean difference new - baseline.", kind="path")
 
     @model_validator(mode="after")
     def _adaptive(self) -> RunConfig:
-        if self.adaptive_gate and self.fail_under is None:
+        if self.adaptive_gate and self.fail_under is None and self.baseline is None:
             raise ValueError("--adaptive-gate needs --fail-under: add --fail-under T, the score "
-                             "the run should decide against")
+                             "the run should decide against (or --baseline RUN, to decide "
+                             "against an earlier run)")
+        if self.adaptive_gate and self.fail_under is not None and self.baseline is not None:
+            raise ValueError("--adaptive-gate with --baseline decides against the baseline: "
+                             "drop --fail-under (or --baseline)")
         from a2abench.run.adaptive import is_adaptive
 
         if is_adaptive(self) and self.shard is not None:
-            raise ValueError("--shard cannot be combined with --target-ci, --adaptive-gate or "
-                             "--allocate neyman: an adaptive run stops on what all of its "
-                             "task-trials show, which no single shard sees; run it unsharded")
+            raise ValueError("--shard cannot be combined with --target-ci, --adaptive-gate, "
+                             "--allocate neyman/uniform or --baseline: an adaptive run stops "
+                             "on what all of its task-trials show, which no single shard "
+                             "sees; run it unsharded")
         return self
 
     @field_validator("shard", mode="before")

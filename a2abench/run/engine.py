@@ -214,8 +214,12 @@ class Engine:
         planned = len(items)
         skipped = plan.skipped(items, previous, config.retry_errors)
         todo = plan.pending(items, previous, config.retry_errors)
-        if is_adaptive(config):  # a seeded, stratified order that stops once the score is known
+        if is_adaptive(config):  # a random, stratified order that stops once the score is known
             todo = self.policy = adaptive_plan(config, selected, driver, output, previous)
+            planned = len(self.policy)  # an A/B run's are the baseline's task-trials
+            skipped = plan.skipped(self.policy.items(), previous, config.retry_errors)
+            for note in self.policy.notes:
+                self.emit(Notice("warning", note))
         async with self._client(planned - skipped) as client:
             # Fail fast, before writing anything, if unreachable.
             card = await self._until_stopped(client.card())
@@ -300,7 +304,7 @@ class Engine:
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
             interface=interface,
-            adaptive=self.policy.tracker.header() if self.policy else None))
+            adaptive=self.policy.header() if self.policy else None))
 
     def _on_request(self, m: ProtocolMetrics) -> None:
         tally = _current.get()

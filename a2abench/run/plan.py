@@ -94,9 +94,13 @@ def compat_key(config: RunConfig, driver_compat: dict[str, Any],
            "max_tasks": config.max_tasks, "num_trials": config.num_trials, "seed": config.seed,
            "shard": str(config.shard) if config.shard else None}
     if is_adaptive(config):
-        key["adaptive"] = {"target_ci": config.target_ci, "adaptive_gate": config.adaptive_gate,
-                           "fail_under": config.fail_under if config.adaptive_gate else None,
-                           "allocate": config.allocate}
+        adaptive: dict[str, Any] = {
+            "target_ci": config.target_ci, "adaptive_gate": config.adaptive_gate,
+            "fail_under": config.fail_under if config.adaptive_gate else None,
+            "allocate": config.allocate}
+        if config.baseline is not None:  # the results themselves: checked on resume
+            adaptive["baseline"] = True
+        key["adaptive"] = adaptive
     return key
 
 

@@ -12,9 +12,10 @@ from pydantic import SecretStr
 
 from a2abench.errors import ConfigError
 from a2abench.green import GreenSettings, build_app, build_card, parse_presets, parse_request
-from a2abench.green.app import check_presets, startup_warnings
+from a2abench.green.app import check_presets
 from a2abench.green.guard import HostPolicy
 from a2abench.green.settings import rpc_path
+from a2abench.green.starting import startup_warnings
 
 
 @pytest.mark.parametrize(("url", "allowed"), [
