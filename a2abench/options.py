@@ -2,13 +2,15 @@
 
 `RunConfig` (the shared run flags), each benchmark's `options_model` and serve-green's
 `GreenSettings` (a pydantic dataclass) are the source. A field becomes `--field-name`, read
-also from `A2ABENCH_FIELD_NAME`; its description is the help text, its default the flag's
-default, its `ge`/`gt`/`le`/`lt` the flag's range. `option()` adds what a field alone
-cannot say (another flag name, `--x/--no-x`, a hidden flag or default, a key serve-green
-requests may set). `flag_specs(model)` lists the flags as plain data:
-`scripts/gen_run_flags.py` writes the built-in lists into `a2abench/cli/_flag_table.py` (so
-`--help` never imports pydantic), and a plugin's command reads its model's list when it is
-built.
+also from `A2ABENCH_FIELD_NAME` (a run or serve-green flag) or
+`A2ABENCH_<BENCHMARK>_FIELD_NAME` (a benchmark's option: `A2ABENCH_CRMARENA_MAX_TURNS` is
+CRMArena's alone, so it never reaches another benchmark); its description is the help
+text, its default the flag's default, its `ge`/`gt`/`le`/`lt` the flag's range. `option()`
+adds what a field alone cannot say (another flag name, `--x/--no-x`, a hidden flag or
+default, a key serve-green requests may set). `flag_specs(model)` lists the flags as plain
+data: `scripts/gen_run_flags.py` writes the built-in lists into `a2abench/cli/_flag_table.py`
+(so `--help` never imports pydantic), and a plugin's command reads its model's list when it
+is built.
 
 This module imports only the standard library at import time.
 """
@@ -42,19 +44,32 @@ class FlagSpec(NamedTuple):
     field: str = ""  # the model field when it is not `name` (--allow-host -> allowed_hosts)
     choices: tuple[str, ...] = ()  # a Literal's or Enum's values, shown and checked by --help
     hidden: bool = False  # left out of --help (test-only flags)
+    scope: str = ""  # the benchmark whose option this is ("" for a run flag)
+    # A built-in benchmark's option also reads its variable of before the scopes (deprecated).
+    old_env_kept: bool = False
 
     @property
     def env(self) -> str:
-        """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL` (`--x/--no-x` -> `A2ABENCH_X`)."""
-        return env_var(self.flag)
+        """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL` (`--x/--no-x` -> `A2ABENCH_X`);
+        tau2's `--max-steps` -> `A2ABENCH_TAU2_MAX_STEPS`."""
+        return env_var(self.flag, self.scope)
+
+    @property
+    def old_env(self) -> str | None:
+        """The unscoped variable a built-in's option still reads, deprecated (None: none)."""
+        return env_var(self.flag) if self.scope and self.old_env_kept else None
 
     @property
     def target(self) -> str:
         return self.field or self.name
 
 
-def env_var(flag: str) -> str:
-    return "A2ABENCH_" + flag.split("/")[0].lstrip("-").replace("-", "_").upper()
+def env_var(flag: str, scope: str = "") -> str:
+    """A flag's variable; a benchmark's option's carries the benchmark's name (any character
+    but a letter or digit as `_`: `arith-tools` -> `A2ABENCH_ARITH_TOOLS_…`)."""
+    prefix = "".join(c if c.isalnum() else "_" for c in scope).upper()
+    stem = flag.split("/")[0].lstrip("-").replace("-", "_").upper()
+    return f"A2ABENCH_{prefix}_{stem}" if prefix else f"A2ABENCH_{stem}"
 
 
 def parse_pairs(items: Sequence[str] | None, flag: str, *, example: str = "KEY=VALUE",

@@ -42,6 +42,7 @@ from a2abench.a2a.models import (
 from a2abench.a2a.transport import LeanWire, jsonrpc_headers
 from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
 from a2abench.net import h1 as _h1
+from a2abench.net.coding import ACCEPT_ENCODING, drop_redirect_body
 from a2abench.net.egress import HostPolicy
 from a2abench.net.limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.net.tls import verified_context
@@ -225,7 +226,9 @@ class A2AClient:
             timeout=httpx.Timeout(self.config.timeout, connect=min(self.config.timeout, 10.0)),
             verify=self._verify, follow_redirects=True, max_redirects=MAX_REDIRECTS,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
-            trust_env=False, event_hooks={"request": [self._check_host] if checks else []})
+            headers={"Accept-Encoding": ACCEPT_ENCODING}, trust_env=False,
+            event_hooks={"request": [self._check_host] if checks else [],
+                         "response": [drop_redirect_body]})
 
     async def _check_host(self, request: httpx.Request) -> None:
         """Refuse any request (card, interface, redirect) outside the host policy, and send

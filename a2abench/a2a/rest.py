@@ -188,7 +188,8 @@ class RestTransport:
                 finally:
                     await response.aclose()
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, url, self.timeout)
+            error, outcome.transient = _transport_error(exc, url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc
         except DeadlinePassed as exc:
             error, outcome.transient = deadline_error(exc, url, outcome.status is not None)
@@ -275,5 +276,6 @@ class RestTransport:
             outcome.received = max(outcome.received, exc.received)
             raise
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, url, self.timeout)
+            error, outcome.transient = _transport_error(exc, url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc

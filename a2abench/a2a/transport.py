@@ -30,14 +30,18 @@ from a2abench.errors import (
     AgentHTTPError,
     AgentTimeout,
     AgentUnreachable,
+    BrokenReply,
+    ConnectionLost,
     JSONRPCError,
     ProtocolError,
+    RepeatedTransportFailure,
     ReplyTooLarge,
     ReplyTooSlow,
     TaskTimeout,
     TooManyRedirects,
 )
 from a2abench.net.attempts import Attempt, AttemptLoop, Decide, Outcome
+from a2abench.net.failures import whose
 from a2abench.net.h1 import WirePool
 from a2abench.net.limits import (
     Deadline,
@@ -119,11 +123,22 @@ def retry_delay(retry: RetryPolicy, outcome: Outcome, attempt: int,
 
 def retry_decision(retry: RetryPolicy) -> Decide:
     """The attempt loop's retry decision on every binding: `retry_delay`, except that a
-    stream that delivered an event is never sent again."""
+    stream that delivered an event is never sent again. When the call gives up after the
+    same `ConnectionLost` on every attempt, its error becomes the agent's
+    (`RepeatedTransportFailure`): a server that keeps dropping connections is failing."""
+    lost: list[str | None] = []  # per attempt: the ConnectionLost message, or None
+
     def decide(attempt: Attempt, started: float) -> float | None:
         if attempt.first_event_ms is not None:
             return None
-        return retry_delay(retry, attempt.outcome, attempt.number, started)
+        error = attempt.outcome.error
+        lost.append(error.message if isinstance(error, ConnectionLost) else None)
+        delay = retry_delay(retry, attempt.outcome, attempt.number, started)
+        if delay is None and isinstance(error, ConnectionLost) and set(lost) == {error.message}:
+            attempt.outcome.error = RepeatedTransportFailure(
+                f"{error.message}, on every one of {len(lost)} attempt(s)",
+                hint="The agent's server accepts connections and drops them: check its logs.")
+        return delay
     return decide
 
 
@@ -149,10 +164,11 @@ def metered_loop(retry: RetryPolicy, hook: MetricsHook | None, *, sent: int, req
     return AttemptLoop(retry_decision(retry), sent=sent, report=report)
 
 
-def _transport_error(exc: httpx.HTTPError, url: str,
-                     timeout: float) -> tuple[A2ABenchError, bool]:
+def _transport_error(exc: httpx.HTTPError, url: str, timeout: float, *,
+                     answered: bool = False) -> tuple[A2ABenchError, bool]:
     """Map an httpx exception (the lean client's `WireError` is one) to (our error, is it
-    worth retrying)."""
+    worth retrying). `answered`: the reply's head had arrived. Whose failure it is:
+    net/failures.py."""
     if isinstance(exc, httpx.TooManyRedirects):
         return TooManyRedirects(f"too many redirects from {url}",
                                 hint="The server redirects in a loop; check the URL."), False
@@ -161,6 +177,14 @@ def _transport_error(exc: httpx.HTTPError, url: str,
                             hint="Raise --timeout if the agent is just slow."), True
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return ProtocolError(f"cannot request {url}: {exc}"), False
+    why = str(exc) or type(exc).__name__
+    blame = whose(exc, answered=answered)
+    if blame == "peer":  # not sent again: the server may have acted on it
+        return BrokenReply(f"the agent's server at {url} broke its reply: {why}",
+                           hint="Its HTTP framing is invalid; check the agent's server."), False
+    if blame == "lost":
+        return ConnectionLost(f"the connection to {url} ended without a reply: {why}",
+                              hint="Check that the agent is running and the URL is right."), True
     return unreachable(url, exc)
 
 
@@ -311,7 +335,8 @@ class JsonRpcTransport:
                 finally:
                     await response.aclose()
         except httpx.HTTPError as exc:
-            outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
+            outcome.error, outcome.transient = _transport_error(
+                exc, self.url, self.timeout, answered=outcome.status is not None)
             return None
         except DeadlinePassed as exc:
             outcome.error, outcome.transient = deadline_error(exc, self.url,
@@ -319,6 +344,9 @@ class JsonRpcTransport:
             return None
         except ReplyTooLarge as exc:
             outcome.error, outcome.received = exc, exc.received
+            return None
+        except BrokenReply as exc:  # a body its Content-Encoding cannot undo
+            outcome.error = exc
             return None
         try:
             return self._loads(body, ctype)
@@ -443,5 +471,6 @@ class JsonRpcTransport:
             outcome.received = max(outcome.received, exc.received)
             raise
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, self.url, self.timeout)
+            error, outcome.transient = _transport_error(exc, self.url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc

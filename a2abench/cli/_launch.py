@@ -4,6 +4,7 @@ exit code."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -67,7 +68,12 @@ def launch(config: Any, json_: bool) -> None:
         out.err.print(f"{stopped}: {count(summary.ran, 'task-trial')} recorded in "
                       f"{summary.output}. "
                       f"Resume with:\n  {command}", markup=False)
-        raise typer.Exit(143 if summary.stopped_by == "SIGTERM" else 130)
+        code = 143 if summary.stopped_by == "SIGTERM" else 130
+        if summary.aborted:  # a second signal: leave now, past any thread still working
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise typer.Exit(code)
     try:
         report = build_report([summary.output])
     except A2ABenchError as exc:  # the run itself finished: say why there is no summary

@@ -174,6 +174,7 @@ def _guard_interceptor(token: str | None) -> Any:
 
         return deny, deny_stream
 
+    # grpc ships no type stubs: its base class is Any to mypy, which refuses subclassing it.
     class GuardInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]],
                                     details: Any) -> Any:

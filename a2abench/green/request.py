@@ -30,6 +30,7 @@ from a2abench.errors import ConfigError
 from a2abench.green import caps
 from a2abench.green.guard import HostPolicy
 from a2abench.green.settings import GreenSettings, check_http_url
+from a2abench.net.egress import PARTICIPANTS, participant_hosts
 from a2abench.options import request_keys
 from a2abench.run.config import RunConfig, Shard
 from a2abench.run.driver import Driver
@@ -302,7 +303,8 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
         check_http_url(request.white_agent_url, "the white agent URL")
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
-    if not HostPolicy(settings.allow_hosts).allows(request.white_agent_url):
+    explicit = [p for p in settings.allow_hosts if p != PARTICIPANTS]
+    if not HostPolicy(explicit).allows(request.white_agent_url):
         raise RequestRejected(f"the white agent {request.white_agent_url!r} is not on this "
                               "server's allowed hosts (serve-green --allow-host)")
     secrets = secret_keys(request.config)
@@ -340,7 +342,9 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     config.output = output_path(settings.output_dir, request.benchmark, driver.domain, task_id)
     # The allowed hosts bind every request of the run, not just the URL asked for: the
     # agent's card, its interfaces and any redirect.
-    config.allowed_hosts = list(settings.allow_hosts)
+    config.allowed_hosts = explicit + (participant_hosts(
+        request.participants.values() or [request.white_agent_url])
+        if PARTICIPANTS in settings.allow_hosts else [])
     config.ca_cert = settings.ca_cert  # the operator's trust, never a request's
     return Planned(config, driver, indexes)
 

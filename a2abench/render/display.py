@@ -50,7 +50,8 @@ class PlainDisplay:
                           markup=False, highlight=False)
         elif isinstance(event, RunStarted):
             skipped = f", {event.skipped} already done" if event.skipped else ""
-            con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
+            name = " ".join(filter(None, (event.benchmark, event.domain)))  # a plugin: no domain
+            con.print(f"run {event.run_id}: {name} against "
                       f"{event.agent} (A2A {event.dialect} {event.binding}"
                       f"{', streaming' if event.streaming else ''}), "
                       f"{count(event.total, 'task-trial')}"
@@ -66,7 +67,8 @@ class PlainDisplay:
             extra = f" {event.error}" if event.error else ""
             name = f"{event.task_id} ({event.category})" if event.category else event.task_id
             con.print(f"[{p.done}/{p.total}] {name} trial {event.trial}: {verdict} "
-                      f"reward={reward} {event.termination or ''} {event.turns} turns "
+                      f"reward={reward} {event.termination + ' ' if event.termination else ''}"
+                      f"{event.turns} turns "
                       f"{event.latency_ms / 1000:.1f}s | pass rate {_rate(p)}{extra}",
                       markup=False, highlight=False)
         elif isinstance(event, Notice):

@@ -47,6 +47,12 @@ def _export(report: Report, fmt: str, paths: list[Path]) -> str:
                           hint="Use --format json, markdown, html or junit, which state it; "
                                "for this format, run every task-trial (a new --output, "
                                "without --target-ci/--adaptive-gate).")
+    if fmt in exporters and report.missing:
+        raise ConfigError(f"--format {fmt}: the run recorded {report.task_trials} of the "
+                          f"{report.planned} task-trials it planned and {fmt} has no way to "
+                          "say so",
+                          hint="Finish the run with --resume, or use --format json, markdown, "
+                               "html or junit, which state it.")
     if fmt not in exporters:
         writers = [f.name for f in get_driver(report.benchmark).export_formats()]
         known = ", ".join([*BUILTIN_FORMATS, *exporters, *writers])

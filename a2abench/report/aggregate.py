@@ -21,16 +21,21 @@ from typing import Any, NamedTuple, Protocol
 from pydantic import BaseModel, Field, PrivateAttr
 
 from a2abench.errors import RecordsError
+from a2abench.report.planned import Plan, planned, score_over_plan
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
-from a2abench.run.status import SCORED_STATUSES, SUCCESS_EPS, Counts
+from a2abench.run.status import SCORED_STATUSES, Counts
+
+# What a task record may hold is the record schema's rule, in run/status.py (the adaptive
+# baseline reads records too, and run/ never imports report/); re-exported for report/.
+from a2abench.run.status import record_problem as record_problem
+from a2abench.run.status import safe_number as safe_number
 from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
-_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
@@ -118,8 +123,11 @@ class Report(BaseModel):
     benchmark: str | None
     domains: list[str]
     runs: list[dict[str, Any]]
+    # Over every task-trial the run planned: unscored and unrecorded ones count 0
+    # (report/planned.py); an adaptive run's partial score is its stratified estimate.
     score: float | None
     score_method: str
+    score_scored_only: float | None = None  # over the scored task-trials alone
     group_scores: dict[str, float | None] = Field(default_factory=dict)  # scored apart
     scoring_labels: dict[str, int]
     mixed_scoring: bool
@@ -127,8 +135,11 @@ class Report(BaseModel):
     task_trials: int
     trials: tuple[int, int] | None = None  # fewest, most trials of any task
     scored: int
-    unscored: int = 0  # infrastructure/harness errors and invalid records: not in the score
-    score_complete: bool = True
+    unscored: int = 0  # infrastructure/harness errors and invalid records: 0 in the score
+    planned: int = 0  # task-trials the run planned (at least those recorded)
+    missing: int = 0  # planned but never recorded (an interrupted run): 0 in the score
+    plan: list[dict[str, Any]] = Field(default_factory=list)  # planned by domain, category
+    score_complete: bool = True  # every planned task-trial was scored
     passed: int
     mean_reward: float | None
     pass_rate: float | None
@@ -175,20 +186,8 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
-_INF = math.inf
 _BIG = 2**63
-
-
-def safe_number(value: Any) -> float | None:
-    """A finite, non-negative number from a record (which may be forged), or None.
-    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
-    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
-    cls = value.__class__
-    if cls is float:
-        return value if 0.0 <= value < _INF else None
-    if cls is int:
-        return float(value) if 0 <= value < _BIG else None
-    return None
+_INF = math.inf
 
 
 def safe_count(value: Any) -> int:
@@ -196,27 +195,6 @@ def safe_count(value: Any) -> int:
         return int(value)
     number = safe_number(value)
     return int(number) if number is not None and number < _BIG else 0
-
-
-def record_problem(rec: dict[str, Any]) -> str | None:
-    """Why a task record cannot be true (validated when reading: records may be forged)."""
-    status, reward = rec.get("status", "ok"), rec.get("reward")
-    if not isinstance(rec.get("task_id"), str):
-        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
-    if status not in _STATUSES:
-        return f"unknown status {str(status)[:40]!r}"
-    if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
-            or not 0 <= rec["trial"] < 2**31:
-        return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
-    if status in SCORED_STATUSES:
-        number = safe_number(reward)
-        if number is None or number > 1.0 + SUCCESS_EPS:  # tau2's tolerance (run/status)
-            return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
-    elif reward is not None:
-        return f"a {status} record carries reward {str(reward)[:40]!r}"
-    if not isinstance(rec.get("success", False), bool):
-        return "success is not a boolean"
-    return None
 
 
 def _row(values: tuple[Any, ...], problem: str | None) -> Row:
@@ -490,9 +468,10 @@ def _headline(lines: list[Row], how: str) -> float | None:
     return sum(i.reward or 0.0 for i in scored) / len(scored)
 
 
-def _score(lines: list[Row], runs: list[dict[str, Any]]
-           ) -> tuple[float | None, str, dict[str, float | None]]:
-    """The headline score, its method, and the score of each separately reported group."""
+def _score(lines: list[Row], runs: list[dict[str, Any]], plan: Plan
+           ) -> tuple[float | None, float | None, str, dict[str, float | None]]:
+    """The headline score over the plan, over the scored task-trials alone, its method, and
+    the score (over the plan) of each separately reported group."""
     scoring = runs[0].get("scoring") if runs else None
     scoring = scoring if isinstance(scoring, dict) else {}
     how = scoring.get("headline")
@@ -504,9 +483,11 @@ def _score(lines: list[Row], runs: list[dict[str, Any]]
         if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
     main = [i for i in lines if i.category not in apart]
-    groups = {name: _headline([i for i in lines if i.category in cats], how)
+    groups = {name: score_over_plan(lines, how, plan, cats)
               for name, cats in separate.items() if any(i.category in cats for i in lines)}
-    return _headline(main, how), how, groups
+    kept = {i.category for i in main} | {c for _, c in plan.groups if c not in apart}
+    return score_over_plan(lines, how, plan, kept if apart else None), _headline(main, how), \
+        how, groups
 
 
 def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
@@ -522,8 +503,9 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
         parts = [f"{errors[k]} {name}" for k, name in (
             ("infrastructure", "infrastructure error(s)"), ("harness", "harness error(s)"),
             ("invalid", "invalid record(s)")) if errors[k]]
-        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}); --fail-under "
-                   "refuses an incomplete score unless --allow-incomplete is given")
+        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}): they count 0 in "
+                   "the score; --fail-under refuses an incomplete score unless "
+                   "--allow-incomplete is given")
     return out
 
 
@@ -535,12 +517,21 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
                    key=lambda i: (i.benchmark, str(i.domain), order(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
-    score, method, group_scores = _score(lines, acc.runs)
+    adaptive_run = any(isinstance(r.get("adaptive"), dict) for r in acc.runs)
+    # An adaptive run plans to stop early: what it drew is its plan (report/adaptive.py says
+    # n of N, and its partial score is the stratified estimate).
+    plan = Plan(len(lines)) if adaptive_run else planned(acc.runs)
+    total = max(plan.total, len(lines))
+    score, scored_only, method, group_scores = _score(lines, acc.runs, plan)
     c = _tally(lines)
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
               "invalid": sum(i.status == INVALID for i in lines)}
     warnings += _error_warnings(errors, len(lines))
+    if total > len(lines):
+        warnings.append(f"{total - len(lines)} of the {total} planned task-trials were never "
+                        "recorded (the run stopped early): they count 0 in the score; finish "
+                        "the run with --resume")
     per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
     labels = Counter(label for i in lines for label in i.labels)
     if labels.get("nl_skipped"):
@@ -565,16 +556,18 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         else (lines[0].benchmark if lines else None),
         domains=sorted({str(i.domain) for i in lines if i.domain}),
         runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
-                                      "resumed", "models", "data", "interface")}
+                                      "resumed", "models", "data", "interface",
+                                      "tool_channel")}
               | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
               for r in acc.runs],
-        score=score, score_method=method, group_scores=group_scores,
+        score=score, score_method=method, score_scored_only=scored_only,
+        group_scores=group_scores,
         scoring_labels=dict(labels), mixed_scoring=mixed,
         tasks=len(per_task), task_trials=len(lines), trials=trials_range(per_task.values()),
-        scored=len(scored), unscored=len(lines) - len(scored),
-        score_complete=len(lines) == len(scored), passed=sum(i.success for i in scored),
-        mean_reward=(sum(i.reward or 0.0 for i in scored) / len(scored)) if scored else None,
-        pass_rate=(sum(i.success for i in scored) / len(scored)) if scored else None,
+        scored=len(scored), unscored=len(lines) - len(scored), planned=total,
+        missing=total - len(lines), plan=plan.rows(),
+        score_complete=total == len(scored), passed=c.passed,  # among scored, `ok` only
+        mean_reward=c.mean_reward, pass_rate=c.pass_rate,
         pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
         by_category=_groups(lines, "category"),
         terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),

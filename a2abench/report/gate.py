@@ -33,23 +33,29 @@ def check(report: Report | None, threshold: float, *, allow_incomplete: bool = F
         raise ScoreBelowThreshold(
             None, threshold, message=f"no score ({no_score_reason(report)}); --fail-under "
                                      f"{threshold:g} is not met")
-    if not report.score_complete and not allow_incomplete:
-        raise ScoreBelowThreshold(
-            report.score, threshold,
-            message=f"score {report.score:.4f} is incomplete: {report.unscored} of "
-                    f"{count(report.task_trials, 'task-trial')} not scored "
-                    f"({_unscored(report)}); --fail-under {threshold:g} needs a complete "
-                    "score",
-            hint="Re-run them with --resume --retry-errors, or pass --allow-incomplete to "
-                 "gate on the scored task-trials only.")
-    if report.score < threshold:
-        raise ScoreBelowThreshold(report.score, threshold)
+    score = report.score
+    if not report.score_complete:
+        if not allow_incomplete or report.score_scored_only is None:
+            raise ScoreBelowThreshold(
+                report.score, threshold,
+                message=f"score {report.score:.4f} is incomplete: "
+                        f"{report.planned - report.scored} of "
+                        f"{count(report.planned, 'task-trial')} not scored "
+                        f"({_unscored(report)}); --fail-under {threshold:g} needs a complete "
+                        "score",
+                hint="Re-run them with --resume --retry-errors, or pass --allow-incomplete "
+                     "to gate on the scored task-trials only.")
+        score = report.score_scored_only  # --allow-incomplete: the scored task-trials alone
+    if score < threshold:
+        raise ScoreBelowThreshold(score, threshold)
 
 
 def _unscored(report: Report) -> str:
     names = {"infrastructure": "infrastructure", "harness": "harness", "invalid": "invalid"}
-    return ", ".join(f"{report.errors[k]} {v}" for k, v in names.items()
-                     if report.errors.get(k))
+    parts = [f"{report.errors[k]} {v}" for k, v in names.items() if report.errors.get(k)]
+    if report.missing:
+        parts.append(f"{report.missing} never recorded")
+    return ", ".join(parts)
 
 
 def _check_partial(report: Report, threshold: float, adaptive: dict[str, Any],

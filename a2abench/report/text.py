@@ -72,15 +72,26 @@ def headline(report: Report) -> str:
     score = "n/a" if report.score is None else f"{report.score:.4f}"
     method = {"macro_category_mean": "macro average over categories",
               "mean_reward": "mean reward"}.get(report.score_method, report.score_method)
-    incomplete = "" if report.score_complete else f", incomplete: {report.unscored} unscored"
+    incomplete = incomplete_note(report)
     summary = (report.adaptive or {}).get("summary")
     if summary and summary["n"] < summary["N"]:
         method = (f"adaptive stratified estimate after {summary['n']} of {summary['N']} "
                   f"task-trials, ±{summary['half_width']:.3f}")
+        incomplete = ""
     return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} "
             f"({method}{incomplete}); "
             + passed_over(report.passed, report.scored, tasks=report.tasks,
                           task_trials=report.task_trials, trials=report.trials))
+
+
+def incomplete_note(report: Report) -> str:
+    """`, incomplete: 2 of 10 task-trials not scored, counted 0; 0.5000 over the 8 scored`,
+    or "" for a complete score: the score never reads as over fewer than were planned."""
+    if report.score_complete:
+        return ""
+    return (f", incomplete: {report.planned - report.scored} of {report.planned} task-trials "
+            f"not scored, counted 0; {num(report.score_scored_only, 4)} over the "
+            f"{report.scored} scored")
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|~])")
@@ -103,7 +114,7 @@ def interfaces(report: Report) -> str:
     for run in report.runs:
         i = run.get("interface") or {}
         if i:
-            mcp = (run.get("data") or {}).get("tool_channel") == "mcp"
+            mcp = run.get("tool_channel") == "mcp"
             text = (f"{i.get('binding')} A2A {i.get('dialect')} {i.get('url')}"
                     f"{' (streaming)' if i.get('streaming') else ''}"
                     f"{', tools over MCP' if mcp else ''}")
@@ -199,13 +210,15 @@ def to_junit(report: Report) -> str:
     """One testcase per task-trial: failures for the agent's misses, errors for ours."""
     lines = report.lines
     failures = sum(1 for t in lines if t.status in SCORED_STATUSES and not t.success)
-    errors = len(lines) - sum(1 for t in lines if t.status in SCORED_STATUSES)
+    # Task-trials the run planned but never recorded are one error testcase together.
+    tests = len(lines) + bool(report.missing)
+    errors = tests - sum(1 for t in lines if t.status in SCORED_STATUSES)
     total_s = sum(t.latency_ms for t in lines) / 1000
     suite = _xml(f"a2abench.{report.benchmark or 'run'}")
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<testsuites name="a2abench" tests="{len(lines)}" failures="{failures}" '
+           f'<testsuites name="a2abench" tests="{tests}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">',
-           f'  <testsuite name={quoteattr(suite)} tests="{len(lines)}" failures="{failures}" '
+           f'  <testsuite name={quoteattr(suite)} tests="{tests}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">']
     adaptive = adaptive_lines(report)
     if adaptive:
@@ -229,5 +242,11 @@ def to_junit(report: Report) -> str:
             out.append(f"      <failure type={quoteattr(t.status)} "
                        f"message={quoteattr(message)}>{escape(detail)}</failure>")
         out.append("    </testcase>")
+    if report.missing:
+        text = (f"{report.missing} of the {report.planned} planned task-trials were never "
+                "recorded")
+        out += [f"    <testcase classname={quoteattr(suite)} name=\"not recorded\" time=\"0\">",
+                f"      <error type=\"not_recorded\" message={quoteattr(text)}/>",
+                "    </testcase>"]
     out += ["  </testsuite>", "</testsuites>", ""]
     return "\n".join(out)

@@ -32,6 +32,7 @@ from a2abench.run.tracebacks import format_exc
 
 if TYPE_CHECKING:
     from a2abench.a2a import A2AClient, Conversation
+    from a2abench.mcp.channel import McpChannel
 
 
 # The options model of a driver. Covariant with a default so that `Driver` alone means "any
@@ -120,16 +121,30 @@ class TaskOutcome(BaseModel):
 
 @contextmanager
 def agent_input(what: str) -> Iterator[None]:
-    """Wrap code that processes what the agent sent (a reply, a tool call, a query).
+    """Wrap code that processes what the agent sent (`what`: "reply", "tool call X", …).
 
     Whatever such code raises is the agent's failure, scored 0, never a harness bug: an agent
     must not be able to drop its own failures from the score by sending input that makes
     a2abench raise (JSON nested 900 deep, 4,000-digit numbers, 5,000 nested NOTs).
     """
+    whose = f"the agent's {_bare(what)}"
     with foreign_errors_as(lambda summary: ProtocolError(
-            f"a2abench could not process the agent's {what} ({summary})",
+            f"a2abench could not process {whose} ({summary})",
             hint="Scored as an agent error.")):
         yield
+
+
+_OWNERS = ("the agent's ", "agent's ", "the ")
+
+
+def _bare(what: str) -> str:
+    """`what` without a leading "the agent's" or "the": `agent_input("the agent's answer")`,
+    named as `loads(..., what=...)` names it, reads "the agent's answer", not twice."""
+    lowered = what.lower()
+    for owner in _OWNERS:
+        if lowered.startswith(owner):
+            return what[len(owner):]
+    return what
 
 
 def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
@@ -271,10 +286,17 @@ class Driver(ABC, Generic[OptionsT]):
     async def aclose(self) -> None:
         """Release resources (LLM clients, databases)."""
 
+    def mcp_channel(self) -> McpChannel | None:
+        """The `McpChannel` the driver serves its tools on with `--tool-channel mcp` (None:
+        none). serve-green attaches its own endpoint to it; the run record's `tool_channel`
+        says "mcp" when it is enabled."""
+        return None
+
     # -- optional hooks used by `report` ----------------------------------------------------
 
     async def rescore(self, record: TaskRecord) -> TaskRecord | None:
-        """Re-score one recorded task-trial from its transcript; None if not supported."""
+        """Re-score one recorded `ok` task-trial from its transcript (same task-trial, same
+        status: anything else is refused); None if not supported."""
         return None
 
     @classmethod

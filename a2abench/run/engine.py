@@ -44,7 +44,6 @@ from a2abench.run.events import (
 )
 from a2abench.run.records import (
     SCHEMA_VERSION,
-    SCORED_STATUSES,
     ErrorInfo,
     RunEndRecord,
     RunRecord,
@@ -123,6 +122,7 @@ class RunSummary(BaseModel):
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+    aborted: bool = False  # a second signal left the run at once (a2abench/run/__init__.py)
 
     @property
     def ran(self) -> int:
@@ -237,7 +237,7 @@ class Engine:
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
-                self._write_run_record(key, planned, skipped, previous, interface)
+                self._write_run_record(key, items, skipped, previous, interface)
                 self.progress.total = planned - skipped
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
@@ -291,19 +291,23 @@ class Engine:
                          pool_size=-(-in_flight // 4),
                          host_policy=run_host_policy(config))
 
-    def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
+    def _write_run_record(self, key: dict[str, object], items: plan.Plan, skipped: int,
                           previous: plan.Previous | None,
                           interface: dict[str, object] | None = None) -> None:
         assert self.writer is not None
         manifest = self.driver.manifest()
+        channel = self.driver.mcp_channel()
+        over_mcp = channel is not None and channel.enabled
         self.writer.write(RunRecord(
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
             data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
-            scoring=self.driver.scoring, planned=planned, skipped=skipped,
+            scoring=self.driver.scoring, planned=len(items),
+            plan_counts=items.counts(self.driver.domain),
+            skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
-            interface=interface,
+            interface=interface, tool_channel="mcp" if over_mcp else "a2a",
             adaptive=self.policy.header() if self.policy else None))
 
     def _on_request(self, m: ProtocolMetrics) -> None:
@@ -403,15 +407,17 @@ class Engine:
 
     def _record(self, item: plan.Item, outcome: TaskOutcome, tally: _Tally, ctx: TaskContext,
                 started_at: str, t0: float) -> TaskRecord:
-        scored = outcome.status in SCORED_STATUSES
-        reward = ((outcome.reward or 0.0) if outcome.status != "evaluator_error" else 0.0) \
-            if scored else None
-        success = outcome.success if outcome.success is not None else is_success(reward)
+        # Only an `ok` outcome keeps its reward: an agent or evaluator error is scored 0 and
+        # never passes, whatever the driver said; an unscored status has no reward.
+        ok = outcome.status == "ok"
+        reward = (outcome.reward or 0.0) if ok else failed_reward(outcome.status)
+        success = ok and (outcome.success if outcome.success is not None
+                          else is_success(reward))
         return TaskRecord(
             run_id=self.run_id, benchmark=self.config.benchmark,
             domain=item.task.domain or self.driver.domain, category=item.task.category,
             task_id=item.task.task_id, trial=item.trial, seed=item.seed,
-            status=outcome.status, reward=reward, success=bool(success) and reward is not None,
+            status=outcome.status, reward=reward, success=bool(success),
             reward_components=outcome.reward_components, labels=outcome.labels,
             termination=outcome.termination, turns=outcome.turns, tool_calls=outcome.tool_calls,
             latency_ms=round((time.perf_counter() - t0) * 1000, 3),

@@ -70,6 +70,22 @@ class Plan:
             return total
         return len(range(self.shard.index - 1, total, self.shard.count))
 
+    def counts(self, domain: str | None = None) -> list[dict[str, Any]]:
+        """This share's task-trials by (domain, category), counted without iterating: what
+        `report` needs to score a task-trial that never got a record (docs/run-semantics.md,
+        "Incomplete scores"). `domain` stands for a task's own, as in its task record."""
+        step, first = (self.shard.count, self.shard.index - 1) if self.shard else (1, 0)
+        counts: dict[tuple[str | None, str | None], int] = {}
+        for index, task in enumerate(self.tasks):
+            start = index * self.num_trials
+            offset = (first - start) % step  # the first position of this task in the share
+            mine = len(range(start + offset, start + self.num_trials, step))
+            if mine:
+                key = (task.domain or domain, task.category)
+                counts[key] = counts.get(key, 0) + mine
+        return [{"domain": domain, "category": category, "task_trials": n}
+                for (domain, category), n in counts.items()]
+
 
 def expand(tasks: list[TaskSpec], num_trials: int, seed: int) -> list[Item]:
     """Every task-trial as a list (small selections and tests; runs iterate a `Plan`)."""

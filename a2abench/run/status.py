@@ -1,4 +1,5 @@
-"""Task-trial status: its values, the scoring rule and the one set of run counters.
+"""Task-trial status: its values, the scoring rule, what a task record may hold
+(`record_problem`: records may be forged) and the one set of run counters.
 
 Every place that counts task-trials (engine progress, the `run_end` record, `RunSummary`,
 report groups and warnings, serve-green's result and status page) uses `Counts`, so a new
@@ -7,8 +8,9 @@ status is added here once. No heavy imports: the display and the CLI read it too
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
-from typing import Literal
+from typing import Any, Literal
 
 TaskStatus = Literal["ok", "agent_error", "evaluator_error", "infrastructure_error",
                      "harness_error"]
@@ -19,6 +21,9 @@ SCORED_STATUSES: tuple[str, ...] = ("ok", "agent_error", "evaluator_error")
 # Not scored: the score is then incomplete (report says so; --fail-under refuses it).
 UNSCORED_STATUSES: tuple[str, ...] = ("infrastructure_error", "harness_error")
 SUCCESS_EPS = 1e-6  # tau2: success is reward within 1 ± 1e-6
+_STATUSES = frozenset({*SCORED_STATUSES, *UNSCORED_STATUSES})
+_INF = math.inf
+_BIG = 2**63
 
 
 def is_success(reward: float | None) -> bool:
@@ -30,6 +35,41 @@ def failed_reward(status: str) -> float | None:
     """The reward of a task-trial that failed with `status`: 0 when that status is scored
     (the agent's fault), None when it is not (we could not judge the agent)."""
     return 0.0 if status in SCORED_STATUSES else None
+
+
+def safe_number(value: Any) -> float | None:
+    """A finite, non-negative number from a record (which may be forged), or None.
+    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
+    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
+    cls = value.__class__
+    if cls is float:
+        return value if 0.0 <= value < _INF else None
+    if cls is int:
+        return float(value) if 0 <= value < _BIG else None
+    return None
+
+
+def record_problem(rec: dict[str, Any]) -> str | None:
+    """Why a task record cannot be true (validated when reading: records may be forged)."""
+    status, reward = rec.get("status", "ok"), rec.get("reward")
+    if not isinstance(rec.get("task_id"), str):
+        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
+    if status not in _STATUSES:
+        return f"unknown status {str(status)[:40]!r}"
+    if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
+            or not 0 <= rec["trial"] < 2**31:
+        return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
+    if status in SCORED_STATUSES:
+        number = safe_number(reward)
+        if number is None or number > 1.0 + SUCCESS_EPS:  # tau2's tolerance
+            return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
+        if status != "ok" and (number or rec.get("success") is True):
+            return f"a {status} record claims a pass"  # an error is scored 0, never passed
+    elif reward is not None:
+        return f"a {status} record carries reward {str(reward)[:40]!r}"
+    if not isinstance(rec.get("success", False), bool):
+        return "success is not a boolean"
+    return None
 
 
 # The keys `Counts.as_dict` writes (the `run_end` record's `counts`, serve-green's result).
@@ -60,10 +100,11 @@ class Counts:
         if field is not None:
             setattr(self, field, getattr(self, field) + 1)
         if status in SCORED_STATUSES:
+            passed = success and status == "ok"  # an agent or evaluator error never passes
             self.scored += 1
             self.reward_sum += reward or 0.0
-            self.passed += int(success)
-            self.failed += int(not success)
+            self.passed += passed
+            self.failed += not passed
 
     @property
     def pass_rate(self) -> float | None:

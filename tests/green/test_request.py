@@ -180,7 +180,7 @@ def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
     assert str(config.shard) == "1/2"
     assert config.options == {"data_dir": "/srv/tau2", "user_llm": "gpt-4o", "max_steps": 50,
                               "domain": "retail"}
-    assert planned.driver.opts.data_dir == Path("/srv/tau2")
+    assert planned.driver.options.data_dir == Path("/srv/tau2")
     assert config.output.parent.parent == tmp_path
     assert config.output.parent.name.endswith("_tau2_retail_01234567")
 

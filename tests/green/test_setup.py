@@ -142,7 +142,10 @@ def test_the_agentbeats_example_scenario_is_a_valid_request(tmp_path: Path) -> N
     assert (planned.config.benchmark, planned.config.max_tasks) == ("tau2", 3)
     assert planned.config.options["user_llm"] == "gpt-4.1"
     dockerfile = (root / "examples/agentbeats/Dockerfile").read_text()
-    assert 'ENTRYPOINT ["a2abench", "serve-green"]' in dockerfile
+    # The image's entrypoint checks it is not open, then execs `a2abench serve-green`.
+    assert 'ENTRYPOINT ["python", "/opt/a2abench/entrypoint.py"]' in dockerfile
+    entry = (root / "examples/agentbeats/entrypoint.py").read_text()
+    assert '["a2abench", "serve-green", *argv]' in entry
     assert "A2ABENCH_HOST=0.0.0.0" in dockerfile and "EXPOSE 9009" in dockerfile
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from a2abench.plugin import ConfigError, DataCorrupt, DataMissing, sha256_file
+from a2abench.plugin import ConfigError, DataCorrupt, DataMissing
+from a2abench.plugin.provisional import sha256_file
 
 Dataset = Literal["crmarena", "crmarenapro"]
 Org = Literal["b2b", "b2c", "original"]
@@ -201,7 +202,7 @@ def load_hub_rows(repo: str, config: str, split: str) -> list[dict[str, Any]]:
         raise ConfigError("loading CRMArena tasks from the Hugging Face hub needs the "
                           "`datasets` package",
                           hint="pip install 'a2abench[hub]', or pass --tasks-file PATH.") from None
-    from a2abench.plugin import egress_refusal
+    from a2abench.plugin.provisional import egress_refusal
 
     refusal = egress_refusal("https://huggingface.co/datasets/" + repo,
                              "loading CRMArena tasks from the Hugging Face hub")

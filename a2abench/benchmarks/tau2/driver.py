@@ -37,14 +37,10 @@ from a2abench.plugin import (
     ChatLLM,
     ConfigError,
     Conversation,
-    DataProgress,
     DataSet,
     Driver,
-    ErrorInfo,
     Exporter,
     ExportFormat,
-    LLMUsage,
-    McpChannel,
     Scoring,
     Skill,
     TaskContext,
@@ -54,9 +50,9 @@ from a2abench.plugin import (
     build_llm,
     cache_dir,
     evaluator_failure,
-    failed_reward,
     is_success,
 )
+from a2abench.plugin.provisional import DataProgress, ErrorInfo, LLMUsage, McpChannel, failed_reward
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -131,7 +127,6 @@ class Tau2Driver(Driver[Tau2Options]):
 
     def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
-        self.opts = options
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
         self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
@@ -142,12 +137,15 @@ class Tau2Driver(Driver[Tau2Options]):
         self._offload = Offload()
         self.mcp = McpChannel(options)
 
+    def mcp_channel(self) -> McpChannel:
+        return self.mcp
+
     @property
     def domain(self) -> str | None:
-        return self.opts.domain
+        return self.options.domain
 
     async def setup(self) -> None:
-        opts = self.opts
+        opts = self.options
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
@@ -170,28 +168,29 @@ class Tau2Driver(Driver[Tau2Options]):
         if emit is None:
             return None
         loop = asyncio.get_running_loop()
-        what = f"tau2 {self.opts.domain} data"
+        what = f"tau2 {self.options.domain} data"
 
         def progress(done: int, total: int) -> None:
             loop.call_soon_threadsafe(emit, DataProgress(what, done, total))
         return progress
 
     def _user_llm(self) -> ChatLLM:
+        o = self.options
         if self.user_llm is None:
-            if not self.opts.user_llm:
+            if not o.user_llm:
                 raise ConfigError("tau2 needs a user simulator: pass --user-llm MODEL",
                                   hint="e.g. --user-llm gpt-4.1 (upstream's default), and "
                                        "--user-llm-base-url for other OpenAI-compatible "
                                        "endpoints; the key comes from OPENAI_API_KEY.")
-            args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
-            self.user_llm = build_llm(self.opts.user_llm, base_url=self.opts.user_llm_base_url,
-                                      args=args, cache=self.opts.llm_cache, flag="--user-llm",
+            args = {"temperature": 0.0, **o.user_llm_args}  # upstream: temperature 0
+            self.user_llm = build_llm(o.user_llm, base_url=o.user_llm_base_url, args=args,
+                                      cache=o.llm_cache, flag="--user-llm",
                                       max_reply_bytes=self.max_reply_bytes)
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
         domain = self._domain()
-        if self.opts.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
+        if self.options.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
             return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
                     for t in domain.tasks() if is_solo_task(t)]
         self._user_llm()  # fail before the first task, not in every one
@@ -204,9 +203,9 @@ class Tau2Driver(Driver[Tau2Options]):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = None if self.opts.solo else self._user_llm()
+        llm = None if self.options.solo else self._user_llm()
         solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
-                                            if not is_solo_task(t)]}} if self.opts.solo else {}
+                                            if not is_solo_task(t)]}} if self.options.solo else {}
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
@@ -216,10 +215,10 @@ class Tau2Driver(Driver[Tau2Options]):
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
-                           "reward_basis": self.opts.reward_basis}}
+                           "reward_basis": self.options.reward_basis}}
 
     def compat(self) -> dict[str, Any]:
-        o = self.opts
+        o = self.options
         return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
@@ -236,7 +235,7 @@ class Tau2Driver(Driver[Tau2Options]):
         assert isinstance(task, Task)
         env = await self._offload("environment", domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
-        if self.opts.solo:
+        if self.options.solo:
             return await self._run_solo(ctx, task, env, history)
         user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
                                                              str(task.user_scenario)),
@@ -250,17 +249,17 @@ class Tau2Driver(Driver[Tau2Options]):
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
                     session, self.mcp.url, chat, lambda agent: Orchestrator(
-                        env, user, agent, history=history, max_steps=self.opts.max_steps,
-                        max_errors=self.opts.max_errors),
+                        env, user, agent, history=history, max_steps=self.options.max_steps,
+                        max_errors=self.options.max_errors),
                     self._run_schemas("agent", env), preamble)
             return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                         ctx, start, calls)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
-                          tool_call_format=self.opts.tool_call_format, profile=self.profile,
+                          tool_call_format=self.options.tool_call_format, profile=self.profile,
                           tools=self._run_tools("agent", env))
         outcome = await Orchestrator(env, user, agent, history=history,
-                                     max_steps=self.opts.max_steps,
-                                     max_errors=self.opts.max_errors).run()
+                                     max_steps=self.options.max_steps,
+                                     max_errors=self.options.max_errors).run()
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start)
 
@@ -305,18 +304,18 @@ class Tau2Driver(Driver[Tau2Options]):
                                                 history)
                 outcome, calls = await mcp_tools.run_over_mcp(
                     session, self.mcp.url, chat, lambda agent: SoloOrchestrator(
-                        env, agent, history=history, max_steps=self.opts.max_steps,
-                        max_errors=self.opts.max_errors),
+                        env, agent, history=history, max_steps=self.options.max_steps,
+                        max_errors=self.options.max_errors),
                     self._run_schemas("solo", env), preamble)
             return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                         ctx, len(history), calls)
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
-                           tool_call_format=self.opts.tool_call_format,
+                           tool_call_format=self.options.tool_call_format,
                            schemas=self._run_schemas("solo", env),
                            tools=self._run_tools("solo", env))
         outcome = await SoloOrchestrator(env, agent, history=history,
-                                         max_steps=self.opts.max_steps,
-                                         max_errors=self.opts.max_errors).run()
+                                         max_steps=self.options.max_steps,
+                                         max_errors=self.options.max_errors).run()
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
@@ -343,8 +342,8 @@ class Tau2Driver(Driver[Tau2Options]):
                      usage: LLMUsage | None = None) -> RewardInfo:
         domain = self._domain()
         info = await self._offload("evaluate", evaluate_offline, task, messages, termination,
-                                       domain=domain, reward_basis_mode=self.opts.reward_basis,
-                                       solo=self.opts.solo)
+                                       domain=domain, reward_basis_mode=self.options.reward_basis,
+                                       solo=self.options.solo)
         return await add_nl_judgement(info, task, messages, domain=domain,
                                       judge=self._judge(usage) if self.judge_llm else None)
 

@@ -26,15 +26,8 @@ from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile
 from a2abench.benchmarks.tau2.prompt import GREETING
 from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
-from a2abench.plugin import (
-    A2ABenchError,
-    AgentError,
-    Conversation,
-    ErrorInfo,
-    Part,
-    TaskStatus,
-    agent_input,
-)
+from a2abench.plugin import A2ABenchError, AgentError, Conversation, Part, TaskStatus, agent_input
+from a2abench.plugin.provisional import ErrorInfo
 
 
 class Role(Enum):

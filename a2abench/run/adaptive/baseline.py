@@ -53,7 +53,7 @@ def metrics_file(path: Path) -> Path:
 def load(path: Path, benchmark: str) -> Baseline:
     """The baseline run's scored task-trials. ConfigError when it is not a run of
     `benchmark` or holds no scored task-trial."""
-    from a2abench.report.aggregate import record_problem
+    from a2abench.run.status import record_problem
     from a2abench.run.writer import iter_records
 
     source = metrics_file(path)

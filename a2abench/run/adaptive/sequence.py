@@ -225,6 +225,7 @@ class Sequence:
             if rec.get("type") == "run":  # picks an earlier resume left void stay void
                 voids |= {p for p in (tag or {}).get("void_picks") or [] if isinstance(p, int)}
                 continue
+            # A forged trial (None, a string) is looked up as it is: it finds no entry.
             where = self.where.get((str(rec.get("task_id")), rec.get("trial")))  # type: ignore[arg-type]
             if where is None or not isinstance(tag, dict) or not isinstance(tag.get("pick"), int):
                 continue
