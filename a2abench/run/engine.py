@@ -280,6 +280,7 @@ class Engine:
             config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
             transport=config.transport,
             auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
+            ca_cert=str(config.ca_cert) if config.ca_cert else None,
             retry=RetryPolicy(max_attempts=config.retries + 1, base_delay_s=config.retry_delay,
                               max_delay_s=max(8.0, config.retry_delay),
                               budget_s=max(60.0, config.timeout)),
