@@ -99,8 +99,7 @@ class _Conn:
         next request; else stray bytes would be read as its reply (httpcore checks the
         same before reusing a connection)."""
         reader = self.reader
-        # StreamReader has no public way to ask for what it holds unread.
-        return not (reader._buffer or reader.at_eof()  # type: ignore[attr-defined]
+        return not (unread(reader) or reader.at_eof()
                     or self.writer.is_closing() or self.poll(0))
 
     def close(self) -> None:
@@ -251,14 +250,20 @@ async def _read_head(conn: _Conn) -> tuple[int, Headers]:
 _BLANK = re.compile(rb"\n\r?\n")
 
 
+def unread(reader: asyncio.StreamReader) -> bytearray:
+    """The bytes `reader` holds unread (its own buffer, not a copy)."""
+    # StreamReader has no public way to look at them; if Python renames it, this fails loudly.
+    held: bytearray = reader._buffer  # type: ignore[attr-defined]
+    return held
+
+
 async def _block(reader: asyncio.StreamReader, too_long: str) -> bytes:
     """The bytes up to and including the first blank line, as h11 finds it: lines end with
     CRLF or a bare LF, mixed as they come (a blank line is `\\n\\r?\\n`); at most MAX_HEAD
     bytes. A head usually arrives whole: one search of what the reader holds. Otherwise it is
     read a line at a time, each byte searched once. IncompleteReadError's `partial` holds
     everything read."""
-    # StreamReader has no public way to look at the bytes it holds unread.
-    held: bytearray = reader._buffer  # type: ignore[attr-defined]
+    held = unread(reader)
     found = _BLANK.search(held)
     if found is not None and held[:1] != b"\n" and held[:2] != b"\r\n" \
             and found.end() <= MAX_HEAD:
@@ -266,7 +271,7 @@ async def _block(reader: asyncio.StreamReader, too_long: str) -> bytes:
     got = bytearray()
     searched = 0  # how many of the reader's unread bytes were searched for a blank line
     while True:
-        held = reader._buffer  # type: ignore[attr-defined]
+        held = unread(reader)
         if not got or got.endswith(b"\n"):  # at the start of a line: is it blank?
             blank = 1 if held[:1] == b"\n" else 2 if held[:2] == b"\r\n" else 0
             if blank:
