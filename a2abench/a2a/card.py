@@ -34,6 +34,7 @@ from a2abench.net.limits import (
     deadline_scope,
     loads,
 )
+from a2abench.net.tls import CA_HINT, untrusted
 
 CARD_PATH = "/.well-known/agent-card.json"
 LEGACY_CARD_PATH = "/.well-known/agent.json"
@@ -156,6 +157,17 @@ def status_origin(status: int, asked: str, final: str, hint: str | None
     return f"{final} (redirected from {asked})", hint
 
 
+def unreachable(url: str, exc: BaseException) -> tuple[AgentUnreachable, bool]:
+    """A connection failure as (our error, is it worth retrying): a certificate that is not
+    trusted says what to do about it, and is not retried (it will not change)."""
+    reason = untrusted(exc)
+    if reason is not None:
+        return AgentUnreachable(f"cannot connect to {url}: its TLS certificate is not trusted "
+                                f"(CERTIFICATE_VERIFY_FAILED: {reason})", hint=CA_HINT), False
+    return AgentUnreachable(f"cannot connect to {url}: {exc or type(exc).__name__}",
+                            hint="Check that the agent is running and the URL is right."), True
+
+
 async def fetch_card(http: httpx.AsyncClient, url: str, *,
                      headers: dict[str, str] | None = None, timeout: float | None = None,
                      max_depth: int = DEFAULT_MAX_DEPTH) -> CardFetch:
@@ -183,9 +195,7 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
         except httpx.HTTPError as exc:
             if whose(exc, answered=False) == "peer":
                 raise _broken(candidate, exc) from None
-            raise AgentUnreachable(f"cannot connect to {candidate}: {exc or type(exc).__name__}",
-                                   hint="Check that the agent is running and the URL is right."
-                                   ) from None
+            raise unreachable(candidate, exc)[0] from None
         tried.append((candidate, f"HTTP {response.status_code}"))
         if response.status_code in (404, 410):
             continue

@@ -96,6 +96,13 @@ RUN = (
       kind='str',
       help='Bearer token sent to the agent (prefer the environment variable).',
       show_default=False),
+    F(name='ca_cert',
+      flag='--ca-cert',
+      kind='path',
+      help=("CA certificates (PEM) to trust for the agent's TLS certificate besides the "
+            'default bundle: a private or self-signed CA. SSL_CERT_FILE and SSL_CERT_DIR are '
+            'honoured too (they replace the default bundle).'),
+      show_default=False),
     F(name='timeout',
       flag='--timeout',
       kind='float',
@@ -678,6 +685,12 @@ GREEN = (  # GreenSettings: the serve-green flags
       help='text | json: one structured line per assessment and task start and end.',
       default='text',
       choices=('text', 'json')),
+    F(name='ca_cert',
+      flag='--ca-cert',
+      kind='path',
+      help=("CA certificates (PEM) trusted for white agents' TLS certificates besides the "
+            'default bundle (SSL_CERT_FILE and SSL_CERT_DIR are honoured too).'),
+      show_default=False),
     F(name='tck',
       flag='--tck',
       kind='bool',

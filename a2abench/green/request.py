@@ -351,6 +351,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     config.allowed_hosts = explicit + (participant_hosts(
         request.participants.values() or [request.white_agent_url])
         if PARTICIPANTS in settings.allow_hosts else [])
+    config.ca_cert = settings.ca_cert  # the operator's trust, never a request's
     return Planned(config, driver, indexes)
 
 

@@ -91,6 +91,9 @@ class GreenSettings:
     log_format: Literal["text", "json"] = option("text", "text | json: one structured line "
                                                          "per assessment and task start and "
                                                          "end.")
+    ca_cert: Path | None = option(None, "CA certificates (PEM) trusted for white agents' TLS "
+                                        "certificates besides the default bundle "
+                                        "(SSL_CERT_FILE and SSL_CERT_DIR are honoured too).")
     tck: bool = option(False, "Test only: answer A2A TCK scenario messages "
                               "(docs/conformance.md).", hidden=True)
     cancel_grace_s: float = 30.0
@@ -127,6 +130,10 @@ class GreenSettings:
             raise ConfigError(f"--rpc-path {self.rpc_path!r} does not start with /",
                               hint="Write it like /a2a, or leave it out to serve at / and at "
                                    "the card URL's path.")
+        if self.ca_cert is not None:
+            from a2abench.net.tls import check_ca
+
+            check_ca(str(self.ca_cert))  # a ConfigError naming the file
         from a2abench.net.egress import pattern_problem
 
         for pattern in self.allow_hosts:

@@ -1,13 +1,14 @@
-"""A lean HTTP/1.1 client for the A2A hot path: keep-alive POSTs to one plain-http origin.
+"""A lean HTTP/1.1 client for the A2A hot path: keep-alive POSTs to one origin.
 
 httpx (with httpcore, h11 and anyio) costs ~1.2 ms of CPU per request on a 2-core machine,
 more than the rest of a single-turn task-trial; this client costs ~0.1 ms
-(perf/throughput.py, docs/performance.md). It is used only where it is complete: plain
-`http://` URLs without credentials, headers h11 would send, non-streaming JSON-RPC calls
-made by `A2AClient` to an interface that does not redirect (`a2a/transport.py` decides from
-its first call, made with httpx). TLS, redirects, SSE, cards and the REST binding stay on
-httpx. It reads replies as h11 (under httpx) reads them, refuses what h11 refuses, and
-bounds every part of a reply (tests/a2a/test_h1_review.py, docs/transports.md).
+(perf/throughput.py, docs/performance.md). It is used only where it is complete: `http://`
+and `https://` URLs without credentials (TLS over asyncio's streams, with the process's
+verifying context: net/tls.py), headers h11 would send, the non-streaming calls `A2AClient`
+makes to an interface until it redirects (`a2a/transport.py`: `LeanFirst`). Redirects, SSE
+and cards stay on httpx. It reads replies as h11
+(under httpx) reads them, refuses what h11 refuses, and bounds every part of a reply
+(tests/a2a/test_h1_review.py, docs/transports.md).
 `A2ABENCH_HTTP_CLIENT=httpx` turns it off.
 
 Responses look like the part of `httpx.Response` that `_limits.read_body` and the
@@ -21,6 +22,7 @@ import contextlib
 import os
 import re
 import select
+import ssl
 from collections.abc import AsyncIterator, Callable, Mapping, Sized
 from urllib.parse import urlsplit
 
@@ -48,8 +50,9 @@ def enabled() -> bool:
     return os.environ.get("A2ABENCH_HTTP_CLIENT", "").strip().lower() != "httpx"
 
 
-class WireError(Exception):
-    """The connection failed, or what came back was not an HTTP/1.1 reply.
+class WireError(httpx.TransportError):
+    """The connection failed, or what came back was not an HTTP/1.1 reply. An httpx
+    transport error, so that callers handle one family of failures whichever client sent.
 
     This class itself: the connection closed or broke before any byte of a reply (the
     server's fault or the network's: nobody can tell from one failure)."""
@@ -96,8 +99,7 @@ class _Conn:
         next request; else stray bytes would be read as its reply (httpcore checks the
         same before reusing a connection)."""
         reader = self.reader
-        # StreamReader has no public way to ask for what it holds unread.
-        return not (reader._buffer or reader.at_eof()  # type: ignore[attr-defined]
+        return not (unread(reader) or reader.at_eof()
                     or self.writer.is_closing() or self.poll(0))
 
     def close(self) -> None:
@@ -122,7 +124,7 @@ def usable(url: str, headers: Mapping[str, str]) -> bool:
         origin = httpx.URL(url)
     except (ValueError, httpx.InvalidURL):
         return False
-    if origin.scheme != "http" or not origin.raw_host or origin.userinfo:
+    if origin.scheme not in ("http", "https") or not origin.raw_host or origin.userinfo:
         return False
     return all(name.isascii() and _TOKEN.fullmatch(name) is not None and value.isascii()
                and _VALUE.fullmatch(value) is not None for name, value in headers.items())
@@ -132,7 +134,8 @@ def _origin(url: str) -> tuple[str, int, str, str]:
     """(host to connect to, port, Host header, request target) as httpx makes them:
     an IDNA host, a percent-encoded path and query, no default port in Host."""
     origin = httpx.URL(url)
-    return (origin.raw_host.decode("ascii"), origin.port or 80,
+    return (origin.raw_host.decode("ascii"),
+            origin.port or (443 if origin.scheme == "https" else 80),
             origin.netloc.decode("ascii"), origin.raw_path.decode("ascii"))
 
 
@@ -140,21 +143,20 @@ class WirePool:
     """Keep-alive connections to the origin of `url`, each POSTing to `url` with `headers`.
 
     `check` (the host policy) is called before every request, as httpx's request hook does.
-    `direct` is None until a call through httpx shows whether the URL redirects (False);
-    `deciding` is set while that call is on its way.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str], *, connect_timeout: float,
-                 check: Callable[[str], None] | None = None) -> None:
+                 check: Callable[[str], None] | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         assert usable(url, headers), url
+        assert (tls is not None) == url.lower().startswith("https:"), "https takes a context"
         self.url = url
+        self._tls = tls
         self._host, self._port, host_header, target = _origin(url)
         self._connect_timeout = connect_timeout
         self._check = check
         self._idle: list[_Conn] = []
         self._closed = False
-        self.direct: bool | None = None
-        self.deciding: asyncio.Event | None = None
         sent = {"host": host_header, "accept": "*/*", "connection": "keep-alive",
                 "user-agent": f"a2abench/{__version__}"}
         sent.update((name.lower(), value) for name, value in headers.items())
@@ -182,9 +184,10 @@ class WirePool:
 
     async def _connect(self) -> _Conn:
         try:
-            async with asyncio.timeout(self._connect_timeout):
-                reader, writer = await asyncio.open_connection(self._host, self._port,
-                                                               limit=MAX_HEAD)
+            async with asyncio.timeout(self._connect_timeout):  # the TLS handshake included
+                reader, writer = await asyncio.open_connection(
+                    self._host, self._port, limit=MAX_HEAD, ssl=self._tls,
+                    server_hostname=self._host.strip("[]") if self._tls else None)
         except TimeoutError:
             raise WireConnectError(f"connection timed out after {self._connect_timeout:g} s"
                                    ) from None
@@ -247,14 +250,20 @@ async def _read_head(conn: _Conn) -> tuple[int, Headers]:
 _BLANK = re.compile(rb"\n\r?\n")
 
 
+def unread(reader: asyncio.StreamReader) -> bytearray:
+    """The bytes `reader` holds unread (its own buffer, not a copy)."""
+    # StreamReader has no public way to look at them; if Python renames it, this fails loudly.
+    held: bytearray = reader._buffer  # type: ignore[attr-defined]
+    return held
+
+
 async def _block(reader: asyncio.StreamReader, too_long: str) -> bytes:
     """The bytes up to and including the first blank line, as h11 finds it: lines end with
     CRLF or a bare LF, mixed as they come (a blank line is `\\n\\r?\\n`); at most MAX_HEAD
     bytes. A head usually arrives whole: one search of what the reader holds. Otherwise it is
     read a line at a time, each byte searched once. IncompleteReadError's `partial` holds
     everything read."""
-    # StreamReader has no public way to look at the bytes it holds unread.
-    held: bytearray = reader._buffer  # type: ignore[attr-defined]
+    held = unread(reader)
     found = _BLANK.search(held)
     if found is not None and held[:1] != b"\n" and held[:2] != b"\r\n" \
             and found.end() <= MAX_HEAD:
@@ -262,7 +271,7 @@ async def _block(reader: asyncio.StreamReader, too_long: str) -> bytes:
     got = bytearray()
     searched = 0  # how many of the reader's unread bytes were searched for a blank line
     while True:
-        held = reader._buffer  # type: ignore[attr-defined]
+        held = unread(reader)
         if not got or got.endswith(b"\n"):  # at the start of a line: is it blank?
             blank = 1 if held[:1] == b"\n" else 2 if held[:2] == b"\r\n" else 0
             if blank:

@@ -174,6 +174,11 @@ class RunConfig(BaseModel):
                                      "Retry-After wins).", ge=0, request=True)
     auth_token: SecretStr | None = option(
         None, "Bearer token sent to the agent (prefer the environment variable).", kind="str")
+    # An operator's setting (a file on this machine): never one a serve-green request sets.
+    ca_cert: Path | None = option(
+        None, "CA certificates (PEM) to trust for the agent's TLS certificate besides the "
+              "default bundle: a private or self-signed CA. SSL_CERT_FILE and SSL_CERT_DIR "
+              "are honoured too (they replace the default bundle).")
     timeout: float = option(300.0, "Seconds one A2A request may take, whole (connect, send, "
                                    "every read, a whole stream).", gt=0, request=True)
     transport: str | None = option(  # None: the card's best
@@ -325,6 +330,13 @@ class RunConfig(BaseModel):
     @classmethod
     def _shard(cls, value: Any) -> Any:
         return Shard.parse(value) if isinstance(value, str) else value
+
+    @field_validator("ca_cert")
+    @classmethod
+    def _ca_cert(cls, value: Path | None) -> Path | None:
+        from a2abench.net.tls import check_ca_file
+
+        return None if value is None else Path(check_ca_file(str(value)))
 
     @field_validator("task_ids", "auth_token", "user_auth_token", mode="before")
     @classmethod

@@ -304,6 +304,7 @@ class Engine:
             url, timeout=config.timeout, streaming=config.streaming,
             transport=config.user_transport if user_side else config.transport,
             auth_token=token.get_secret_value() if token else None,
+            ca_cert=str(config.ca_cert) if config.ca_cert else None,
             retry=RetryPolicy(max_attempts=config.retries + 1, base_delay_s=config.retry_delay,
                               max_delay_s=max(8.0, config.retry_delay),
                               budget_s=max(60.0, config.timeout)),
