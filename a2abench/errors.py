@@ -26,6 +26,9 @@ a `kind` used by the run engine to classify failed task-trials:
     │   ├── TooManyRedirects                           a redirect loop or chain over the limit
     │   ├── HostNotAllowed                             a URL outside the allowed hosts
     │   └── AgentCardInvalid                           card unusable (not JSON, missing fields)
+    ├── Forfeit                        forfeit   1   another participant of a multi-party
+    │                                                  match failed (timed out, malformed,
+    │                                                  crashed): it forfeits the match
     ├── InfrastructureError            infra     1   nothing to blame the agent for
     │   ├── AgentUnreachable                           connect errors, 5xx after retries
     │   │   └── ConnectionLost                           closed or reset before any reply
@@ -53,7 +56,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness"]
+ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness", "forfeit"]
 
 
 class A2ABenchError(Exception):
@@ -201,6 +204,23 @@ class HostNotAllowed(AgentError):
 
 class AgentCardInvalid(AgentError):
     pass
+
+
+class Forfeit(A2ABenchError):
+    """A participant of a multi-party match other than the agent under test timed out,
+    answered malformed or crashed (docs/multi-agent.md): it forfeits the match, which is
+    kept and counted against it; the other side is not penalised. `cause` is the error its
+    conversation raised (its class names the failure in the record)."""
+
+    kind = "forfeit"
+
+    def __init__(self, role: str, participant: str, cause: A2ABenchError) -> None:
+        super().__init__(f"the {role} participant ({participant}) forfeited the match: "
+                         f"{cause.message}", hint="Scored as the participant's loss; the "
+                                                  "other side is not penalised.")
+        self.role = role
+        self.participant = participant
+        self.cause = cause
 
 
 class InfrastructureError(A2ABenchError):

@@ -42,6 +42,7 @@ PROVISIONAL = [
     "DataProgress", "git_blob_sha1_file", "raw_base", "sha256_file",
     "DEFAULT_MAX_TOOL_CALLS", "ReplyLimitExceeded", "check_count", "raw_decode",
     "ErrorInfo", "RecordsError", "SCORED_STATUSES", "failed_reward", "egress_refusal",
+    "Scenario", "Participant", "Forfeit", "participant_input",  # multi-party (issue 37)
 ]
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "writing-a-benchmark.md"
 

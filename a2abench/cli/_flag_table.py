@@ -8,7 +8,8 @@ RUN = (
     F(name='white_agent_url',
       flag='--white-agent-url',
       kind='str',
-      help='Base URL (or card URL) of the agent under test.',
+      help=('Base URL (or card URL) of the agent under test; repeatable with --pairing cross '
+            '(the agents agent, agent_2, ...).'),
       required=True,
       show_default=False),
     F(name='task_ids',
@@ -194,6 +195,51 @@ RUN = (
       help=("Adaptive A/B: replay an earlier run's scored task-trials (its metrics.jsonl or "
             'run directory: same tasks, trials and seeds) in a fresh order and bound the '
             'mean difference new - baseline.'),
+      show_default=False),
+    F(name='user_agent_url',
+      flag='--user-agent-url',
+      kind='strs',
+      help=('Base URL (or card URL) of an A2A agent that plays the user (tau2: scenario '
+            'dual); repeatable with --pairing cross (the users user, user_2, ...) [default: '
+            'the built-in LLM user simulator].'),
+      show_default=False),
+    F(name='scenario',
+      flag='--scenario',
+      kind='str',
+      help=('The kind of match (docs/multi-agent.md): single | dual | ... as the benchmark '
+            'offers [default: from the participants given: dual with --user-agent-url, else '
+            'single].'),
+      show_default=False),
+    F(name='pairing',
+      flag='--pairing',
+      kind='str',
+      help=("Who plays whom in a multi-party run: face (each role's participant faces the "
+            "others) | vs_reference (also each against the other roles' reference partners) "
+            '| cross (every agent against every user).'),
+      default='face',
+      choices=('face', 'vs_reference', 'cross')),
+    F(name='reference_agent_url',
+      flag='--reference-agent-url',
+      kind='str',
+      help=('A2A agent used as the reference agent of --pairing vs_reference [default: '
+            "a2abench's offline gold-replaying agent]."),
+      show_default=False),
+    F(name='user_auth_token',
+      flag='--user-auth-token',
+      kind='str',
+      help='Bearer token sent to the user participants (prefer the environment variable).',
+      show_default=False),
+    F(name='user_transport',
+      flag='--user-transport',
+      kind='str',
+      help=("Force the user participants' A2A binding: jsonrpc | http-json | grpc [default: "
+            "each card's best]."),
+      show_default=False),
+    F(name='participant',
+      flag='--participant',
+      kind='strs',
+      help=('Another participant, as ID=URL: agent_2=URL, user_2=URL (for --pairing cross); '
+            'repeatable. A repeated --white-agent-url is read as agent_2=URL, ...'),
       show_default=False),
 )
 

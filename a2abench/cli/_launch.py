@@ -81,7 +81,8 @@ def launch(config: Any, json_: bool) -> None:
         report = None
     if report is not None:
         if json_:
-            out.emit_json({"kind": "report", **report.model_dump(mode="json")})
+            out.emit_json({"kind": "report", **report.model_dump(mode="json"),
+                           **({"roles": report.roles} if report.roles is not None else {})})
         else:
             render_report(report, out)
     _fail_if_unreached(summary)

@@ -12,7 +12,9 @@ SKILLS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[dict[str, Any], ..
     ('Customer-service conversations (airline, retail, mock, telecom) with an LLM '
      "user simulator; the agent calls domain tools; scored by tau2's official "
      'evaluator. Config: domain, split, task_ids, max_tasks (alias num_tasks), '
-     'num_trials, user_llm, user_llm_args, judge_llm, max_steps, max_errors, seed.'),
+     'num_trials, user_llm, user_llm_args, judge_llm, max_steps, max_errors, seed; '
+     'scenario dual (a `user` participant plays the customer) with pairing face, '
+     'vs_reference or cross.'),
     ('benchmark', 'tau2', 'customer-service', 'tool-use'),
     (
       {'domain': 'airline', 'max_tasks': 5},

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 from a2abench.errors import ConfigError
 from a2abench.green import caps
 from a2abench.green.guard import HostPolicy
+from a2abench.green.roles import RolesRejected, other_participants, pairings, seat
 from a2abench.green.settings import GreenSettings, check_http_url
 from a2abench.net.egress import PARTICIPANTS, participant_hosts
 from a2abench.options import request_keys
@@ -322,9 +323,13 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     lowered = bound.defaults({*settings.presets.get(request.benchmark, {}), *request_config})
     run_keys, options = _split(dataclasses.replace(request, config=request_config), cls,
                                settings, lowered)
+    try:  # a multi-party request's other participants (green/roles.py)
+        others = other_participants(request.participants, request_config, cls, settings)
+    except RolesRejected as exc:
+        raise RequestRejected(exc.message) from None
     try:
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
-                           options=options, baseline=baseline, **run_keys)
+                           options=options, baseline=baseline, participant=others, **run_keys)
     except ValidationError as exc:
         ranges = _server_ranges(settings)
         _over_range(exc, ranges)
@@ -334,6 +339,7 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     check_limits(config, settings)
     try:
         driver = build_driver(config)
+        driver.lineup = seat(config, driver)  # which built-in partners it must be able to play
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
     over = bound.problem(lambda key: getattr(config if key in RUN_KEYS else driver.options, key))
@@ -469,8 +475,10 @@ async def check_tasks(planned: Planned) -> None:
     tasks = len(set(config.task_ids)) if config.task_ids else len(ids)
     if config.max_tasks is not None:
         tasks = min(tasks, config.max_tasks)
-    if tasks * config.num_trials > MAX_TASK_TRIALS:
-        raise RequestRejected(f"{tasks} tasks × {config.num_trials} trials is over this "
+    matches = pairings(config, driver)  # a multi-party run plays each on every task-trial
+    if tasks * config.num_trials * matches > MAX_TASK_TRIALS:
+        each = f" × {matches} pairings" if matches > 1 else ""
+        raise RequestRejected(f"{tasks} tasks × {config.num_trials} trials{each} is over this "
                               f"server's limit of {MAX_TASK_TRIALS} task-trials per assessment; "
                               "choose fewer tasks (max_tasks, task_ids) or trials")
 

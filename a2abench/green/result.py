@@ -118,6 +118,10 @@ def result_data(report: Report | None, config: RunConfig, status: str,
                                    "total_passed": 0, "task_trials": 0, "scored": 0},
                        "pass_rate_pct": None, "by_category": {}, "by_domain": {}, "pass_k": {},
                        "tasks": {}, "task_rewards": {}, "task_results": [], "planned": []}
+    if report.roles is not None:  # a multi-party run: its roles, pairings and matches
+        from a2abench.green.roles import result_fields
+
+        base |= result_fields(report.roles, config.output)
     by_domain = {g.name: _group(g) for g in report.by_domain if g.name != "-"}
     by_category = {g.name: _group(g) for g in report.by_category if g.name != "-"}
     rewards = _task_rewards(report)
@@ -212,6 +216,12 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
                          f"{paired['baseline_score']:.3f})")
     if data["pass_k"]:
         lines.append("pass^k: " + ", ".join(f"k={k} {v:.3f}" for k, v in data["pass_k"].items()))
+    for pid, entry in (data.get("roles") or {}).items():
+        lines.append(f"{entry['role']} {pid}: mean score {_pct(entry['value'])} over "
+                     f"{entry['counted']} match(es)"
+                     + (f", {entry['forfeits']} forfeited" if entry["forfeits"] else "")
+                     + (f", fidelity {_pct(entry['fidelity']['rate'])}"
+                        if entry.get("fidelity") else ""))
     if data["by_category"]:
         lines.append("by category: " + ", ".join(
             f"{name} {_pct(g['pass_rate'])} ({g['passed']}/{g['count']})"

@@ -242,7 +242,25 @@ def render_report(report: Report, out: Output) -> None:
             t.add_row(escape(g.name), str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
                       str(g.agent_errors), str(g.infra_errors))
         con.print(t)
+    if report.roles is not None:
+        _render_roles(report.roles, out)
     _render_run_stats(report, out)
+
+
+def _render_roles(view: dict[str, Any], out: Output) -> None:
+    """A multi-party run's scores per role, pairings and comparisons (report/roles_text)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from a2abench.report.roles_text import tables
+
+    for title, head, rows in tables(view):
+        t = Table(title=title, title_justify="left")
+        for col in head:
+            t.add_column(col, overflow="fold")
+        for row in rows:
+            t.add_row(*(escape(c) for c in row))
+        out.out.print(t)
 
 
 def _render_run_stats(report: Report, out: Output) -> None:

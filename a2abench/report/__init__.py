@@ -68,8 +68,9 @@ def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
     """Full task records (with transcripts), one per task-trial, by the report's rule.
     Invalid records (shown by the report itself) are left out of benchmark exports."""
     keep: dict[tuple[Any, ...], tuple[int, bool]] = {}
+    primary = _primary(paths)
     for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
-        if record_problem(rec) is not None:
+        if record_problem(rec) is not None or not _in_pairing(rec, primary):
             continue
         key = (rec.get("benchmark"), rec.get("domain"), rec["task_id"], rec["trial"])
         scored = rec.get("status") in SCORED_STATUSES
@@ -80,6 +81,23 @@ def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
     for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
         if index in wanted:
             yield rec
+
+
+def _primary(paths: list[Path]) -> str | None:
+    """A multi-party run's primary pairing (its run record's lineup), else None."""
+    for run in iter_records(paths, types=frozenset({"run"})):
+        lineup = run.get("lineup")
+        primary = lineup.get("primary") if isinstance(lineup, dict) else None
+        if isinstance(primary, str):
+            return primary
+    return None
+
+
+def _in_pairing(rec: dict[str, Any], primary: str | None) -> bool:
+    """Exports hold the task-trials of the primary pairing only (one per task-trial, as the
+    report's headline): the others are the per-role view's."""
+    match = rec.get("match")
+    return not isinstance(match, dict) or match.get("pairing") == primary
 
 
 def step_summary(markdown: str) -> Path | None:

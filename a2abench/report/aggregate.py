@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 from pydantic import BaseModel, Field, PrivateAttr
 
 from a2abench.errors import RecordsError
+from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
@@ -165,6 +166,9 @@ class Report(BaseModel):
     warnings: list[str]
     # An adaptive run (report/adaptive.py): {header, summary, cost}; None for a full run.
     adaptive: dict[str, Any] | None = None
+    # A multi-party run's scores per role (report/roles.py); None for a single agent, and
+    # left out of the model's dump (`to_json` adds it when there is one).
+    roles: dict[str, Any] | None = Field(default=None, exclude=True)
     latency_bins: list[tuple[float, float, int]] = Field(default_factory=list, exclude=True)
     _rows: list[Row] = PrivateAttr(default_factory=list)
     _lines: list[TaskLine] | None = PrivateAttr(default=None)
@@ -242,6 +246,7 @@ class _Accumulator:
         self._latencies: list[float] = []  # not yet in req_latency (`histogram()`)
         self.requests = 0
         self.request_errors = 0
+        self.matches = Collector()  # a multi-party run's matches (report/matches.py)
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
@@ -317,9 +322,12 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         elif kind == "task":
             if tap is not None:
                 tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
+            if "match" in rec and not acc.matches.task(rec):
+                continue  # another pairing than the primary one: the per-role view's
             add_task(task_filter(rec) if task_filter else rec)
         elif kind == "run":
             acc.runs.append(rec)
+            acc.matches.run(rec)
         else:
             acc.run_ends[str(rec["run_id"])] = rec
 
@@ -498,11 +506,13 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
                    "benchmark's evaluator raised on what the agent left behind, as upstream's "
                    "does): scored 0 and included in the score; upstream's runner would record "
                    "an error instead")
-    unscored = errors["infrastructure"] + errors["harness"] + errors["invalid"]
+    unscored = (errors["infrastructure"] + errors["harness"] + errors["invalid"]
+                + errors.get("forfeit", 0))
     if unscored:
-        parts = [f"{errors[k]} {name}" for k, name in (
+        parts = [f"{errors.get(k, 0)} {name}" for k, name in (
             ("infrastructure", "infrastructure error(s)"), ("harness", "harness error(s)"),
-            ("invalid", "invalid record(s)")) if errors[k]]
+            ("forfeit", "forfeit(s) by another participant"),
+            ("invalid", "invalid record(s)")) if errors.get(k)]
         out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}): they count 0 in "
                    "the score; --fail-under refuses an incomplete score unless "
                    "--allow-incomplete is given")
@@ -527,6 +537,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
               "invalid": sum(i.status == INVALID for i in lines)}
+    if c.forfeits:  # only multi-party runs have them: a single agent's report is unchanged
+        errors["forfeit"] = c.forfeits
     warnings += _error_warnings(errors, len(lines))
     if total > len(lines):
         warnings.append(f"{total - len(lines)} of the {total} planned task-trials were never "
@@ -586,7 +598,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
               "foreign": stats.foreign, "malformed": stats.malformed,
               "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
-        warnings=warnings, adaptive=adaptive, latency_bins=task_h.bins())
+        warnings=warnings, adaptive=adaptive, latency_bins=task_h.bins(),
+        roles=acc.matches.view())
     report._rows = lines
     return report
 

@@ -54,7 +54,7 @@ def user_of(report: Report) -> str:
 def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
           users: list[str]) -> bytes:
     """The page as UTF-8: assembled as bytes, the blobs (most of it) are never decoded."""
-    meta = {"runs": runs, "users": users, "columns": COLUMNS,
+    meta = {"runs": runs, "users": users, "columns": data.columns,
             "request_fields": REQUEST_FIELDS, "rows": data.rows}
     head = "".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
@@ -109,9 +109,21 @@ def _run_page(report: Report, data: ViewerData) -> bytes:
         + _table(["what", "count"], [[k, str(v)] for k, v in
                                      {**report.terminations, **report.error_classes}.items()])
         + _tokens(report) + "</details>",
+        *_roles(report),
     ]
     title = f"a2abench report — {report.benchmark or ''} {', '.join(report.domains)}".strip()
     return _page(title, summary, data, [title], [user_of(report)])
+
+
+def _roles(report: Report) -> list[str]:
+    """A multi-party run's per-role table, pairing matrix, comparisons and violations."""
+    if report.roles is None:
+        return []
+    from a2abench.report.roles_text import tables
+
+    return ['<section id="roles">'] + [
+        f"<h2>{escape(title)}</h2>" + _table(head, rows, "roles")
+        for title, head, rows in tables(report.roles)] + ["</section>"]
 
 
 def _flip_links(report: Report, data: ViewerData) -> list[str]:

@@ -71,6 +71,9 @@ def planned(runs: Iterable[dict[str, Any]]) -> Plan:
         latest[json.dumps(run.get("shard"), default=str)] = run
     plan, known = Plan(), True
     for run in latest.values():
+        lineup = run.get("lineup")
+        if isinstance(lineup, dict) and "planned" in lineup:
+            run = lineup  # a multi-party run: the headline's pairing (run/match.py)
         plan.total += _count(run.get("planned")) or 0
         groups = _groups(run.get("plan_counts"))
         known = known and groups is not None

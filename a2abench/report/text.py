@@ -65,7 +65,12 @@ def adaptive_lines(report: Report) -> list[str]:
 
 
 def to_json(report: Report) -> str:
-    return report.model_dump_json(indent=2)
+    if report.roles is None:
+        return report.model_dump_json(indent=2)
+    import json
+
+    return json.dumps({**report.model_dump(mode="json"), "roles": report.roles}, indent=2,
+                      ensure_ascii=False)
 
 
 def headline(report: Report) -> str:
@@ -167,6 +172,10 @@ def to_markdown(report: Report) -> str:
         out += ["### By domain / org", "", *_md_table(head, _group_rows(report.by_domain))]
     if any(g.name != "-" for g in report.by_category):
         out += ["### By category", "", *_md_table(head, _group_rows(report.by_category))]
+    if report.roles is not None:  # a multi-party run: its scores per role
+        from a2abench.report.roles_text import markdown
+
+        out += [*markdown(report.roles), ""]
     out += ["### Run", ""]
     out += _md_table(["metric", "value"], [
         ["A2A interface", md(interfaces(report))],

@@ -28,6 +28,7 @@ from a2abench.net.download import RemoteFile
 from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
+from a2abench.run.roles import AGENT, Lineup, Pairing, Participant, Scenario
 from a2abench.run.tracebacks import format_exc
 
 if TYPE_CHECKING:
@@ -85,19 +86,40 @@ class LLMUsage:
 
 @dataclass
 class TaskContext:
-    """What a driver gets to run one task-trial."""
+    """What a driver gets to run one task-trial (in a multi-party run, one match: the
+    `pairing` seats a participant per role, docs/multi-agent.md)."""
 
     task: TaskSpec
     trial: int
     seed: int
     client: A2AClient
     usage: LLMUsage = field(default_factory=LLMUsage)
+    pairing: Pairing | None = None  # None: a single-agent run
+    seats: dict[str, Participant] = field(default_factory=dict)  # role -> who sits there
+    clients: dict[str, A2AClient] = field(default_factory=dict)  # remote participants by id
 
-    def conversation(self, *, raise_for_state: bool = True) -> Conversation:
-        """A fresh A2A conversation (one contextId per task-trial). A reply whose A2A task
-        failed raises `ProtocolError` (scored as the agent's error) unless
-        `raise_for_state=False`."""
-        return self.client.conversation(raise_for_state=raise_for_state)
+    def seat(self, role: str) -> Participant | None:
+        """Who plays `role` in this match (None in a single-agent run): a remote
+        participant (`url`) or a partner the driver plays itself (`builtin`)."""
+        return self.seats.get(role)
+
+    def conversation(self, *, raise_for_state: bool = True, role: str = AGENT
+                     ) -> Conversation:
+        """A fresh A2A conversation (one contextId per task-trial) with the agent, or with
+        the participant seated in `role`. A reply whose A2A task failed raises
+        `ProtocolError` (scored as the agent's error) unless `raise_for_state=False`; with
+        another role's participant every failure is its `Forfeit` instead."""
+        seat = self.seats.get(role)
+        if seat is None:
+            if role != AGENT:
+                raise RuntimeError(f"no {role} seat in this task-trial")
+            return self.client.conversation(raise_for_state=raise_for_state)
+        from a2abench.run.match import ParticipantConversation, client_for
+
+        client = client_for(self.clients, seat.id)
+        if role == AGENT:
+            return client.conversation(raise_for_state=raise_for_state)
+        return ParticipantConversation(client, role, seat.id, raise_for_state=raise_for_state)
 
 
 class TaskOutcome(BaseModel):
@@ -117,6 +139,13 @@ class TaskOutcome(BaseModel):
     transcript: list[dict[str, Any]] | None = None
     details: dict[str, Any] = Field(default_factory=dict)
     error: ErrorInfo | None = None
+    # Multi-party matches (docs/multi-agent.md): the role that forfeited (status "forfeit";
+    # the agent's own failures are agent errors), each role's result when the match is not
+    # cooperative (None: the reward, shared), and rule violations found per role
+    # ({"user": [{"kind": ..., "message": ...}]}).
+    forfeit: str | None = None
+    role_scores: dict[str, float | None] | None = None
+    violations: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
 
 
 @contextmanager
@@ -238,6 +267,9 @@ class Driver(ABC, Generic[OptionsT]):
     example: ClassVar[str] = ""
     # serve-green's card skill for this benchmark (None: a generic one naming the plugin).
     skill: ClassVar[Skill | None] = None
+    # Multi-party scenarios the benchmark plays besides the single agent (docs/multi-agent.md):
+    # their roles and built-in reference partners; () = one agent only.
+    scenarios: ClassVar[tuple[Scenario, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -258,6 +290,9 @@ class Driver(ABC, Generic[OptionsT]):
         # The run's --max-reply-bytes, set before `setup()`: pass it to `build_llm` so the
         # LLM clients a driver builds refuse replies over the same cap as the agent's.
         self.max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+        # A multi-party run's participants and pairings, set before `setup()` (None: one
+        # agent): a driver checks it can play the built-in partners the pairings seat.
+        self.lineup: Lineup | None = None
 
     @property
     def domain(self) -> str | None:

@@ -13,13 +13,16 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 TaskStatus = Literal["ok", "agent_error", "evaluator_error", "infrastructure_error",
-                     "harness_error"]
+                     "harness_error", "forfeit"]
 # Statuses that enter the score. `evaluator_error` (the benchmark's own evaluator raised on
 # what the agent did, e.g. tau2's env assertion on a task the agent never created) counts as
 # reward 0: leaving it out would raise the score of every agent that fails that task.
 SCORED_STATUSES: tuple[str, ...] = ("ok", "agent_error", "evaluator_error")
 # Not scored: the score is then incomplete (report says so; --fail-under refuses it).
-UNSCORED_STATUSES: tuple[str, ...] = ("infrastructure_error", "harness_error")
+# `forfeit`: in a multi-party match, a participant other than the agent timed out, answered
+# malformed or crashed (docs/multi-agent.md): kept and counted against it, and the agent,
+# whom nobody could judge, is not penalised.
+UNSCORED_STATUSES: tuple[str, ...] = ("infrastructure_error", "harness_error", "forfeit")
 SUCCESS_EPS = 1e-6  # tau2: success is reward within 1 ± 1e-6
 _STATUSES = frozenset({*SCORED_STATUSES, *UNSCORED_STATUSES})
 _INF = math.inf
@@ -76,7 +79,8 @@ def record_problem(rec: dict[str, Any]) -> str | None:
 COUNT_KEYS = ("done", "passed", "failed", "agent_errors", "evaluator_errors", "infra_errors",
               "harness_errors")
 _ERROR_FIELD = {"agent_error": "agent_errors", "evaluator_error": "evaluator_errors",
-                "infrastructure_error": "infra_errors", "harness_error": "harness_errors"}
+                "infrastructure_error": "infra_errors", "harness_error": "harness_errors",
+                "forfeit": "forfeits"}
 
 
 @dataclass
@@ -91,6 +95,7 @@ class Counts:
     evaluator_errors: int = 0
     infra_errors: int = 0
     harness_errors: int = 0
+    forfeits: int = 0  # another participant's forfeit (multi-party runs only)
     scored: int = 0
     reward_sum: float = 0.0
 
@@ -120,10 +125,13 @@ class Counts:
 
     @property
     def unscored(self) -> int:
-        return self.infra_errors + self.harness_errors
+        return self.infra_errors + self.harness_errors + self.forfeits
 
     def as_dict(self) -> dict[str, int]:
-        return {key: getattr(self, key) for key in COUNT_KEYS}
+        out = {key: getattr(self, key) for key in COUNT_KEYS}
+        if self.forfeits:  # only multi-party runs have them: single-agent records unchanged
+            out["forfeits"] = self.forfeits
+        return out
 
     def snapshot(self) -> Counts:
         """A plain copy (of a subclass too, such as the engine's Progress)."""

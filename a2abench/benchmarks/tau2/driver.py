@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 from a2abench.benchmarks.tau2 import mcp_tools
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
+from a2abench.benchmarks.tau2.dual import play as dual
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -31,7 +32,6 @@ from a2abench.benchmarks.tau2.solo import (
     solo_agent,
     solo_schemas,
 )
-from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.plugin import (
     A2ABenchError,
     ChatLLM,
@@ -52,7 +52,14 @@ from a2abench.plugin import (
     evaluator_failure,
     is_success,
 )
-from a2abench.plugin.provisional import DataProgress, ErrorInfo, LLMUsage, McpChannel, failed_reward
+from a2abench.plugin.provisional import (
+    DataProgress,
+    ErrorInfo,
+    LLMUsage,
+    McpChannel,
+    ToolSession,
+    failed_reward,
+)
 
 _MESSAGES = TypeAdapter(list[Message])
 
@@ -75,6 +82,12 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
     if ctx.usage.by_role:
         result.details["llm_usage"] = ctx.usage.roles()
     return result
+
+
+def _session_key(ctx: TaskContext, task: Task) -> str:
+    """The task-trial's MCP session; the matches of a multi-party run each have their own."""
+    key = f"{task.id}#{ctx.trial}"
+    return key if ctx.pairing is None else f"{key}#{ctx.pairing.id}"
 
 
 T = TypeVar("T")
@@ -118,12 +131,14 @@ class Tau2Driver(Driver[Tau2Options]):
         "Customer-service conversations (airline, retail, mock, telecom) with an LLM user "
         "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
         "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
-        "user_llm_args, judge_llm, max_steps, max_errors, seed.",
+        "user_llm_args, judge_llm, max_steps, max_errors, seed; scenario dual (a `user` "
+        "participant plays the customer) with pairing face, vs_reference or cross.",
         ("benchmark", "tau2", "customer-service", "tool-use"),
         ({"domain": "airline", "max_tasks": 5},
          {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
+    scenarios = (dual.DUAL,)
 
     def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
@@ -146,6 +161,7 @@ class Tau2Driver(Driver[Tau2Options]):
 
     async def setup(self) -> None:
         opts = self.options
+        dual.check(self._builtins(), opts.solo)
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
@@ -174,6 +190,10 @@ class Tau2Driver(Driver[Tau2Options]):
             loop.call_soon_threadsafe(emit, DataProgress(what, done, total))
         return progress
 
+    def _builtins(self) -> set[str] | None:
+        """The built-in partners a multi-party run seats (None: a single-agent run)."""
+        return None if self.lineup is None else self.lineup.builtins()
+
     def _user_llm(self) -> ChatLLM:
         o = self.options
         if self.user_llm is None:
@@ -193,7 +213,8 @@ class Tau2Driver(Driver[Tau2Options]):
         if self.options.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
             return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
                     for t in domain.tasks() if is_solo_task(t)]
-        self._user_llm()  # fail before the first task, not in every one
+        if dual.needs_llm_user(self._builtins()):
+            self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
     def _domain(self) -> Tau2Domain:
@@ -203,7 +224,8 @@ class Tau2Driver(Driver[Tau2Options]):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = None if self.options.solo else self._user_llm()
+        llm = (None if self.options.solo or not dual.needs_llm_user(self._builtins())
+               else self._user_llm())
         solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
                                             if not is_solo_task(t)]}} if self.options.solo else {}
         return {"data": {**domain.files.describe(), "split": domain.split,
@@ -237,31 +259,44 @@ class Tau2Driver(Driver[Tau2Options]):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.options.solo:
             return await self._run_solo(ctx, task, env, history)
-        user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
-                                                             str(task.user_scenario)),
-                             tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
-                             history=history)
+        with dual.user_channel(self.mcp, ctx, task) as user_tools:  # None but in dual + MCP
+            return await self._converse(ctx, task, env, history, user_tools)
+
+    async def _converse(self, ctx: TaskContext, task: Task, env: Tau2Environment,
+                        history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
+        """The conversation of one task-trial (or match) and its score."""
+        domain = self._domain()
+        user = dual.user_for(ctx, task, env, history, domain, self._user_llm, user_tools,
+                             self.mcp.url)
+        if dual.plays_gold(ctx):  # --pairing vs_reference: the offline reference agent
+            return await dual.against_gold(
+                ctx, task, env, user, history, domain=domain, max_steps=self.options.max_steps,
+                max_errors=self.options.max_errors, scored=self._scored)
         chat = ctx.conversation()
         start = len(history) if history else 1  # the fixed greeting is not the agent's
         if self.mcp.enabled:
-            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+            with self.mcp.session(_session_key(ctx, task)) as session:
                 preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
-                    session, self.mcp.url, chat, lambda agent: Orchestrator(
+                    session, self.mcp.url, chat, lambda agent: dual.bind(user, Orchestrator(
                         env, user, agent, history=history, max_steps=self.options.max_steps,
-                        max_errors=self.options.max_errors),
+                        max_errors=self.options.max_errors)),
                     self._run_schemas("agent", env), preamble)
-            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
-                                        ctx, start, calls)
+            result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome,
+                                          chat, ctx, start, calls)
+            return result if ctx.pairing is None else dual.finish(
+                result, outcome, task, env, domain, user, start)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.options.tool_call_format, profile=self.profile,
                           tools=self._run_tools("agent", env))
-        outcome = await Orchestrator(env, user, agent, history=history,
-                                     max_steps=self.options.max_steps,
-                                     max_errors=self.options.max_errors).run()
-        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
-                                    start)
+        outcome = await dual.bind(user, Orchestrator(env, user, agent, history=history,
+                                                     max_steps=self.options.max_steps,
+                                                     max_errors=self.options.max_errors)).run()
+        result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
+                                      ctx, start)
+        return result if ctx.pairing is None else dual.finish(
+            result, outcome, task, env, domain, user, start)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
         try:

@@ -82,6 +82,11 @@ def _read(path: Path) -> DomainRun:
     if run is None or run.get("benchmark") != "tau2":
         raise RecordsError(f"{path} is not a tau2 run's metrics.jsonl",
                           hint="Pass one `a2abench run tau2` metrics.jsonl per domain")
+    if run.get("lineup") is not None:  # another participant played the user
+        raise RecordsError(f"{path} is a multi-party run (scenario "
+                           f"{run['lineup'].get('scenario')}): the leaderboard takes runs "
+                           "whose user is the built-in LLM user simulator",
+                           hint="Submit a single-agent run (without --user-agent-url).")
     return DomainRun(path, run, tasks)
 
 
