@@ -1,0 +1,120 @@
+"""`a2abench-example-agent specialist`: an A2A specialist for scenario team
+(docs/multi-agent.md), without a model: it runs the calls a request carries as JSON.
+
+    a2abench-example-agent specialist --port 9021
+    a2abench run tau2 --white-agent-url http://127.0.0.1:9019 \\
+        --specialist-url http://127.0.0.1:9021 --domain airline --user-llm gpt-4.1
+
+Each conversation (contextId) is one match. A request (the front agent's message, the last
+text part) that carries `{"tool_call": {"name", "arguments"}}` or `{"tool_calls": [...]}`
+gets those calls back as a `{"tool_calls": [...]}` DataPart (arguments as JSON text, so
+integers survive a protobuf Struct); their results (a `tool_results` DataPart) get a text
+report, "<tool>: <result>" per line, which is the front agent's answer. A request without
+a call gets a text saying so.
+
+`--broken` plays a faulty specialist, to see a team's score and attribution move:
+`wrong-arguments` runs the requested tools with every text argument altered, `silent`
+answers with an empty message (a forfeit). The hostile modes `loop` (calls a tool forever),
+`huge` (answers more than any budget) and `hang` (never answers) exist for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from a2abench.benchmarks.tau2.team.specialist import NO_CALLS, requested_calls
+
+BROKEN = ("wrong-arguments", "silent")
+HOSTILE = ("loop", "huge", "hang")
+HUGE_BYTES = 2_000_000
+
+
+def _altered(value: Any) -> Any:
+    """Wrong arguments: every text value changed, so ids name nothing."""
+    if isinstance(value, str):
+        return value + "-WRONG"
+    if isinstance(value, dict):
+        return {k: _altered(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_altered(v) for v in value]
+    return value
+
+
+class SpecialistBrain:
+    """The specialist's moves per conversation (see the module docstring)."""
+
+    def __init__(self, mode: str = "gold") -> None:
+        self.mode = mode
+        self.pending: dict[str, list[dict[str, Any]]] = {}  # context -> calls sent
+        self.turns = 0
+
+    async def turn(self, context_id: str, texts: list[str], data: list[dict[str, Any]]
+                   ) -> tuple[str | None, dict[str, Any] | None]:
+        """(its text, its tool-call data) for one message."""
+        self.turns += 1
+        if self.mode == "hang":
+            await asyncio.Event().wait()
+        if self.mode == "silent":
+            return None, None
+        if self.mode == "huge":
+            return "x" * HUGE_BYTES, None
+        results = next((d["tool_results"] for d in data
+                        if isinstance(d.get("tool_results"), list)), None)
+        if self.mode == "loop":
+            return None, {"tool_calls": [{"id": f"loop_{self.turns}", "name": "think",
+                                          "arguments": json.dumps({"thought": "..."})}]}
+        if results is not None:
+            self.pending.pop(context_id, None)
+            return "\n".join(f"{r.get('name')}: {'ERROR: ' if r.get('error') else ''}"
+                             f"{r.get('content')}" for r in results), None
+        asked = requested_calls(texts[-1] if texts else "")
+        if not asked:
+            return NO_CALLS, None
+        if self.mode == "wrong-arguments":
+            asked = [{**c, "arguments": _altered(c["arguments"])} for c in asked]
+        self.pending[context_id] = asked
+        return None, {"tool_calls": [
+            {"id": f"spec_{self.turns}_{i}", "name": c["name"],
+             "arguments": json.dumps(c["arguments"])} for i, c in enumerate(asked)]}
+
+
+def build_app(base_url: str, mode: str = "gold") -> Any:
+    """The A2A app (JSON-RPC, 1.0 and 0.3) around a `SpecialistBrain`."""
+    from a2a.helpers import new_data_part, new_message, new_text_part
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from google.protobuf.json_format import MessageToDict
+
+    from a2abench.demo._app import jsonrpc_app
+
+    brain = SpecialistBrain(mode)
+
+    class Executor(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            texts: list[str] = []
+            data: list[dict[str, Any]] = []
+            for part in context.message.parts if context.message else []:
+                if part.HasField("text"):
+                    texts.append(part.text)
+                elif part.HasField("data"):
+                    value = MessageToDict(part.data)
+                    if isinstance(value, dict):
+                        data.append(value)
+            text, calls = await brain.turn(str(context.context_id), texts, data)
+            parts = ([new_text_part(text)] if text is not None else []) + (
+                [new_data_part(calls)] if calls is not None else [])
+            await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            return None
+
+    app = jsonrpc_app(base_url, Executor(), name="a2abench example specialist",
+                      description="Runs the tool calls a team's front agent asks for "
+                                  "(scenario team; an a2abench example).",
+                      skill={"id": "team-specialist", "name": "team specialist",
+                             "description": "Runs requested tool calls and reports them.",
+                             "tags": ["example", "team", "specialist"]})
+    app.state.brain = brain
+    return app
