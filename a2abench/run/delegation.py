@@ -103,12 +103,12 @@ class Delegations:
 
     def request(self, arguments: Any) -> str:
         """The message of a delegate call, counted; raises DelegateRefused (a tool error)."""
-        if not isinstance(arguments, dict):
-            raise DelegateRefused("delegate takes an object {\"to\": \"specialist\", "
-                                  "\"message\": \"...\"}")
-        to, message = arguments.get("to"), arguments.get("message")
+        args = arguments if isinstance(arguments, dict) else {}
+        to, message = args.get("to"), args.get("message")
         problem = None
-        if to != SPECIALIST:
+        if not isinstance(arguments, dict):
+            problem = 'delegate takes an object {"to": "specialist", "message": "..."}'
+        elif to != SPECIALIST:
             problem = (f"unknown role {str(to)[:40]!r}: this team has one colleague, "
                        f"{SPECIALIST!r}")
         elif not isinstance(message, str) or not message.strip():

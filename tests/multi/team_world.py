@@ -5,7 +5,7 @@ and the dual world's fake user LLM."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from a2abench.demo.specialist_agent import SpecialistBrain
@@ -26,3 +26,9 @@ def specialist(mode: str = "gold") -> Iterator[tuple[str, SpecialistBrain]]:
 
     with serve(factory) as url:
         yield url, holder["brain"]
+
+
+@contextmanager
+def specialists(*modes: str) -> Iterator[list[tuple[str, SpecialistBrain]]]:
+    with ExitStack() as stack:
+        yield [stack.enter_context(specialist(mode)) for mode in modes]
