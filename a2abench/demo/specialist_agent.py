@@ -48,12 +48,14 @@ class SpecialistBrain:
     def __init__(self, mode: str = "gold") -> None:
         self.mode = mode
         self.pending: dict[str, list[dict[str, Any]]] = {}  # context -> calls sent
+        self.seen: dict[str, int] = {}  # context -> its messages so far (call ids from it)
         self.turns = 0
 
     async def turn(self, context_id: str, texts: list[str], data: list[dict[str, Any]]
                    ) -> tuple[str | None, dict[str, Any] | None]:
         """(its text, its tool-call data) for one message."""
         self.turns += 1
+        n = self.seen[context_id] = self.seen.get(context_id, 0) + 1
         if self.mode == "hang":
             await asyncio.Event().wait()
         if self.mode == "silent":
@@ -63,7 +65,7 @@ class SpecialistBrain:
         results = next((d["tool_results"] for d in data
                         if isinstance(d.get("tool_results"), list)), None)
         if self.mode == "loop":
-            return None, {"tool_calls": [{"id": f"loop_{self.turns}", "name": "think",
+            return None, {"tool_calls": [{"id": f"loop_{n}", "name": "think",
                                           "arguments": json.dumps({"thought": "..."})}]}
         if results is not None:
             self.pending.pop(context_id, None)
@@ -76,7 +78,7 @@ class SpecialistBrain:
             asked = [{**c, "arguments": _altered(c["arguments"])} for c in asked]
         self.pending[context_id] = asked
         return None, {"tool_calls": [
-            {"id": f"spec_{self.turns}_{i}", "name": c["name"],
+            {"id": f"spec_{n}_{i}", "name": c["name"],
              "arguments": json.dumps(c["arguments"])} for i, c in enumerate(asked)]}
 
 

@@ -1,7 +1,8 @@
 """A team assessment (scenario team, issue 38) through AgentBeats' Amber flow on loopback:
 the gateway's a2a-sdk 0.3 client sends `participants: {agent, specialist}` (both behind the
 gateway's proxy) with the workflow's shard keys; the shards split the (task, trial, pairing)
-units exactly once; the merged Results load in the team and per-role DuckDB queries."""
+units exactly once; the same request twice gives the same Result but for its clock
+readings; the merged Results load in the team and headline DuckDB queries."""
 
 from __future__ import annotations
 
@@ -34,6 +35,18 @@ def _keys(result: dict[str, Any]) -> list[tuple[str, int, str]]:
     return sorted((m["task_id"], m["trial"], m["pairing"]) for m in result["matches"])
 
 
+CLOCK = {"timestamp", "duration", "time_used", "latency_ms", "time_ms"}
+
+
+def _timeless(value: Any) -> Any:
+    """A Result without its clock readings (when it ran, how long each part took)."""
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k not in CLOCK}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
 def test_a_team_through_the_gateway_sharded_and_queried(
         tmp_path: Path, python: Path) -> None:  # noqa: F811 (test_gateway's fixture)
     tasks = tasks_of("airline", TASKS)
@@ -49,12 +62,13 @@ def test_a_team_through_the_gateway_sharded_and_queried(
         settings.presets["tau2"]["user_llm_base_url"] = llm.base_url
         people = {"agent": via + "/agent", "specialist": via + "/specialist"}
         with green_server(settings) as (green, _):
-            whole = run_gateway(python, green, people,
-                                {**config, "shard_index": 0, "num_shards": 1}, 300)
+            whole, again = (run_gateway(python, green, people,
+                                        {**config, "shard_index": 0, "num_shards": 1}, 300)
+                            for _ in range(2))
             shards = [run_gateway(python, green, people,
                                   {**config, "shard_index": i, "num_shards": 2}, 300)
                       for i in (0, 1)]
-    for outcome in (whole, *shards):
+    for outcome in (whole, again, *shards):
         assert outcome["status"] == "completed", outcome["log"][-2000:]
     assert any(line.startswith("POST /specialist/") for line in seen.seen)
     result = whole["results"][0]
@@ -67,6 +81,8 @@ def test_a_team_through_the_gateway_sharded_and_queried(
     assert result["summary"]["score"] == 0.0  # the team, with a broken specialist
     assert result["roles"]["agent"]["vs_reference"]["rate"] == 1.0
     assert result["roles"]["specialist"]["vs_reference"]["rate"] == 0.0
+    # the same request again: the same Result, but for when it ran and how long things took
+    assert json.dumps(_timeless(again["results"])) == json.dumps(_timeless(whole["results"]))
     parts = [s["results"][0] for s in shards]
     assert not set(_keys(parts[0])) & set(_keys(parts[1]))
     assert sorted(_keys(parts[0]) + _keys(parts[1])) == _keys(result)
