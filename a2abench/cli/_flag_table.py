@@ -511,6 +511,38 @@ BENCHMARKS = {
             "cached); --no-upstream-text uses a2abench's own wording, needs no download and "
             'has no LLM judge.'),
       default=True),
+    F(name='max_delegations',
+      flag='--max-delegations',
+      kind='int',
+      help=('Scenario team: delegate calls the front agent may make per task-trial; more '
+            'come back as a tool error.'),
+      default=10,
+      minimum=1,
+      maximum=1000),
+    F(name='max_specialist_turns',
+      flag='--max-specialist-turns',
+      kind='int',
+      help=('Scenario team: replies (tool-call rounds) the specialist may send per '
+            'delegation before it must answer; more forfeit its match.'),
+      default=30,
+      minimum=1,
+      maximum=1000),
+    F(name='max_delegation_bytes',
+      flag='--max-delegation-bytes',
+      kind='int',
+      help=('Scenario team: bytes of messages the two agents may exchange per task-trial '
+            '(both ways, tool results to the specialist included); a front message over it '
+            'is refused, a specialist over it forfeits.'),
+      default=1000000,
+      minimum=1024),
+    F(name='delegation_timeout',
+      flag='--delegation-timeout',
+      kind='float',
+      help=("Scenario team: seconds one delegation may take, the specialist's tool calls "
+            'included; a specialist over it forfeits.'),
+      default=300.0,
+      minimum=0,
+      open_min=True),
     F(name='tool_channel',
       flag='--tool-channel',
       kind='str',
