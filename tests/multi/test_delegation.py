@@ -121,6 +121,7 @@ async def test_the_specialists_calls_follow_the_delegate_result_and_replay() -> 
     (first, result) = (msgs[i] for i in orch.specialist_messages)
     assert msgs.index(first) == msgs.index(answer) + 1  # right after the front's result
     assert first.content is None and first.tool_calls[0].name == "get_user_details"
+    assert isinstance(result, ToolMessage) and result.id == first.tool_calls[0].id
     tool_call_pairs(msgs)  # a valid trajectory: upstream's replay accepts it
     assert (b.stats.delegations, b.stats.refused, b.stats.specialist_tool_calls) == (1, 1, 1)
 
