@@ -56,10 +56,10 @@ class DelegationOptions(BaseModel):
         1_000_000, "Scenario team: bytes of messages the two agents may exchange per "
                    "task-trial (both ways, tool results to the specialist included); a "
                    "front message over it is refused, a specialist over it forfeits.",
-        ge=1024)
+        ge=1024, le=1_000_000_000)
     delegation_timeout: float = option(
         300.0, "Scenario team: seconds one delegation may take, the specialist's tool calls "
-               "included; a specialist over it forfeits.", gt=0)
+               "included; a specialist over it forfeits.", gt=0, le=86_400)
 
 
 class DelegateRefused(A2ABenchError):

@@ -117,7 +117,7 @@ async def test_the_specialists_calls_follow_the_delegate_result_and_replay() -> 
     refused = next(m for m in msgs if isinstance(m, ToolMessage) and m.id == "f1")
     assert refused.error and "unknown role 'manager'" in (refused.content or "")
     answer = next(m for m in msgs if isinstance(m, ToolMessage) and m.id == "f2")
-    assert not answer.error and answer.content.startswith("get_user_details: ")
+    assert not answer.error and (answer.content or "").startswith("get_user_details: ")
     (first, result) = (msgs[i] for i in orch.specialist_messages)
     assert msgs.index(first) == msgs.index(answer) + 1  # right after the front's result
     assert first.content is None and first.tool_calls[0].name == "get_user_details"
