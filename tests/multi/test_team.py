@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from a2abench.rating import rate
 from a2abench.report import build_report
 from tests.fakes.llm_server import FakeLLMServer
 from tests.multi.dual_world import gold, records, run_tau2, tasks_of, user_llm
@@ -94,6 +95,11 @@ def test_a_broken_specialist_lowers_the_score_and_takes_the_blame(
     assert spec["vs_reference"]["rate"] == 0.0  # ... the specialist is
     baseline = next(p for p in roles["pairings"] if p["id"] == "agent+no_specialist")
     assert baseline["mean_reward"] == 1.0  # beside the team's 0
+    overhead = next(p for p in roles["pairings"] if p["id"] == "agent+specialist")
+    assert overhead["delegation"]["matches"] == 3 and overhead["delegation"]["delegations"] >= 1
+    assert "Delegation overhead" in r.out  # the report's tables, shown by `run`
+    rated = rate([out], bootstrap=50, seed=1)  # the reference specialist anchors the role
+    assert rated["roles"]["specialist"]["anchor"] == "gold_specialist"
 
 
 def test_hostile_specialists_forfeit_and_nothing_is_dropped(tmp_path: Path) -> None:
