@@ -122,7 +122,8 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         "CRMArena / CRMArena-Pro assessment",
         "Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored by the "
         "official evaluator. Config: dataset, org, task_category, task_ids, max_tasks, "
-        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.",
+        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm; scenario "
+        "team (a `specialist` participant runs the queries the agent delegates).",
         ("benchmark", "crmarena", "crm", "salesforce"),
         ({"task_category": "handle_time", "max_tasks": 5},
          {"org": "b2c", "task_category": "all", "interactive": True}))

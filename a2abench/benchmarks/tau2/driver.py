@@ -135,7 +135,8 @@ class Tau2Driver(Driver[Tau2Options]):
         "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
         "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
         "user_llm_args, judge_llm, max_steps, max_errors, seed; scenario dual (a `user` "
-        "participant plays the customer) with pairing face, vs_reference or cross.",
+        "participant plays the customer) or team (a `specialist` participant holds the "
+        "write tools the agent delegates to) with pairing face, vs_reference or cross.",
         ("benchmark", "tau2", "customer-service", "tool-use"),
         ({"domain": "airline", "max_tasks": 5},
          {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
