@@ -84,35 +84,10 @@ class SpecialistBrain:
 
 def build_app(base_url: str, mode: str = "gold") -> Any:
     """The A2A app (JSON-RPC, 1.0 and 0.3) around a `SpecialistBrain`."""
-    from a2a.helpers import new_data_part, new_message, new_text_part
-    from a2a.server.agent_execution import AgentExecutor, RequestContext
-    from a2a.server.events import EventQueue
-    from google.protobuf.json_format import MessageToDict
-
-    from a2abench.demo._app import jsonrpc_app
+    from a2abench.demo._app import jsonrpc_app, parts_executor
 
     brain = SpecialistBrain(mode)
-
-    class Executor(AgentExecutor):
-        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            texts: list[str] = []
-            data: list[dict[str, Any]] = []
-            for part in context.message.parts if context.message else []:
-                if part.HasField("text"):
-                    texts.append(part.text)
-                elif part.HasField("data"):
-                    value = MessageToDict(part.data)
-                    if isinstance(value, dict):
-                        data.append(value)
-            text, calls = await brain.turn(str(context.context_id), texts, data)
-            parts = ([new_text_part(text)] if text is not None else []) + (
-                [new_data_part(calls)] if calls is not None else [])
-            await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
-
-        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-            return None
-
-    app = jsonrpc_app(base_url, Executor(), name="a2abench example specialist",
+    app = jsonrpc_app(base_url, parts_executor(brain.turn), name="a2abench example specialist",
                       description="Runs the tool calls a team's front agent asks for "
                                   "(scenario team; an a2abench example).",
                       skill={"id": "team-specialist", "name": "team specialist",

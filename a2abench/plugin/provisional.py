@@ -26,11 +26,15 @@ from a2abench.run.delegation import (
     DELEGATE,
     DELEGATE_DESCRIPTION,
     DELEGATE_PARAMETERS,
+    DELEGATING_AGENT,
+    GOLD_SPECIALIST,
+    NO_SPECIALIST,
     SPECIALIST,
     DelegateRefused,
     DelegationOptions,
     Delegations,
     refusal_text,
+    team_scenario,
 )
 from a2abench.run.driver import LLMUsage
 from a2abench.run.events import DataProgress
@@ -44,6 +48,9 @@ __all__ = [
     "DELEGATE",
     "DELEGATE_DESCRIPTION",
     "DELEGATE_PARAMETERS",
+    "DELEGATING_AGENT",
+    "GOLD_SPECIALIST",
+    "NO_SPECIALIST",
     "SCORED_STATUSES",
     "SPECIALIST",
     "CallRejected",
@@ -76,4 +83,5 @@ __all__ = [
     "raw_decode",
     "refusal_text",
     "sha256_file",
+    "team_scenario",
 ]

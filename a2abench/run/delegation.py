@@ -23,10 +23,23 @@ from pydantic import BaseModel
 
 from a2abench.errors import A2ABenchError, Forfeit, ProtocolError
 from a2abench.options import option
+from a2abench.run.roles import AGENT, Scenario
 
 DELEGATE = "delegate"
 SPECIALIST = "specialist"
+# The built-in partners of scenario team, the same names in every benchmark that has it:
+# the reference specialist, the reference front agent, the solo baseline's empty seat.
+GOLD_SPECIALIST, DELEGATING_AGENT, NO_SPECIALIST = (
+    "gold_specialist", "delegating_agent", "no_specialist")
 T = TypeVar("T")
+
+
+def team_scenario(description: str) -> Scenario:
+    """Scenario team (docs/multi-agent.md): a front agent and its specialist, their
+    built-in reference partners, and the solo baseline."""
+    return Scenario("team", (AGENT, SPECIALIST),
+                    {SPECIALIST: GOLD_SPECIALIST, AGENT: DELEGATING_AGENT}, description,
+                    baselines={SPECIALIST: NO_SPECIALIST})
 
 DELEGATE_DESCRIPTION = (
     "Send a message to your specialist colleague, who holds the tools you lack, and wait for "

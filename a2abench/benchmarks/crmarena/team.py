@@ -33,24 +33,22 @@ from a2abench.benchmarks.crmarena.tasks import CRMTask
 from a2abench.plugin import Conversation, TaskContext, agent_input
 from a2abench.plugin.provisional import (
     DELEGATE,
+    DELEGATING_AGENT,
+    GOLD_SPECIALIST,
+    NO_SPECIALIST,
     SPECIALIST,
     DelegateRefused,
     DelegationOptions,
     Delegations,
-    Scenario,
     participant_input,
     refusal_text,
+    team_scenario,
 )
 
-GOLD_SPECIALIST, DELEGATING_AGENT, NO_SPECIALIST = (
-    "gold_specialist", "delegating_agent", "no_specialist")
-TEAM = Scenario(
-    "team", ("agent", "specialist"),
-    {"specialist": GOLD_SPECIALIST, "agent": DELEGATING_AGENT},
+TEAM = team_scenario(
     "a front agent without query tools that must delegate its SOQL/SOSL work to a "
     "specialist; reference partners: a specialist that answers correctly and a front agent "
-    "that delegates the question; baseline: the front agent alone with the query tools",
-    baselines={"specialist": NO_SPECIALIST})
+    "that delegates the question; baseline: the front agent alone with the query tools")
 SPECIALIST_PREFIX = "Specialist output: "
 REFUSAL = ("I'm sorry, I cannot share that information: it is private or confidential "
            "company data.")

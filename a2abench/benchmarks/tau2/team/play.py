@@ -26,17 +26,17 @@ from a2abench.benchmarks.tau2.team.specialist import (
     Specialist,
     first_parts,
 )
-from a2abench.benchmarks.tau2.team.split import (
+from a2abench.benchmarks.tau2.team.split import TEAM, TEAM_NOTE, front_schemas, writes
+from a2abench.plugin import TaskContext, TaskOutcome
+from a2abench.plugin.provisional import (
     DELEGATING_AGENT,
     GOLD_SPECIALIST,
     NO_SPECIALIST,
-    TEAM,
-    TEAM_NOTE,
-    front_schemas,
-    writes,
+    SPECIALIST,
+    DelegationOptions,
+    Delegations,
+    Lineup,
 )
-from a2abench.plugin import TaskContext, TaskOutcome
-from a2abench.plugin.provisional import SPECIALIST, DelegationOptions, Delegations, Lineup
 
 __all__ = ["TEAM", "TeamMatch", "finish", "match_for", "needs_llm_user"]
 

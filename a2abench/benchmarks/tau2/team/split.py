@@ -11,19 +11,14 @@ from a2abench.plugin.provisional import (
     DELEGATE,
     DELEGATE_DESCRIPTION,
     DELEGATE_PARAMETERS,
-    Scenario,
+    team_scenario,
 )
 
 WRITE = "write"
-GOLD_SPECIALIST, DELEGATING_AGENT, NO_SPECIALIST = (
-    "gold_specialist", "delegating_agent", "no_specialist")
-TEAM = Scenario(
-    "team", ("agent", "specialist"),
-    {"specialist": GOLD_SPECIALIST, "agent": DELEGATING_AGENT},
+TEAM = team_scenario(
     "a front agent that talks to the user and must delegate its writes to a specialist; "
     "reference partners: a gold-executing specialist and a front agent that delegates the "
-    "gold writes; baseline: the front agent alone with every tool",
-    baselines={"specialist": NO_SPECIALIST})
+    "gold writes; baseline: the front agent alone with every tool")
 
 TEAM_NOTE = """
 
