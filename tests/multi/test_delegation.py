@@ -136,3 +136,25 @@ def test_the_front_agent_has_no_write_tool_but_delegate() -> None:
     assert {n for n, t in types.items() if t == "write"} & {
         s["function"]["name"] for s in schemas} == {
         n for n in (s["function"]["name"] for s in schemas) if types.get(n) == "write"}
+
+
+@pytest.mark.parametrize(("mode", "urls", "pairings"), [
+    ("face", {"agent": "a", "specialist": "s"}, ["agent+specialist", "agent+no_specialist"]),
+    ("vs_reference", {"agent": "a", "specialist": "s"},
+     ["agent+specialist", "agent+no_specialist", "agent+reference_specialist",
+      "reference_agent+specialist"]),
+    ("cross", {"agent": "a", "agent_2": "b", "specialist": "s", "specialist_2": "t"},
+     ["agent+specialist", "agent+specialist_2", "agent_2+specialist", "agent_2+specialist_2",
+      "agent+no_specialist", "agent_2+no_specialist"]),
+])
+def test_every_pairing_mode_adds_the_solo_baseline_once_per_front_agent(
+        mode: str, urls: dict[str, str], pairings: list[str]) -> None:
+    from a2abench.benchmarks.tau2.team.split import TEAM
+    from a2abench.run.roles import lineup
+
+    found = lineup(TEAM, urls, mode)
+    assert [q.id for q in found.pairings] == pairings
+    assert found.primary.id == "agent+specialist"  # the headline: the team
+    baseline = found.participant("no_specialist")
+    assert (baseline.role, baseline.builtin, baseline.reference) == (
+        "specialist", "no_specialist", False)
