@@ -113,6 +113,13 @@ class Delegations:
     limits: DelegationOptions
     specialist: str  # the participant id in the specialist seat
     stats: DelegationStats = field(default_factory=DelegationStats)
+    # A channel's own deadline on the delegate call (MCP's per-call limit): a delegation
+    # ends before it, so that a slow specialist forfeits rather than voiding the match.
+    channel_deadline_s: float | None = None
+
+    def within(self, deadline_s: float) -> None:
+        """The delegate call runs under a deadline of the front agent's channel."""
+        self.channel_deadline_s = deadline_s - min(10.0, deadline_s / 4)
 
     def request(self, arguments: Any) -> str:
         """The message of a delegate call, counted; raises DelegateRefused (a tool error)."""
@@ -164,12 +171,14 @@ class Delegations:
     async def timed(self, work: Callable[[], Awaitable[T]]) -> T:
         """One delegation, within --delegation-timeout (over it: the specialist's forfeit)."""
         t0 = time.perf_counter()
+        limit, why = self.limits.delegation_timeout, "--delegation-timeout"
+        if self.channel_deadline_s is not None and self.channel_deadline_s < limit:
+            limit, why = self.channel_deadline_s, "the MCP tool call's limit, less a margin"
         try:
-            return await asyncio.wait_for(work(), self.limits.delegation_timeout)
+            return await asyncio.wait_for(work(), limit)
         except TimeoutError:
             self._forfeit(SpecialistFault(
-                f"the delegation took longer than {self.limits.delegation_timeout:g} s "
-                "(--delegation-timeout)"))
+                f"the delegation took longer than {limit:g} s ({why})"))
         finally:
             self.stats.time_ms += (time.perf_counter() - t0) * 1000
 

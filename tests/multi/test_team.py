@@ -193,3 +193,27 @@ def test_the_team_of_reference_partners_scores_what_the_gold_agent_scores_alone(
     for pairing, found in by.items():
         assert {x["task_id"]: x["reward"] for x in found} == solo, pairing
     assert {t for t, v in solo.items() if v != 1.0} == SHORT.get(domain, set())
+
+
+def test_over_mcp_a_hanging_specialist_forfeits_before_the_mcp_call_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The delegate call is an MCP call with its own deadline (120 s; 4 s here): the
+    delegation ends before it, so a specialist that never answers forfeits instead of
+    voiding the match as an infrastructure error."""
+    from a2abench.mcp import channel
+    from a2abench.mcp.session import McpLimits
+
+    monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=4.0))
+    ids = IDS[:1]
+    tasks = tasks_of("airline", ids)
+    llm = FakeLLMServer(handler=user_llm(tasks))
+    out = tmp_path / "mcp-hang.jsonl"
+    with llm.running(), serve(lambda b: gold_agent.app(b, tasks, "mcp-team")[0]) as front, \
+            specialist("hang") as (spec, _):
+        r = run_tau2("airline", front, out, ids, "--specialist-url", spec,
+                     "--tool-channel", "mcp", "--user-llm", "fake-user",
+                     "--user-llm-base-url", llm.base_url)
+    assert r.code == 0, r.err
+    (team,) = by_pairing(records(out))["agent+specialist"]
+    assert team["status"] == "forfeit" and team["match"]["forfeit"] == "specialist"
+    assert "the MCP tool call's limit" in team["error"]["message"]

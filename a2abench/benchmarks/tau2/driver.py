@@ -302,6 +302,8 @@ class Tau2Driver(Driver[Tau2Options]):
         calls: list[int] | None = None
         if self.mcp.enabled:
             with self.mcp.session(_session_key(ctx, task)) as session:
+                if squad is not None:  # a delegate call must end before MCP's call limit
+                    squad.budget.within(session.limits.call_timeout_s)
                 preamble = mcp_tools.first_parts(policy, self.mcp.url,
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
