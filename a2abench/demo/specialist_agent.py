@@ -12,6 +12,10 @@ integers survive a protobuf Struct); their results (a `tool_results` DataPart) g
 report, "<tool>: <result>" per line, which is the front agent's answer. A request without
 a call gets a text saying so.
 
+On CRMArena (a first message with the instance's schema) a request that carries
+`{"action": "execute", "query": "..."}` gets that action back, and the observation gets a
+`respond` action with it as the answer; a request without one gets a `respond` saying so.
+
 `--broken` plays a faulty specialist, to see a team's score and attribution move:
 `wrong-arguments` runs the requested tools with every text argument altered, `silent`
 answers with an empty message (a forfeit). The hostile modes `loop` (calls a tool forever),
@@ -24,11 +28,15 @@ import asyncio
 import json
 from typing import Any
 
+from a2abench.benchmarks.crmarena.actions import from_json, scan_json
+from a2abench.benchmarks.crmarena.prompt import OBSERVATION_PREFIX, SYSTEM
 from a2abench.benchmarks.tau2.team.specialist import NO_CALLS, requested_calls
 
 BROKEN = ("wrong-arguments", "silent")
 HOSTILE = ("loop", "huge", "hang")
 HUGE_BYTES = 2_000_000
+NO_QUERY = ("I run queries given as JSON in the request, {\"action\": \"execute\", "
+            "\"query\": \"...\"}; this request has none, so I did nothing.")
 
 
 def _altered(value: Any) -> Any:
@@ -49,6 +57,7 @@ class SpecialistBrain:
         self.mode = mode
         self.pending: dict[str, list[dict[str, Any]]] = {}  # context -> calls sent
         self.seen: dict[str, int] = {}  # context -> its messages so far (call ids from it)
+        self.crm: set[str] = set()  # the contexts of CRMArena matches
         self.turns = 0
 
     async def turn(self, context_id: str, texts: list[str], data: list[dict[str, Any]]
@@ -62,6 +71,11 @@ class SpecialistBrain:
             return None, None
         if self.mode == "huge":
             return "x" * HUGE_BYTES, None
+        last = texts[-1] if texts else ""
+        if n == 1 and f"# {SYSTEM} description" in last:
+            self.crm.add(context_id)
+        if context_id in self.crm:
+            return None, self._crm(last)
         results = next((d["tool_results"] for d in data
                         if isinstance(d.get("tool_results"), list)), None)
         if self.mode == "loop":
@@ -80,6 +94,19 @@ class SpecialistBrain:
         return None, {"tool_calls": [
             {"id": f"spec_{n}_{i}", "name": c["name"],
              "arguments": json.dumps(c["arguments"])} for i, c in enumerate(asked)]}
+
+
+    def _crm(self, text: str) -> dict[str, Any]:
+        """CRMArena: the requested query as an action, then the observation as the answer."""
+        if text.startswith(OBSERVATION_PREFIX):
+            return {"action": "respond", "answer": text[len(OBSERVATION_PREFIX):]}
+        request = text.rsplit("# Request\n", 1)[-1]
+        asked = next((a for a in map(lambda o: from_json(o, "json"), scan_json(request))
+                      if a is not None and a.name == "execute"), None)
+        if asked is None:
+            return {"action": "respond", "answer": NO_QUERY}
+        query = _altered(asked.content) if self.mode == "wrong-arguments" else asked.content
+        return {"action": "execute", "query": query}
 
 
 def build_app(base_url: str, mode: str = "gold") -> Any:

@@ -158,3 +158,22 @@ def test_every_pairing_mode_adds_the_solo_baseline_once_per_front_agent(
     baseline = found.participant("no_specialist")
     assert (baseline.role, baseline.builtin, baseline.reference) == (
         "specialist", "no_specialist", False)
+
+
+async def test_the_example_specialist_runs_crmarena_queries_it_is_given() -> None:
+    from a2abench.benchmarks.crmarena.team import specialist_preamble
+    from a2abench.demo.specialist_agent import NO_QUERY, SpecialistBrain
+
+    first = specialist_preamble("Account(Id, Name)", DelegationOptions())
+    query = "SELECT Id FROM Account WHERE Name = 'Acme'"
+    brain = SpecialistBrain()
+    ask = first + 'Please run {"action": "execute", "query": "' + query + '"}'
+    assert await brain.turn("c", [ask], []) == (None, {"action": "execute", "query": query})
+    seen = "Salesforce instance output: [{'Id': '001'}]"
+    assert await brain.turn("c", [seen], []) == (
+        None, {"action": "respond", "answer": "[{'Id': '001'}]"})
+    assert await brain.turn("d", [first + "How many accounts?"], []) == (
+        None, {"action": "respond", "answer": NO_QUERY})
+    broken = SpecialistBrain("wrong-arguments")
+    _, action = await broken.turn("e", [ask], [])
+    assert action is not None and action["query"] == query + "-WRONG"
