@@ -106,30 +106,36 @@ def test_a_broken_specialist_lowers_the_score_and_takes_the_blame(
 
 def test_hostile_specialists_forfeit_and_nothing_is_dropped(tmp_path: Path) -> None:
     """One that loops tool calls, one that answers 2 MB, one that never answers: each
-    forfeits its matches (kept, counted 0 for it), within the limits' flags."""
+    forfeits its matches (kept, counted 0 for it), within the limits' flags. The one that
+    never answers has a run of its own with a short --delegation-timeout (an injected
+    deadline: nothing else in that run can reach it)."""
     ids = IDS[:2]
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
-    out = tmp_path / "hostile.jsonl"
+    out, hung = tmp_path / "hostile.jsonl", tmp_path / "hang.jsonl"
     with llm.running(), gold(tasks, "team") as front, \
             specialists("loop", "huge", "hang") as [(loop, looper), (huge, _), (hang, _)]:
+        common = ("--user-llm", "fake-user", "--user-llm-base-url", llm.base_url)
         r = run_tau2("airline", front, out, ids, "--specialist-url", loop,
-                     "--specialist-url", huge, "--specialist-url", hang, "--pairing", "cross",
-                     "--max-specialist-turns", "5", "--delegation-timeout", "1",
-                     "--user-llm", "fake-user", "--user-llm-base-url", llm.base_url)
-    assert r.code == 0, r.err
+                     "--specialist-url", huge, "--pairing", "cross",
+                     "--max-specialist-turns", "5", *common)
+        assert r.code == 0, r.err
+        r = run_tau2("airline", front, hung, ids, "--specialist-url", hang,
+                     "--delegation-timeout", "1", *common)
+        assert r.code == 0, r.err
     by = by_pairing(records(out))
-    assert set(by) == {"agent+specialist", "agent+specialist_2", "agent+specialist_3",
-                       "agent+no_specialist"}
+    assert set(by) == {"agent+specialist", "agent+specialist_2", "agent+no_specialist"}
     why = {"agent+specialist": "--max-specialist-turns 5",
-           "agent+specialist_2": "--max-delegation-bytes",
-           "agent+specialist_3": "--delegation-timeout"}
+           "agent+specialist_2": "--max-delegation-bytes"}
     for pairing, text in why.items():
         for x in by[pairing]:
             assert x["status"] == "forfeit" and x["match"]["forfeit"] == "specialist", pairing
             assert text in x["error"]["message"], (pairing, x["error"])
     assert looper.turns == 5 * len(ids)  # never a sixth reply in one delegation
     assert all(x["reward"] == 1.0 for x in by["agent+no_specialist"])
+    for x in by_pairing(records(hung))["agent+specialist"]:
+        assert x["status"] == "forfeit" and x["match"]["forfeit"] == "specialist"
+        assert "--delegation-timeout" in x["error"]["message"]
 
 
 def test_the_front_agent_delegates_over_mcp(tmp_path: Path) -> None:
@@ -197,13 +203,13 @@ def test_the_team_of_reference_partners_scores_what_the_gold_agent_scores_alone(
 
 def test_over_mcp_a_hanging_specialist_forfeits_before_the_mcp_call_limit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The delegate call is an MCP call with its own deadline (120 s; 4 s here): the
-    delegation ends before it, so a specialist that never answers forfeits instead of
-    voiding the match as an infrastructure error."""
+    """The delegate call is an MCP call with its own deadline (120 s; 20 s here): the
+    delegation ends before it (15 s here: 5 s of margin), so a specialist that never
+    answers forfeits instead of voiding the match or blaming the front agent."""
     from a2abench.mcp import channel
     from a2abench.mcp.session import McpLimits
 
-    monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=4.0))
+    monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=20.0))
     ids = IDS[:1]
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
