@@ -203,13 +203,13 @@ def test_the_team_of_reference_partners_scores_what_the_gold_agent_scores_alone(
 
 def test_over_mcp_a_hanging_specialist_forfeits_before_the_mcp_call_limit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The delegate call is an MCP call with its own deadline (120 s; 20 s here): the
-    delegation ends before it (15 s here: 5 s of margin), so a specialist that never
+    """The delegate call is an MCP call with its own deadline (120 s; 10 s here): the
+    delegation ends before it (7.5 s here: 2.5 s of margin), so a specialist that never
     answers forfeits instead of voiding the match or blaming the front agent."""
     from a2abench.mcp import channel
     from a2abench.mcp.session import McpLimits
 
-    monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=20.0))
+    monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=10.0))
     ids = IDS[:1]
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
