@@ -92,8 +92,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    line = refdata.RESOLVER.summary()
-    if line:
+    # Every skip says why here, without `-rs`: each other reason once with its count, then
+    # the one line about reference data (its reasons are long and all name the same fix).
+    for line in refdata.RESOLVER.summary():
         terminalreporter.write_line(line, yellow=True)
 
 

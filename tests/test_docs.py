@@ -94,3 +94,20 @@ def test_the_readme_tells_a_newcomer_how_the_tests_find_data_and_how_to_try_an_a
     assert refdata.FIX.startswith("a2abench data pull all --no-org-dbs")
     assert "a2abench-example-agent scripted --port 9019 &\n" \
            "a2abench demo --white-agent-url http://127.0.0.1:9019\n" in readme
+
+
+def test_ci_runs_the_readmes_full_test_command_on_both_checkouts() -> None:
+    # Issue 35: the bare-clone stage ran only `-m "not slow"`, so a slow test that needed
+    # ../shared or a warm cache passed CI and failed a newcomer. Options that only quiet the
+    # output or skip pytest's cache folder are allowed; a selection (-m, -k, a path) is not.
+    command = re.search(r"```bash\n(python -m pip install -e \"\.\[dev\]\" && python -m "
+                        r"pytest)\n```", README)
+    assert command is not None, "the README's test command moved: update this test"
+    script = (ROOT / ".ci" / "run").read_text()
+    runs = [line.strip() for line in script.splitlines()
+            if "python -m pytest" in line and not line.lstrip().startswith("#")]
+    assert len(runs) == 2, runs  # the checkout, then the bare clone
+    for run in runs:
+        tokens = shlex.split(run.split("&&")[-1])
+        extra = [t for t in tokens[3:] if t not in ("-q", "-p", "no:cacheprovider")]
+        assert tokens[:3] == ["python", "-m", "pytest"] and extra == [], run
