@@ -312,7 +312,7 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
             raise RecordsError(
                 f"run {run['run_id']} is not a shard or resume of run {runs[0]['run_id']}: "
                 + "; ".join(problems[:3]),
-                hint="Report different runs separately.")
+                hint="Report each run on its own, or put them side by side with --compare.")
     shards = {(r["shard"][0], r["shard"][1]) for r in runs if _is_shard(r.get("shard"))}
     counts = {s[1] for s in shards}
     if len(counts) == 1:
