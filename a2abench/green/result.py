@@ -126,7 +126,10 @@ def result_data(report: Report | None, config: RunConfig, status: str,
                     "score_method": report.score_method, "mean_reward": report.mean_reward,
                     "total_tasks": report.tasks, "total_passed": report.passed,
                     "task_trials": report.task_trials, "scored": report.scored,
-                    "errors": report.errors, "scored_apart": report.group_scores},
+                    "errors": report.errors, "scored_apart": report.group_scores,
+                    # How the scores were made, per task-trial: `offline` (no judge),
+                    # `nl_skipped`, `scripted_user` (rules played the user: no measure).
+                    "labels": dict(report.scoring_labels)},
         # Stock tau2 greens report pass_rate in percent and task_rewards: the same figures.
         "pass_rate_pct": _percent(report.pass_rate),
         # tau2 tasks have no category upstream: its leaderboards group by domain.
@@ -178,6 +181,9 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
     note = unscored_note(s["task_trials"] - s["scored"], s["task_trials"])
     if note:
         lines.append(f"{note} (infrastructure or harness errors)")
+    if s.get("labels", {}).get("scripted_user"):
+        lines.append("played by the scripted user (rules, no LLM): this checks the pipeline, "
+                     "it does not measure the agent")
     adaptive = data.get("adaptive")
     if adaptive:
         from a2abench.run.adaptive.wording import confidence_text

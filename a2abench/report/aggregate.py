@@ -485,6 +485,10 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     if labels.get("nl_skipped"):
         warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
                         "NL assertions (no --judge-llm): those scores are not official")
+    if labels.get("scripted_user"):
+        warnings.append(f"{labels['scripted_user']} task-trial(s) were played by the scripted "
+                        "user (rules, no LLM): the score checks the pipeline, it does not "
+                        "measure the agent")
     mixed = 0 < labels.get("offline", 0) < len(scored)
     if mixed:
         warnings.append("offline (no-judge) and judged scores are mixed in these files")

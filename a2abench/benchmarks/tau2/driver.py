@@ -59,6 +59,7 @@ from a2abench.plugin import (
 )
 
 _MESSAGES = TypeAdapter(list[Message])
+SCRIPTED_USER = "scripted_user"  # label: the demo's scripted user, not an LLM, played the user
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -253,18 +254,19 @@ class Tau2Driver(Driver[Tau2Options]):
                         env, user, agent, history=history, max_steps=self.opts.max_steps,
                         max_errors=self.opts.max_errors),
                     self._run_schemas("agent", env), preamble)
-            return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
-                                        ctx, start, calls)
+            return _with_viewer_details(await self._scored(task, outcome, ctx, user), outcome,
+                                        chat, ctx, start, calls)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
                           tool_call_format=self.opts.tool_call_format, profile=self.profile,
                           tools=self._run_tools("agent", env))
         outcome = await Orchestrator(env, user, agent, history=history,
                                      max_steps=self.opts.max_steps,
                                      max_errors=self.opts.max_errors).run()
-        return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
-                                    start)
+        return _with_viewer_details(await self._scored(task, outcome, ctx, user), outcome,
+                                    chat, ctx, start)
 
-    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
+    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext,
+                      user: UserSimulator | None = None) -> TaskOutcome:
         try:
             info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         except A2ABenchError:
@@ -272,9 +274,13 @@ class Tau2Driver(Driver[Tau2Options]):
         except Exception as exc:
             # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
             # never created: "Task task_2 not found"); its runner then records an error.
-            return self._evaluator_error(outcome, evaluator_failure(
+            result = self._evaluator_error(outcome, evaluator_failure(
                 exc, "upstream's tau2 evaluator raises on this trajectory too"))
-        return self._outcome(outcome, info)
+        else:
+            result = self._outcome(outcome, info)
+        if user is not None and user.scripted:  # rules played the user: no measure of skill
+            result.labels.append(SCRIPTED_USER)
+        return result
 
     def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
         if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
@@ -384,7 +390,8 @@ class Tau2Driver(Driver[Tau2Options]):
         info = await self._score(task, messages,
                                  TerminationReason(record.termination or "infrastructure_error"))
         labels = (["nl_skipped"] if info.nl_skipped else []) + (
-            ["classic"] if info.reward_basis_mode == "classic" else [])
+            ["classic"] if info.reward_basis_mode == "classic" else []) + (
+            [SCRIPTED_USER] if SCRIPTED_USER in record.labels else [])  # who played the user
         return record.model_copy(update={
             "reward": info.reward, "success": is_success(info.reward), "labels": labels,
             "reward_components": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
