@@ -98,3 +98,17 @@ def test_a_failing_user_llm_is_named_and_the_agent_not_blamed(tmp_path: Path) ->
     error = res.err[res.err.index("Error: "):]
     assert "the user simulator's LLM (--user-llm my-user-model)" in error
     assert "The agent was not at fault" in error and "card's URL" not in error
+
+
+def test_the_readme_command_serves_the_scripted_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if x.startswith("python -m a2abench.demo."))
+    argv = line.split("&")[0].split()
+    assert argv[:3] == ["python", "-m", "a2abench.demo.user_llm"]
+    served: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(kw))
+    user_llm.main(argv[3:])
+    assert served == [{"host": "127.0.0.1", "port": 8000, "log_level": "warning"}]
+    assert "--user-llm-base-url http://127.0.0.1:8000/v1" in readme
