@@ -77,6 +77,11 @@ def serve_green(
     log_format: Annotated[str, c.opt("--log-format", "text | json: one structured line per "
                                                      "assessment and task start and end.")]
     = "text",
+    participant_proxy: Annotated[str | None, c.opt(
+        "--participant-proxy", "Reach participants whose URL names a loopback host through "
+                               "this URL (its host, port and path prefix); on AgentBeats, "
+                               "the green's proxy slot (${slots.proxy.url}).",
+        show_default=False)] = None,
     tck: Annotated[bool, c.opt("--tck", "Test only: answer A2A TCK scenario messages "
                                         "(docs/conformance.md).", hidden=True)] = False,
 ) -> None:
@@ -111,7 +116,8 @@ def serve_green(
             presets=parse_presets(option), tck=tck, rpc_path=rpc_path, max_trials=max_trials,
             allow_models=tuple(allow_model or ()), allow_llm_args=tuple(allow_llm_arg or ()),
             grpc=grpc, grpc_port=grpc_port, a2a_03=a2a_03, heartbeat_s=heartbeat,
-            metrics=metrics, metrics_port=metrics_port, log_format=log_format)
+            metrics=metrics, metrics_port=metrics_port, log_format=log_format,
+            participant_proxy=participant_proxy)
         out = Output.for_command()
 
         def ready(green: GreenApp, warnings: list[str]) -> None:

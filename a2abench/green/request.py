@@ -300,6 +300,8 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
 
     try:
         check_http_url(request.white_agent_url, "the white agent URL")
+        request = dataclasses.replace(  # through the operator's participant proxy, if any
+            request, white_agent_url=settings.participant_url(request.white_agent_url))
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
     if not HostPolicy(settings.allow_hosts).allows(request.white_agent_url):

@@ -170,6 +170,9 @@ def _adaptive(report: Report) -> dict[str, Any] | None:
 def summary_text(data: dict[str, Any], agent: str) -> str:
     s = data["summary"]
     what = data["benchmark"] + (f" ({data['domain']})" if data.get("domain") else "")
+    shard = data.get("shard") or {}
+    if shard.get("count", 1) > 1:  # its figures are this shard's, not the whole run's
+        agent += f", shard {shard['index'] + 1} of {shard['count']} (figures for this shard only)"
     if not s["task_trials"]:
         return f"{what} against {agent}: no task-trial finished ({data['status']})."
     rate = "n/a" if s["pass_rate"] is None else f"{100 * s['pass_rate']:.1f}%"

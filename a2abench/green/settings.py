@@ -55,6 +55,9 @@ class GreenSettings:
     metrics: bool = False  # serve /metrics (Prometheus) on the main port
     metrics_port: int | None = None  # or on a port of its own (implies metrics)
     log_format: str = "text"  # text | json: structured assessment/task lines
+    # Where loopback participant URLs go (AgentBeats: the green's `proxy` slot, see
+    # participant_url); None leaves every participant URL as the request gives it.
+    participant_proxy: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_concurrent_assessments < 1:
@@ -68,6 +71,8 @@ class GreenSettings:
             raise ConfigError("--auth-token is empty", hint="Unset it to serve without auth.")
         if self.card_url is not None:
             check_http_url(self.card_url, "--card-url")
+        if self.participant_proxy is not None:
+            check_http_url(self.participant_proxy, "--participant-proxy")
         if self.rpc_path is not None and not self.rpc_path.startswith("/"):
             raise ConfigError(f"--rpc-path {self.rpc_path!r} does not start with /",
                               hint="Write it like /a2a, or leave it out to serve at / and at "
@@ -98,6 +103,22 @@ class GreenSettings:
         if ":" in host and not host.startswith("["):
             host = f"[{host}]"
         return f"http://{host}:{self.port if port is None else port}/"
+
+    def participant_url(self, url: str) -> str:
+        """A participant's URL as this server reaches it. AgentBeats' gateway names every
+        participant at its own loopback proxy (`http://127.0.0.1:8080/<role>`), which only
+        the gateway's host can reach; with --participant-proxy (the green's Amber `proxy`
+        slot) such a loopback URL goes through that proxy: its scheme, host and port replace
+        the URL's and its path comes first. Any other URL is left as given."""
+        if self.participant_proxy is None:
+            return url
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not (
+                is_wildcard(parts.hostname or "") or is_loopback(parts.hostname or "")):
+            return url
+        proxy = urlsplit(self.participant_proxy)
+        return urlunsplit((proxy.scheme, proxy.netloc, proxy.path.rstrip("/") + parts.path,
+                           parts.query, parts.fragment))
 
     def exposed(self) -> bool:
         """True when the bind address is reachable from other machines."""

@@ -37,22 +37,35 @@ def load(path: Path) -> dict[str, Any]:
 
 def test_every_file_parses_as_json5() -> None:
     files = sorted(KIT.rglob("*.json5"))
-    assert {p.name for p in files} == {"a2abench.json5", "example-agent.json5", "scenario.json5"}
+    assert {str(p.relative_to(KIT)) for p in files} == {
+        "a2abench.json5", "example-agent.json5", "scenario.json5", "crmarena/a2abench.json5",
+        "crmarena/scenario.json5"}
     for path in files:
         assert load(path)["manifest_version"] == "0.1.0", path
 
 
+PROXY_SLOT = "http://127.0.0.1:31001"  # what Amber puts in ${slots.proxy.url}, say
+
+
 def _filled(value: str, config: dict[str, Any]) -> str:
-    """Amber's ${config.x} interpolation, with the scenario's values."""
+    """Amber's ${config.x} and ${slots.proxy.url} interpolation, with the scenario's values
+    (and the schema's defaults for the keys the scenario leaves out)."""
+    value = value.replace("${slots.proxy.url}", PROXY_SLOT)
     return PLACEHOLDER.sub(lambda m: str(config[m[1]]), value)
 
 
-def _serve_green_settings(monkeypatch: pytest.MonkeyPatch, config: dict[str, Any]
-                          ) -> GreenSettings:
+def _with_defaults(manifest: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    props = manifest["config_schema"]["properties"]
+    return {**{k: v["default"] for k, v in props.items() if "default" in v}, **config}
+
+
+def _serve_green_settings(monkeypatch: pytest.MonkeyPatch, config: dict[str, Any],
+                          manifest_path: Path = KIT / "a2abench.json5") -> GreenSettings:
     """Run `a2abench serve-green` as the manifest starts it (entrypoint and env), capturing
     the settings instead of serving."""
-    manifest = load(KIT / "a2abench.json5")
+    manifest = load(manifest_path)
     program = manifest["program"]
+    config = _with_defaults(manifest, config)
     for key, value in program["env"].items():
         monkeypatch.setenv(key, _filled(value, config))
     captured: list[GreenSettings] = []
@@ -70,7 +83,9 @@ def test_the_green_manifest_starts_serve_green_with_what_it_declares(
     program = manifest["program"]
     schema = manifest["config_schema"]["properties"]
     used = {m for v in program["env"].values() for m in PLACEHOLDER.findall(v)}
-    assert used == set(schema) == set(manifest["config_schema"]["required"])
+    assert used == set(schema)
+    # Quick Submit gives a green agent its secrets only: the one required key is the secret.
+    assert manifest["config_schema"]["required"] == ["openai_api_key"]
     assert schema["openai_api_key"]["secret"] is True
     assert program["env"]["OPENAI_API_KEY"] == "${config.openai_api_key}"
     flags = {p.envvar for p in _serve_green_params()} | OTHER_ENV
@@ -86,6 +101,29 @@ def test_the_green_manifest_starts_serve_green_with_what_it_declares(
     assert settings.presets["tau2"] == {"user_llm": "gpt-4.1",
                                         "user_llm_base_url": config["llm_base_url"]}
     assert settings.presets["crmarena"]["judge_llm"] == config["judge_llm"]
+    assert settings.participant_proxy == PROXY_SLOT
+    # Quick Submit: the secret alone; the schema's defaults fill in the rest.
+    quick = _serve_green_settings(monkeypatch, {"openai_api_key": "sk-test"})
+    assert quick.max_trials == schema["max_trials"]["default"]
+    assert quick.presets["tau2"]["user_llm"] == schema["user_llm"]["default"]
+
+
+@pytest.mark.parametrize("manifest", [KIT / "a2abench.json5", KIT / "crmarena/a2abench.json5"],
+                         ids=lambda p: p.parent.name)
+def test_the_gateways_loopback_participants_go_through_the_proxy_slot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, manifest: Path) -> None:
+    # Issue 35: the gateway names participants at its own loopback proxy, which the green
+    # agent's container cannot reach; the manifest points serve-green at its proxy slot.
+    settings = _serve_green_settings(monkeypatch, {"openai_api_key": "sk-test"}, manifest)
+    config = load(manifest)["metadata"]["assessment_config"]
+    request = parse_request([], [{"participants": {"agent": "http://127.0.0.1:8080/agent"},
+                                  "config": {**config, "shard_index": 0, "num_shards": 1}}],
+                            names())
+    planned = plan_run(request, GreenSettings(
+        output_dir=tmp_path, presets=settings.presets, max_trials=settings.max_trials,
+        participant_proxy=settings.participant_proxy), "0123456789abcdef")
+    assert planned.config.white_agent_url == PROXY_SLOT + "/agent"
+    assert planned.config.benchmark == config["benchmark"]
 
 
 def _serve_green_params() -> list[Any]:
@@ -138,6 +176,8 @@ def test_scenarios_wire_only_what_exists(tmp_path: Path, scenario: Path) -> None
                "crmarena": {"user_llm": green["user_llm"], "judge_llm": green["judge_llm"]}}
     _plans(tmp_path, gateway["config"]["assessment_config"], presets)
     _plans(tmp_path, manifests["a2abench"]["metadata"]["assessment_config"], presets)
+    assert manifests["a2abench"]["metadata"]["assessment_config"]["benchmark"] == \
+        gateway["config"]["assessment_config"]["benchmark"]
     assert manifests["a2abench"]["metadata"]["participant_roles"] == ["agent"]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from a2abench.benchmarks.tau2.options import Tau2Options
+from a2abench.errors import ConfigError
 from a2abench.green import GreenSettings, RequestRejected, parse_request, plan_run
 from a2abench.green.request import AssessmentRequest, secret_keys, server_only
 
@@ -236,6 +237,34 @@ def test_plan_run_checks_the_white_agent_host(tmp_path: Path, agent: str,
         return
     with pytest.raises(RequestRejected, match="allowed hosts|not an http"):
         plan({}, settings, agent=agent)
+
+
+@pytest.mark.parametrize(("participant", "proxy", "reached"), [
+    # AgentBeats' gateway: its own loopback proxy, seen through the green agent's proxy slot
+    ("http://127.0.0.1:8080/agent", "http://127.0.0.1:31001", "http://127.0.0.1:31001/agent"),
+    ("http://localhost:8080/agent/?x=1", "https://gw.internal/base/",
+     "https://gw.internal/base/agent/?x=1"),
+    ("http://[::1]:8080/agent", "http://gw:8080", "http://gw:8080/agent"),
+    ("http://0.0.0.0:8080/agent", "http://gw:8080", "http://gw:8080/agent"),
+    ("http://purple:9019", "http://gw:8080", "http://purple:9019"),  # not loopback: as given
+    ("http://127.0.0.1:8080/agent", None, "http://127.0.0.1:8080/agent"),  # no proxy set
+])
+def test_loopback_participants_go_through_the_participant_proxy(
+        tmp_path: Path, participant: str, proxy: str | None, reached: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, participant_proxy=proxy)
+    assert plan({}, settings, agent=participant).config.white_agent_url == reached
+
+
+def test_the_allowed_hosts_apply_to_the_participant_as_reached(tmp_path: Path) -> None:
+    settings = GreenSettings(output_dir=tmp_path, participant_proxy="http://gw:8080",
+                             allow_hosts=("gw",))
+    assert plan({}, settings, agent="http://127.0.0.1:8080/agent").config.white_agent_url == \
+        "http://gw:8080/agent"
+    with pytest.raises(RequestRejected, match="allowed hosts"):
+        plan({}, GreenSettings(output_dir=tmp_path, participant_proxy="http://gw:8080",
+                               allow_hosts=("purple",)), agent="http://127.0.0.1:8080/a")
+    with pytest.raises(ConfigError, match="--participant-proxy"):
+        GreenSettings(participant_proxy="gw:8080")
 
 
 # --- the AgentBeats leaderboard workflow's shard keys ---------------------------------------
