@@ -187,13 +187,13 @@ def _metrics_file(path: Path) -> Path:
     inside = path / "metrics.jsonl"
     if inside.is_file():
         return inside
-    from a2abench.errors import ConfigError
+    from a2abench.errors import RecordsError
 
     runs = sorted(str(p) for p in path.glob("*/metrics.jsonl"))[:8]
     hint = (f"It holds {', '.join(runs)}: pass one, or several with --compare to put them "
             "side by side." if runs else
             "Pass the metrics.jsonl file a run wrote, or the directory `run --output` named.")
-    raise ConfigError(f"{path} is a directory without a metrics.jsonl", hint=hint)
+    raise RecordsError(f"{path} is a directory without a metrics.jsonl", hint=hint)
 
 
 def _refuse_overwrite(paths: list[Path], output: Path | None) -> None:

@@ -21,6 +21,7 @@ from a2abench.green.monitoring import Redactor, StructuredFormatter, error_class
 from a2abench.green.prom import GreenMetrics
 from tests.green.helpers import STATE, agentbeats, cancel, green_server, sdk_client, send
 from tests.green.test_control import until_running
+from tests.waits import HANG_S
 
 CANARY = "canary-15-0c4e9d-secret"
 
@@ -180,7 +181,7 @@ async def test_the_status_page_updates_live_over_sse(settings: GreenSettings,
     with green_server(settings, "/a2a") as (base, _):
         page = httpx.get(base + "/status")
         assert page.status_code == 200 and "EventSource" in page.text
-        async with httpx.AsyncClient(timeout=30) as http, \
+        async with httpx.AsyncClient(timeout=HANG_S) as http, \
                 http.stream("GET", base + "/status/events") as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
             snapshots = _snapshots(stream)
@@ -211,7 +212,7 @@ async def _first(snapshots: Any, wanted: Any) -> dict[str, Any]:
             if wanted(snap):
                 return dict(snap)
         raise AssertionError("the event stream ended")
-    return await asyncio.wait_for(scan(), 30)
+    return await asyncio.wait_for(scan(), HANG_S)
 
 
 def test_labels_and_error_classes() -> None:
@@ -282,7 +283,7 @@ def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
     problems: list[Exception] = []
     try:
         assert proc.stderr is not None
-        deadline, line = time.monotonic() + 30, ""
+        deadline, line = time.monotonic() + HANG_S, ""
         while '"event": "serving"' not in line and time.monotonic() < deadline:
             line = proc.stderr.readline()
         port = _listening_port(proc.pid)
@@ -300,14 +301,15 @@ def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
 
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
-        assert got_snapshot.wait(30)
+        assert got_snapshot.wait(HANG_S)
     finally:
-        stopped_at = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    # uvicorn would wait its 15 s graceful timeout for an open stream; it ends at once instead
-    assert time.monotonic() - stopped_at < 10, err
-    assert proc.returncode == 130 and stream_ended.wait(10), problems
+        _, err = proc.communicate(timeout=HANG_S)
+    # uvicorn would wait its 15 s graceful timeout for the open stream, then cancel it (the
+    # client then reads a cut-off body: an error in `problems`); the server ends the stream
+    # itself instead, cleanly, whatever the machine's load.
+    watcher.join(HANG_S)  # the stream's end, clean or not, ends the watcher
+    assert proc.returncode == 130 and stream_ended.is_set() and not problems, (problems, err)
     assert all(json.loads(x) for x in err.splitlines() if x.strip())  # JSON lines only
 
 

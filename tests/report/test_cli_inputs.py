@@ -28,7 +28,7 @@ def test_a_folder_of_runs_names_them_and_suggests_compare(tmp_path: Path) -> Non
         (tmp_path / name).mkdir()
         write_run(tmp_path / name / "metrics.jsonl", f"{name:>12}".replace(" ", "0"), [True])
     res = run_cli("report", str(tmp_path))
-    assert res.code == 2 and "is a directory without a metrics.jsonl" in res.err
+    assert res.code == 1 and "is a directory without a metrics.jsonl" in res.err
     assert str(tmp_path / "tau2" / "metrics.jsonl") in res.err and "--compare" in res.err
     assert "Traceback" not in res.err
 
