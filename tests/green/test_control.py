@@ -65,11 +65,11 @@ async def until_running(client: Client, payload: str, done: int = 1) -> tuple[st
 
 
 async def test_cancel_stops_the_run_and_returns_what_finished(settings: GreenSettings,
-                                                              slow_white: str) -> None:
+                                                              held_white: str) -> None:
     with green_server(settings) as (base, _):
         async with sdk_client(base) as client:
             task_id, _ = await until_running(client, agentbeats(
-                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
+                held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
             canceled = await cancel(client, task_id)
             assert canceled.status.state == STATE.TASK_STATE_CANCELED
             assert "canceled; the results of the task-trials that finished" in \
@@ -93,13 +93,13 @@ async def cancel_error(client: Client, task_id: str) -> str:
 
 
 async def test_busy_server_rejects_extra_assessments_when_no_queue(
-        tmp_path: Path, slow_white: str, white: str) -> None:
+        tmp_path: Path, held_white: str, white: str) -> None:
     settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=1,
                              max_queued_assessments=0)
     with green_server(settings) as (base, green):
         async with sdk_client(base) as client:
             first, _ = await until_running(client, agentbeats(
-                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
+                held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
             second = await send(client, agentbeats(white, benchmark="scripted", tasks=1))
             assert second.state == STATE.TASK_STATE_REJECTED
             assert second.final_text().startswith(
@@ -140,13 +140,13 @@ async def test_queued_assessment_runs_when_the_slot_frees(tmp_path: Path, white:
     assert a["run_end"]["finished_at"] <= b["run"]["started_at"]
 
 
-async def test_cancel_while_queued(tmp_path: Path, slow_white: str, white: str) -> None:
+async def test_cancel_while_queued(tmp_path: Path, held_white: str, white: str) -> None:
     settings = GreenSettings(output_dir=tmp_path, max_concurrent_assessments=1,
                              max_queued_assessments=1)
     with green_server(settings) as (base, green):
         async with sdk_client(base) as client:
             first, _ = await until_running(client, agentbeats(
-                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
+                held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
             request = SendMessageRequest(message=request_message(
                 agentbeats(white, benchmark="scripted")), configuration=SendMessageConfiguration(
                 return_immediately=True))
@@ -177,11 +177,11 @@ async def test_parallel_assessments_overlap(tmp_path: Path, slow_white: str) -> 
 
 
 async def test_server_shutdown_ends_running_assessments_keeping_results(
-        tmp_path: Path, slow_white: str) -> None:
+        tmp_path: Path, held_white: str) -> None:
     settings = GreenSettings(output_dir=tmp_path)
     with green_server(settings) as (base, _):
         async with sdk_client(base) as client:
-            await until_running(client, agentbeats(slow_white, benchmark="scripted", tasks=40,
+            await until_running(client, agentbeats(held_white, benchmark="scripted", tasks=40,
                                                    turns=1, concurrency=1))
     (metrics,) = tmp_path.glob("*/metrics.jsonl")
     assert run_records(metrics)["run_end"]["status"] == "interrupted"
@@ -224,14 +224,13 @@ def test_request_size_limit(tmp_path: Path, chunked: bool) -> None:
 
 
 async def test_progress_updates_are_coalesced(tmp_path: Path, slow_white: str) -> None:
-    settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0.35)
+    # An interval longer than any run here: the whole run is one window, whatever the
+    # machine's speed (0.35 s windows gave 7 updates on a loaded machine, issue 35).
+    settings = GreenSettings(output_dir=tmp_path, progress_interval_s=600)
     with green_server(settings) as (base, _):
         async with sdk_client(base) as client:
             out = await send(client, agentbeats(slow_white, benchmark="scripted", tasks=12,
                                                 turns=1, concurrency=1))
     progress = [t for t in out.status_texts() if " done, pass rate " in t]
-    assert 2 <= len(progress) <= 6, progress  # ~1.3 s of task-trials, one update per 0.35 s
-    assert progress[0] == "1/12 done, pass rate 100.0%"  # the first is not held back
-    assert progress[-1] == "12/12 done, pass rate 100.0%"  # the last is always sent
-    counts = [int(t.split("/")[0]) for t in progress]
-    assert counts == sorted(counts)
+    # The first is not held back, the last is always sent, the ten between are coalesced.
+    assert progress == ["1/12 done, pass rate 100.0%", "12/12 done, pass rate 100.0%"]

@@ -120,14 +120,14 @@ def test_probes_need_no_token_but_metrics_and_status_do(settings: GreenSettings)
 
 
 async def test_readyz_turns_unready_while_the_line_is_full(settings: GreenSettings,
-                                                           slow_white: str) -> None:
+                                                           held_white: str) -> None:
     settings = dataclasses.replace(settings, max_concurrent_assessments=1,
                                    max_queued_assessments=0)
     with green_server(settings, "/a2a") as (base, _):
         assert httpx.get(base + "/readyz").json() == {"status": "ready"}
         async with sdk_client(base) as client:
             task_id, _ = await until_running(client, agentbeats(
-                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
+                held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
             r = httpx.get(base + "/readyz")
             assert r.status_code == 503 and r.json()["status"] == "unready"
             assert "busy: 1 assessment(s) running" in r.json()["reason"]
@@ -177,7 +177,7 @@ async def test_json_logs_parse_and_hold_no_secret(settings: GreenSettings, white
 
 
 async def test_the_status_page_updates_live_over_sse(settings: GreenSettings,
-                                                     slow_white: str) -> None:
+                                                     held_white: str) -> None:
     with green_server(settings, "/a2a") as (base, _):
         page = httpx.get(base + "/status")
         assert page.status_code == 200 and "EventSource" in page.text
@@ -189,7 +189,7 @@ async def test_the_status_page_updates_live_over_sse(settings: GreenSettings,
             assert first["running"] == []
             async with sdk_client(base) as client:
                 task_id, _ = await until_running(client, agentbeats(
-                    slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
+                    held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
                 live = await _first(snapshots, lambda s: any(
                     a["id"] == task_id and a["done"] >= 2 for a in s["running"]))
                 row = live["running"][0]
