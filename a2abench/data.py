@@ -26,6 +26,7 @@ import httpx
 from a2abench._paths import cache_dir
 from a2abench.errors import ConfigError
 from a2abench.net import download as _download
+from a2abench.net.coding import ACCEPT_ENCODING, drop_redirect_body_blocking
 from a2abench.net.tls import verified_context
 
 Benchmark = str  # a registered benchmark's name
@@ -124,7 +125,9 @@ def pull(sets: Sequence[FileSet], *, client: httpx.Client | None = None,
     fetched before stays in the cache, so running it again continues.
     """
     http = client or httpx.Client(timeout=300.0, follow_redirects=True,
-                                  verify=verified_context())
+                                  verify=verified_context(),
+                                  headers={"Accept-Encoding": ACCEPT_ENCODING},
+                                  event_hooks={"response": [drop_redirect_body_blocking]})
     try:
         for fs in sets:
             if on_set is not None:

@@ -266,7 +266,8 @@ def mcp_client_support(card: AgentCard) -> str | None:
 
 async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = None,
                    probe: bool = True, transport: str | None = None,
-                   max_reply_bytes: int | None = None) -> DiscoverResult:
+                   max_reply_bytes: int | None = None,
+                   ca_cert: str | None = None) -> DiscoverResult:
     """Fetch, judge and (optionally) probe the agent at `url`.
 
     Every supported interface is probed with one message; the one `run` would use (or the
@@ -279,7 +280,7 @@ async def discover(url: str, *, timeout: float = 10.0, auth_token: str | None = 
 
     limits = ReplyLimits(max_bytes=max_reply_bytes) if max_reply_bytes else ReplyLimits()
     config = A2AConfig.create(url, auth_token=auth_token, timeout=timeout, limits=limits,
-                              retry=RetryPolicy(max_attempts=2, base_delay_s=0.5,
+                              ca_cert=ca_cert, retry=RetryPolicy(max_attempts=2, base_delay_s=0.5,
                                                 max_delay_s=8.0, budget_s=timeout))
     async with A2AClient(config) as client:
         fetch = await client.card()

@@ -11,10 +11,14 @@ a `kind` used by the run engine to classify failed task-trials:
     │   ├── ProtocolError                              malformed reply, wrong shape
     │   │   ├── JSONRPCError                           a JSON-RPC error object from the agent
     │   │   ├── A2AStatusError                         an A2A error over HTTP+JSON or gRPC
+    │   │   ├── BrokenReply                            a reply that began, then broke HTTP's
+    │   │   │                                          framing or its content coding
     │   │   └── ReplyLimitExceeded                     a reply over a count limit (parts, ...)
     │   │       ├── ReplyTooLarge                        over --max-reply-bytes
     │   │       └── ReplyTooDeep                         JSON nested deeper than the limit
     │   ├── ReplyTooSlow                               still sending when --timeout passed
+    │   ├── RepeatedTransportFailure                   the same dropped connection on every
+    │   │                                              attempt of a call
     │   ├── TaskTimeout                                --task-timeout passed while the agent
     │   │                                              was answering
     │   ├── NoUsableInterface                          no card interface a2abench can speak
@@ -22,8 +26,12 @@ a `kind` used by the run engine to classify failed task-trials:
     │   ├── TooManyRedirects                           a redirect loop or chain over the limit
     │   ├── HostNotAllowed                             a URL outside the allowed hosts
     │   └── AgentCardInvalid                           card unusable (not JSON, missing fields)
+    ├── Forfeit                        forfeit   1   another participant of a multi-party
+    │                                                  match failed (timed out, malformed,
+    │                                                  crashed): it forfeits the match
     ├── InfrastructureError            infra     1   nothing to blame the agent for
     │   ├── AgentUnreachable                           connect errors, 5xx after retries
+    │   │   └── ConnectionLost                           closed or reset before any reply
     │   ├── AgentTimeout                               no answer within the timeout
     │   ├── CardNotFound                               no card at any well-known path
     │   ├── LLMError                                   user-simulator / judge provider failed
@@ -32,8 +40,8 @@ a `kind` used by the run engine to classify failed task-trials:
     │   │   │   └── LLMContextWindowExceeded             the prompt is too long for the model
     │   │   ├── LLMRateLimited                           429 after retries, or quota used up
     │   │   └── LLMResponseInvalid                       not JSON, no choices, bad tool-call JSON
-    │   ├── CircuitOpen                                agent unreachable N task-trials in a row
-    │   └── SalesforceUnavailable                      live org: login, session or API limits
+    │   └── CircuitOpen                                agent unreachable N task-trials in a row
+    │   (a benchmark adds its own, e.g. CRMArena's SalesforceUnavailable in its backends.py)
     └── DataError                      data      1
         ├── DataMissing                                a data file is absent
         ├── DataCorrupt                                a data file fails its checksum or parse
@@ -48,7 +56,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness"]
+ErrorKind = Literal["usage", "agent", "infrastructure", "data", "harness", "forfeit"]
 
 
 class A2ABenchError(Exception):
@@ -135,6 +143,12 @@ _STATUS_HINTS = {
                              "to check its card.",
     "CONTENT_TYPE_NOT_SUPPORTED": "The agent refused a media type it does not declare.",
 }
+class BrokenReply(ProtocolError):
+    """The agent's server began a reply and broke it: a malformed head, bad framing, a
+    connection closed or reset mid-reply, a body its Content-Encoding cannot undo
+    (docs/run-semantics.md, "Transport failures")."""
+
+
 class ReplyLimitExceeded(ProtocolError):
     """A reply larger, deeper or more numerous than `ReplyLimits` allows (net/limits.py)."""
 
@@ -156,6 +170,11 @@ class ReplyTooDeep(ReplyLimitExceeded):
 class ReplyTooSlow(AgentError):
     """The agent answered but kept the reply open past the whole-request deadline (a slow
     drip, a never-ending stream). Silence is AgentTimeout instead."""
+
+
+class RepeatedTransportFailure(AgentError):
+    """Every attempt of one call ended in the same `ConnectionLost`: a server that accepts
+    connections and drops them, again and again, is failing, not the network."""
 
 
 class TaskTimeout(AgentError):
@@ -187,12 +206,35 @@ class AgentCardInvalid(AgentError):
     pass
 
 
+class Forfeit(A2ABenchError):
+    """A participant of a multi-party match other than the agent under test timed out,
+    answered malformed or crashed (docs/multi-agent.md): it forfeits the match, which is
+    kept and counted against it; the other side is not penalised. `cause` is the error its
+    conversation raised (its class names the failure in the record)."""
+
+    kind = "forfeit"
+
+    def __init__(self, role: str, participant: str, cause: A2ABenchError) -> None:
+        super().__init__(f"the {role} participant ({participant}) forfeited the match: "
+                         f"{cause.message}", hint="Scored as the participant's loss; the "
+                                                  "other side is not penalised.")
+        self.role = role
+        self.participant = participant
+        self.cause = cause
+
+
 class InfrastructureError(A2ABenchError):
     kind = "infrastructure"
 
 
 class AgentUnreachable(InfrastructureError):
     pass
+
+
+class ConnectionLost(AgentUnreachable):
+    """The connection closed or was reset before any byte of a reply: the server's fault or
+    the network's, which one failure cannot tell. Retried; the same failure on every attempt
+    becomes `RepeatedTransportFailure`."""
 
 
 class AgentTimeout(InfrastructureError):
@@ -240,11 +282,6 @@ class LLMResponseInvalid(LLMError):
 
 class CircuitOpen(InfrastructureError):
     pass
-
-
-class SalesforceUnavailable(InfrastructureError):
-    """A live Salesforce org cannot serve queries (login failed, session expired, API limits
-    reached, trial expired): nothing the agent did."""
 
 
 class DataError(A2ABenchError):

@@ -1,13 +1,16 @@
-"""Run flags declared once: a field of an options model is its flag.
+"""Flags declared once: a field of an options model is its flag.
 
-`RunConfig` (the shared run flags) and each benchmark's `options_model` are the source. A
-field becomes `--field-name`, read also from `A2ABENCH_FIELD_NAME`; its description is the
-help text, its default the flag's default, its `ge`/`gt`/`le`/`lt` the flag's range.
-`option()` adds what a field alone cannot say (another flag name, `--x/--no-x`, a hidden
+`RunConfig` (the shared run flags), each benchmark's `options_model` and serve-green's
+`GreenSettings` (a pydantic dataclass) are the source. A field becomes `--field-name`, read
+also from `A2ABENCH_FIELD_NAME` (a run or serve-green flag) or
+`A2ABENCH_<BENCHMARK>_FIELD_NAME` (a benchmark's option: `A2ABENCH_CRMARENA_MAX_TURNS` is
+CRMArena's alone, so it never reaches another benchmark); its description is the help
+text, its default the flag's default, its `ge`/`gt`/`le`/`lt` the flag's range. `option()`
+adds what a field alone cannot say (another flag name, `--x/--no-x`, a hidden flag or
 default, a key serve-green requests may set). `flag_specs(model)` lists the flags as plain
-data: `scripts/gen_run_flags.py` writes the built-in benchmarks' list into
-`a2abench/cli/_flag_table.py` (so `--help` never imports pydantic), and a plugin's command
-reads its model's list when it is built.
+data: `scripts/gen_run_flags.py` writes the built-in lists into `a2abench/cli/_flag_table.py`
+(so `--help` never imports pydantic), and a plugin's command reads its model's list when it
+is built.
 
 This module imports only the standard library at import time.
 """
@@ -40,19 +43,33 @@ class FlagSpec(NamedTuple):
     show_default: bool = True
     field: str = ""  # the model field when it is not `name` (--allow-host -> allowed_hosts)
     choices: tuple[str, ...] = ()  # a Literal's or Enum's values, shown and checked by --help
+    hidden: bool = False  # left out of --help (test-only flags)
+    scope: str = ""  # the benchmark whose option this is ("" for a run flag)
+    # A built-in benchmark's option also reads its variable of before the scopes (deprecated).
+    old_env_kept: bool = False
 
     @property
     def env(self) -> str:
-        """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL` (`--x/--no-x` -> `A2ABENCH_X`)."""
-        return env_var(self.flag)
+        """`--white-agent-url` -> `A2ABENCH_WHITE_AGENT_URL` (`--x/--no-x` -> `A2ABENCH_X`);
+        tau2's `--max-steps` -> `A2ABENCH_TAU2_MAX_STEPS`."""
+        return env_var(self.flag, self.scope)
+
+    @property
+    def old_env(self) -> str | None:
+        """The unscoped variable a built-in's option still reads, deprecated (None: none)."""
+        return env_var(self.flag) if self.scope and self.old_env_kept else None
 
     @property
     def target(self) -> str:
         return self.field or self.name
 
 
-def env_var(flag: str) -> str:
-    return "A2ABENCH_" + flag.split("/")[0].lstrip("-").replace("-", "_").upper()
+def env_var(flag: str, scope: str = "") -> str:
+    """A flag's variable; a benchmark's option's carries the benchmark's name (any character
+    but a letter or digit as `_`: `arith-tools` -> `A2ABENCH_ARITH_TOOLS_…`)."""
+    prefix = "".join(c if c.isalnum() else "_" for c in scope).upper()
+    stem = flag.split("/")[0].lstrip("-").replace("-", "_").upper()
+    return f"A2ABENCH_{prefix}_{stem}" if prefix else f"A2ABENCH_{stem}"
 
 
 def parse_pairs(items: Sequence[str] | None, flag: str, *, example: str = "KEY=VALUE",
@@ -82,20 +99,22 @@ def parse_pairs(items: Sequence[str] | None, flag: str, *, example: str = "KEY=V
 
 def option(default: Any = ..., help: str = "", *, flag: str | None = None,
            negatable: bool = False, show_default: bool | None = None, request: bool = False,
-           kind: Kind | None = None, **field: Any) -> Any:
+           kind: Kind | None = None, hidden: bool = False, **field: Any) -> Any:
     """A pydantic `Field` that also says how its flag looks.
 
     `flag`: another flag name (`"--allow-host"` for `allowed_hosts`); `negatable`: add
     `--no-x` (implied by a True default); `show_default=False`: the help text says the
     default; `request=True`: serve-green requests may set it (run settings only); `kind`:
-    the flag's value type when the field's type is parsed from text (SecretStr, Shard).
-    Other keywords (`ge`, `gt`, `default_factory`, ...) go to `Field`.
+    the flag's value type when the field's type is parsed from text (SecretStr, Shard);
+    `hidden`: left out of `--help`. Other keywords (`ge`, `gt`, `default_factory`, ...) go
+    to `Field`.
     """
     from pydantic import Field
 
     extras: dict[str, Any] = {}  # JSON values: strings and booleans
     for key, value in (("flag", flag), ("show_default", show_default), ("kind", kind),
-                       ("negatable", negatable or None), ("request", request or None)):
+                       ("negatable", negatable or None), ("request", request or None),
+                       ("hidden", hidden or None)):
         if value is not None:
             extras[key] = value
     if default is not ...:
@@ -110,28 +129,36 @@ def cli_extras(info: Any) -> dict[str, Any]:
     return dict(found) if isinstance(found, dict) else {}
 
 
+def model_fields(model: Any) -> dict[str, Any]:
+    """The fields (name -> FieldInfo) of a pydantic model or pydantic dataclass."""
+    fields = getattr(model, "model_fields", None)
+    return dict(fields if fields is not None else model.__pydantic_fields__)
+
+
 def request_keys(model: Any) -> frozenset[str]:
     """Fields of `model` declared with `option(request=True)`."""
-    return frozenset(name for name, info in model.model_fields.items()
+    return frozenset(name for name, info in model_fields(model).items()
                      if cli_extras(info).get("request"))
 
 
 def flag_specs(model: Any, *, skip: frozenset[str] = frozenset(),
                lenient: bool = False) -> list[FlagSpec]:
-    """The flags of a pydantic model's fields, its own fields before inherited ones.
+    """The flags of a pydantic model's (or pydantic dataclass's) fields, its own fields before
+    inherited ones.
 
     A field whose type has no flag form (a nested model, a dict without `kind`) raises
     TypeError, or with `lenient` is left out (plugins keep `--option KEY=VALUE` for those).
     """
+    fields = model_fields(model)
     own = set(inspect.get_annotations(model))
-    names = [n for n in model.model_fields if n in own]
-    names += [n for n in model.model_fields if n not in own]
+    names = [n for n in fields if n in own]
+    names += [n for n in fields if n not in own]
     out = []
     for name in names:
         if name in skip:
             continue
         try:
-            out.append(_spec(name, model.model_fields[name]))
+            out.append(_spec(name, fields[name]))
         except TypeError:
             if not lenient:
                 raise
@@ -168,7 +195,7 @@ def _spec(name: str, info: Any) -> FlagSpec:
     return FlagSpec(name=stem, flag=flag, kind=kind, help=(info.description or "").strip(),
                     default=default, required=required, show_default=show,
                     field="" if stem == key else key, choices=_choices(info.annotation),
-                    **bounds)
+                    hidden=bool(extras.get("hidden")), **bounds)
 
 
 def _bounds(metadata: list[Any]) -> dict[str, Any]:

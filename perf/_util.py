@@ -54,16 +54,34 @@ def wall(cmd: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def wait_for_card(base: str, what: str, tries: int = 400) -> None:
-    """Poll an A2A server's card until it answers (servers started as subprocesses)."""
+def wait_for_card(base: str, what: str, tries: int = 400, verify: str | None = None) -> None:
+    """Poll an A2A server's card until it answers (servers started as subprocesses);
+    `verify`: the CA file of an https server."""
+    import ssl
     import time
 
     import httpx
 
+    context = ssl.create_default_context(cafile=verify) if verify else True
     for _ in range(tries):
         try:
-            httpx.get(base + "/.well-known/agent-card.json", timeout=1)
+            httpx.get(base + "/.well-known/agent-card.json", timeout=1, verify=context)
             return
         except httpx.HTTPError:
             time.sleep(0.05)
     raise SystemExit(f"{what} did not start")
+
+
+def tls_files(folder: Path) -> tuple[Path, Path, Path]:
+    """(CA certificate, server certificate, server key) as PEM files: a private CA (no
+    default bundle trusts it) and a certificate it signed for 127.0.0.1, made with trustme
+    (a dev dependency). Give the CA to a2abench as a user would: SSL_CERT_FILE."""
+    import trustme
+
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    paths = folder / "ca.pem", folder / "cert.pem", folder / "key.pem"
+    ca.cert_pem.write_to_path(str(paths[0]))
+    cert.cert_chain_pems[0].write_to_path(str(paths[1]))
+    cert.private_key_pem.write_to_path(str(paths[2]))
+    return paths

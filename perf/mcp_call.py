@@ -1,7 +1,7 @@
 """One MCP tool call through a2abench's endpoint vs the same trivial tool on a bare `mcp` SDK
 server, same run, same client.
 
-    python perf/mcp_call.py [--calls 300] [--rounds 5]
+    python perf/mcp_call.py [--calls 300] [--rounds 5] [--protocol legacy|2026-07-28]
 
 Each server runs in a background process of its own (uvicorn, loopback), a Starlette app with
 the SDK's Streamable HTTP session manager: `bare` is the SDK alone (lowlevel Server, a tool
@@ -12,7 +12,9 @@ sessions that announce tool changes do, over SSE. One `mcp.Client` per server ma
 `--calls` sequential calls per round, the servers alternating (each round starts with the
 next one). The figures are medians per call of the server process's CPU time (user +
 system, from /proc: what the server costs, far steadier under the shared machine's load)
-and of the client's wall time (which the load moves a lot).
+and of the client's wall time (which the load moves a lot). `--protocol` is what the client
+speaks: the initialize handshake (`legacy`, the default: the figures recorded before
+2026-07-28 was served) or the stateless 2026-07-28 revision (every server serves both).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from _util import ROOT, machine
 KINDS = ("bare", "a2abench", "a2abench-sse")
 LABELS = {"bare": "bare mcp SDK server (SSE)      ",
           "a2abench": "a2abench McpEndpoint (JSON)    ",
-          "a2abench-sse": "a2abench McpEndpoint (SSE)     "}
+          # banking's sessions: SSE on the handshake revisions, JSON on 2026-07-28
+          "a2abench-sse": "a2abench, an announcing session"}
 
 
 def bare_app() -> Any:
@@ -114,13 +117,14 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def timed(server: dict[str, Any], calls: int) -> tuple[float, float]:
+async def timed(server: dict[str, Any], calls: int, protocol: Any) -> tuple[float, float]:
     """(wall, server CPU) seconds per call over `calls` sequential calls."""
     from a2abench.mcp.client import connect
 
     token = server["token"]
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with connect({"url": server["url"], "headers": headers}) as client:
+    async with connect({"url": server["url"], "headers": headers},
+                       protocol=protocol) as client:
         for k in range(20):  # warm up
             await client.call_tool("echo", {"k": k})
         cpu0, t0 = cpu_s(server["pid"]), time.perf_counter()
@@ -134,6 +138,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--protocol", choices=("legacy", "2026-07-28"), default="legacy")
     parser.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -150,7 +155,7 @@ async def main() -> None:
         cpus: dict[str, list[float]] = {k: [] for k in kinds}
         for r in range(args.rounds):  # alternate, and rotate who goes first: the load
             for k in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:  # drifts within a round
-                wall, cpu = await timed(servers[k], args.calls)
+                wall, cpu = await timed(servers[k], args.calls, args.protocol)
                 walls[k].append(wall)
                 cpus[k].append(cpu)
     finally:
@@ -158,7 +163,8 @@ async def main() -> None:
             if p.stdin is not None:
                 p.stdin.close()
             p.wait(10)
-    print(f"{machine()}; {args.calls} sequential calls x {args.rounds} rounds (medians)")
+    print(f"{machine()}; {args.calls} sequential calls x {args.rounds} rounds (medians), "
+          f"protocol {args.protocol}")
     base_cpu, base_wall = statistics.median(cpus["bare"]), statistics.median(walls["bare"])
     for k in kinds:
         cpu, wall = statistics.median(cpus[k]), statistics.median(walls[k])

@@ -4,10 +4,11 @@
 
 The white agent is the tests' gold agent (tests/tau2/gold_agent.py): over A2A it sends each
 gold action as a DataPart call, one per turn; over MCP (`--tool-channel mcp`) it calls the
-same actions with a real `mcp` client while it holds the turn. The user is the fake user LLM
-playing each task (`gold_user`). Both run in a background process; this process runs
-`execute_async` (what `a2abench run tau2` does) and measures its own CPU time (user +
-system): the harness, with the MCP endpoint it serves in the MCP runs. The runs alternate;
+same actions with a real `mcp` client while it holds the turn, once speaking the initialize
+handshake (`mcp-legacy`) and once the stateless 2026-07-28 revision (`mcp-2026`). The user
+is the fake user LLM playing each task (`gold_user`). They run in a background process; this
+process runs `execute_async` (what `a2abench run tau2` does) and measures its own CPU time
+(user + system): the harness, with the MCP endpoint it serves in the MCP runs. The runs alternate;
 the figures are medians per task-trial.
 """
 
@@ -46,8 +47,10 @@ def serve(count: int) -> None:
     user = FakeLLMServer(handler=gold_agent.gold_user(chosen))
     with user.running(), \
             serve_app(lambda b: gold_agent.app(b, chosen, "gold")[0]) as a2a, \
-            serve_app(lambda b: gold_agent.app(b, chosen, "mcp")[0]) as mcp:
-        print(json.dumps({"user": user.base_url, "a2a": a2a, "mcp": mcp}), flush=True)
+            serve_app(lambda b: gold_agent.app(b, chosen, "mcp@legacy")[0]) as legacy, \
+            serve_app(lambda b: gold_agent.app(b, chosen, "mcp@2026-07-28")[0]) as modern:
+        print(json.dumps({"user": user.base_url, "a2a": a2a, "mcp-legacy": legacy,
+                          "mcp-2026": modern}), flush=True)
         sys.stdin.read()  # until the parent closes our stdin
 
 
@@ -61,11 +64,11 @@ async def one_run(urls: dict[str, str], channel: str, ids: list[str], tmp: Path)
         output=tmp / f"{uuid.uuid4().hex}.jsonl",
         options={"domain": "airline", "data_dir": str(shared_data("tau2").parent),
                  "user_llm": "u", "user_llm_base_url": urls["user"], "llm_cache": False,
-                 "tool_channel": channel})
+                 "tool_channel": channel.split("-")[0]})
     cpu0 = time.process_time()
     summary = await execute_async(config, lambda event: None)
     cpu = time.process_time() - cpu0
-    assert summary.passed == len(ids), summary
+    assert summary.counts.passed == len(ids), summary
     return cpu
 
 
@@ -81,7 +84,7 @@ async def main() -> None:
     ids = list(tasks(args.tasks))
     proc = subprocess.Popen([sys.executable, __file__, "--serve", str(args.tasks)], cwd=ROOT,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    cpus: dict[str, list[float]] = {"a2a": [], "mcp": []}
+    cpus: dict[str, list[float]] = {"a2a": [], "mcp-legacy": [], "mcp-2026": []}
     try:
         assert proc.stdout is not None
         urls = json.loads(proc.stdout.readline())
@@ -95,12 +98,14 @@ async def main() -> None:
         if proc.stdin is not None:
             proc.stdin.close()
         proc.wait(10)
-    a2a, mcp = (statistics.median(cpus[c]) / len(ids) for c in ("a2a", "mcp"))
+    per = {c: statistics.median(v) / len(ids) for c, v in cpus.items()}
     print(f"{machine()}; {len(ids)} airline task-trials per run (gold agent), "
           f"{args.rounds} rounds (medians)")
-    print(f"tools over A2A : harness CPU {1000 * a2a:.1f} ms per task-trial")
-    print(f"tools over MCP : harness CPU {1000 * mcp:.1f} ms per task-trial")
-    print(f"ratio MCP / A2A: {mcp / a2a:.2f}")
+    for channel, label in (("a2a", "tools over A2A          "),
+                           ("mcp-legacy", "tools over MCP (handshake)"),
+                           ("mcp-2026", "tools over MCP (2026-07-28)")):
+        print(f"{label}: harness CPU {1000 * per[channel]:.1f} ms per task-trial, ratio "
+              f"{per[channel] / per['a2a']:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Throughput of whole task-trials: a2abench against a raw asyncio loop, same pool, same agent.
 
     python perf/throughput.py [--trials 1001] [--concurrency 1,8,64,256] [--delays 0,0.05]
+                              [--schemes http,https]
     python perf/throughput.py --profile [--trials 300] [--profile-out FILE.pstats]
 
 The task-trial is `run tau2 --solo --domain mock` (one A2A round trip: the agent answers
@@ -18,6 +19,9 @@ For each agent delay and concurrency, alternating, in one process:
   drops them);
 * raw lean wire: the raw loop over a2abench's own HTTP/1.1 client (`a2abench/net/h1.py`,
   one shared keep-alive pool): the wire's floor, nothing else.
+With `--schemes http,https` every row runs against a plain-http agent and an https one (a
+certificate of a private CA, trusted through SSL_CERT_FILE by every loop), and a2abench's
+CPU per task-trial over https is set against plain http's.
 Printed: task-trials/s of each, a2abench's rate against each raw loop (of the best times,
 and the median of the rounds' back-to-back pairs), and this process's CPU time per
 task-trial (user + system, every thread: the agent runs elsewhere), with the load average.
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import io
 import os
@@ -44,12 +49,12 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import httpx
 import orjson
-from _util import ROOT, load, machine, wait_for_card
+from _util import ROOT, load, machine, tls_files, wait_for_card
 
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.driver import Tau2Driver, Tau2Options
@@ -66,16 +71,20 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def start_agent(delay: float) -> tuple[subprocess.Popen[bytes], str]:
+def start_agent(delay: float, *extra: str,
+                tls: tuple[Path, Path, Path] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """perf/fast_agent.py in its own process (`extra`: its flags; `tls`: https with
+    tls_files' certificate); its base URL."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
+    flags = [*extra, "--tls", str(tls[1]), str(tls[2])] if tls else list(extra)
     proc = subprocess.Popen([sys.executable, str(ROOT / "perf" / "fast_agent.py"), str(port),
-                             str(delay)])
-    base = f"http://127.0.0.1:{port}"
-    wait_for_card(base, "agent")
+                             str(delay), *flags])
+    base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+    wait_for_card(base, "agent", verify=str(tls[0]) if tls else None)
     return proc, base
 
 
@@ -121,10 +130,13 @@ HEADERS = {"Content-Type": "application/json", "A2A-Version": "0.3"}
 
 async def raw_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
     """(wall, CPU) per call of `trials` message/send calls from `concurrency` workers, over
-    httpx as a2abench's httpx lanes are set up."""
+    httpx as a2abench's httpx lanes are set up (over TLS, the CA of SSL_CERT_FILE trusted)."""
+    from a2abench.net.tls import verified_context
+
     pool = [httpx.AsyncClient(limits=httpx.Limits(max_connections=64,
                                                   max_keepalive_connections=16),
-                              trust_env=False) for _ in range(-(-concurrency // 4))]
+                              trust_env=False, verify=verified_context(), timeout=300.0)
+            for _ in range(-(-concurrency // 4))]
     url = base + "/"
 
     async def call(lane: int, content: bytes) -> bytes:
@@ -139,7 +151,10 @@ async def raw_run(base: str, trials: int, concurrency: int, body: bytes) -> tupl
 
 async def wire_run(base: str, trials: int, concurrency: int, body: bytes) -> tuple[float, float]:
     """`raw_run` over a2abench's own lean HTTP/1.1 client (a2abench/net/h1.py): the wire's floor."""
-    wire = WirePool(base + "/", HEADERS, connect_timeout=10.0)
+    from a2abench.net.tls import verified_context
+
+    wire = WirePool(base + "/", HEADERS, connect_timeout=10.0,
+                    tls=verified_context() if base.startswith("https:") else None)
 
     async def call(_lane: int, content: bytes) -> bytes:
         response = await wire.post(content)
@@ -172,22 +187,52 @@ async def _loop(call: Callable[[int, bytes], Awaitable[bytes]], trials: int, con
 
 
 def compare(args: argparse.Namespace, tmp: Path, body: bytes) -> None:
+    """Each agent delay, concurrency and scheme (http, https with a private CA given through
+    SSL_CERT_FILE), the three loops alternating; then a2abench's CPU per task-trial over
+    https against plain http's, the same delay and concurrency, this run."""
+    tls = tls_files(tmp) if "https" in args.schemes else None
+    cpu: dict[tuple[float, int, str], float] = {}
     for delay in args.delays:
-        proc, base = start_agent(delay)
+        agents = {scheme: start_agent(delay, tls=tls if scheme == "https" else None)
+                  for scheme in args.schemes}
         try:
-            asyncio.run(a2abench_run(base, 14, 2, tmp))  # warm-up: imports, domain cache
+            for scheme, (_, base) in agents.items():
+                with _trusting(tls if scheme == "https" else None):
+                    asyncio.run(a2abench_run(base, 14, 2, tmp))  # warm-up: imports, domain
             for c in args.concurrency:
                 trials = max(args.trials, c * 4)
-                rows: dict[str, list[tuple[float, float]]] = {"raw": [], "wire": [],
-                                                              "a2abench": []}
-                for _ in range(args.rounds):
-                    rows["raw"].append(asyncio.run(raw_run(base, trials, c, body)))
-                    rows["a2abench"].append(asyncio.run(a2abench_run(base, trials, c, tmp)))
-                    rows["wire"].append(asyncio.run(wire_run(base, trials, c, body)))
-                print(_row(delay, c, trials, rows, args.rounds), flush=True)
+                for scheme, (_, base) in agents.items():
+                    rows: dict[str, list[tuple[float, float]]] = {"raw": [], "wire": [],
+                                                                  "a2abench": []}
+                    with _trusting(tls if scheme == "https" else None):
+                        for _ in range(args.rounds):
+                            rows["raw"].append(asyncio.run(raw_run(base, trials, c, body)))
+                            rows["a2abench"].append(asyncio.run(a2abench_run(base, trials, c,
+                                                                             tmp)))
+                            rows["wire"].append(asyncio.run(wire_run(base, trials, c, body)))
+                    cpu[delay, c, scheme] = min(u for _, u in rows["a2abench"])
+                    print(f"{scheme}: " + _row(delay, c, trials, rows, args.rounds), flush=True)
+                if len(args.schemes) == 2:
+                    print(f"  https / http, a2abench CPU per task-trial: "
+                          f"{cpu[delay, c, 'https'] / cpu[delay, c, 'http']:.2f} "
+                          f"(target <= 1.3)", flush=True)
         finally:
-            proc.terminate()
-            proc.wait()
+            for proc, _ in agents.values():
+                proc.terminate()
+                proc.wait()
+
+
+@contextlib.contextmanager
+def _trusting(tls: tuple[Path, Path, Path] | None) -> Iterator[None]:
+    """SSL_CERT_FILE set to the private CA while https runs: how a user trusts it."""
+    if tls is None:
+        yield
+        return
+    os.environ["SSL_CERT_FILE"] = str(tls[0])
+    try:
+        yield
+    finally:
+        del os.environ["SSL_CERT_FILE"]
 
 
 def _row(delay: float, c: int, trials: int, rows: dict[str, list[tuple[float, float]]],
@@ -211,11 +256,10 @@ def _row(delay: float, c: int, trials: int, rows: dict[str, list[tuple[float, fl
 _PARTS = (  # (what a file path or builtin name contains, the part it counts to), first match
     (("/httpx/", "/httpcore/", "/h11/", "/anyio/", "/sniffio/", "/idna/"),
      "HTTP client: httpx, httpcore, h11, anyio"),
-    (("/a2abench/_h1",), "HTTP client: a2abench's lean HTTP/1.1 (_h1)"),
+    (("/a2abench/net/h1",), "HTTP client: a2abench's lean HTTP/1.1 (net/h1)"),
     (("/asyncio/", "selectors.py", "socket", "epoll", "poll'", "_asyncio", "ssl"),
      "event loop and sockets (asyncio, selectors, socket calls)"),
-    (("/a2abench/a2a/", "/a2abench/_limits", "/a2abench/_attempts", "/a2abench/_retry"),
-     "a2abench: A2A client (a2a/, _limits, _attempts)"),
+    (("/a2abench/a2a/", "/a2abench/net/"), "a2abench: A2A client (a2a/, net/)"),
     (("/a2abench/benchmarks/",), "a2abench: tau2 (environment, messages, parsing, scoring)"),
     (("/a2abench/",), "a2abench: engine, records, events (run/, the rest)"),
     (("pydantic",), "pydantic (models built, validated, dumped)"),
@@ -290,6 +334,8 @@ def main() -> None:
                         type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--delays", default="0,0.05",
                         type=lambda s: [float(x) for x in s.split(",")])
+    parser.add_argument("--schemes", default="http", type=lambda s: s.split(","),
+                        help="http, https or both (http,https: with their CPU ratio)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--profile-out", type=Path,
                         help="write the profiles: FILE (a2abench) and FILE.raw.pstats")

@@ -73,10 +73,13 @@ def _check_types(command: str, fields: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("benchmark", ["tau2", "crmarena"])
 def test_every_flag_is_named_after_its_field_with_its_env_var_and_help(benchmark: str) -> None:
+    model = get_driver(benchmark).options_model
     for name, option in _options(benchmark).items():
         stem = name.rstrip("_")
         assert option.opts == ["--" + stem.replace("_", "-")], name
-        assert option.envvar == "A2ABENCH_" + stem.upper(), name
+        # A benchmark's own option reads A2ABENCH_<BENCHMARK>_*; a run flag, A2ABENCH_*.
+        scope = f"{benchmark.upper()}_" if name in model.model_fields else ""
+        assert option.envvar == f"A2ABENCH_{scope}{stem.upper()}", name
         assert option.help and option.help.strip(), name
 
 
@@ -129,7 +132,9 @@ def test_the_readme_names_each_flag_with_its_variable() -> None:
     """README's configuration table: every `--flag` row names that flag's variable."""
     specs = {s.flag.split("/")[0]: s for s in flag_specs(RunConfig, skip=frozenset(
         {"benchmark", "options"}))}
-    specs.update({s.flag.split("/")[0]: s for s in flag_specs(LLMOptions)})
+    # A benchmark's option's variable carries its name: the README shows tau2's.
+    specs.update({s.flag.split("/")[0]: s._replace(scope="tau2")
+                  for s in flag_specs(LLMOptions)})
     rows = re.findall(r"^\| (`--[^|]+) \| (`A2ABENCH_[^|]+) \|", (ROOT / "README.md").read_text(
         encoding="utf-8"), re.M)
     checked = 0
@@ -147,3 +152,48 @@ def test_serve_green_docs_name_exactly_the_run_keys() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| run keys |"))
     named = set(re.findall(r"`([a-z_]+)`", row.split("|")[2]))
     assert named - {"num_tasks", "jsonrpc", "grpc"} == RUN_KEYS
+
+
+def test_serve_green_flags_are_green_settings_fields() -> None:
+    """Issue 36: serve-green's flags are generated from GreenSettings, as the run flags are
+    from RunConfig: the same names, variables, help, bounds and defaults, nothing by hand."""
+    from a2abench.cli import app as root
+    from a2abench.cli._flag_table import GREEN
+    from a2abench.green.settings import NOT_FLAGS, GreenSettings
+    from a2abench.options import model_fields
+
+    group: Any = typer.main.get_command(root)
+    command = group.get_command(group.context_class(group), "serve-green")
+    options = {p.name: p for p in command.params if p.param_type_name == "option"}
+    assert list(GREEN) == flag_specs(GreenSettings, skip=NOT_FLAGS)
+    assert set(options) == {spec.name for spec in GREEN}
+    assert {spec.target for spec in GREEN} == set(model_fields(GreenSettings)) - NOT_FLAGS
+    for spec in GREEN:
+        option = options[spec.name]
+        assert option.opts == [spec.flag.split("/")[0]], spec.name
+        assert option.envvar == spec.env and option.help == spec.help, spec.name
+        assert option.hidden == spec.hidden, spec.name
+    # Every flag's default means the field's default once GreenSettings has read it.
+    from_flags = {spec.target: options[spec.name].default for spec in GREEN
+                  if options[spec.name].default is not None}
+    assert GreenSettings(**from_flags) == GreenSettings()
+    assert options["tck"].hidden and options["port"].envvar == "A2ABENCH_PORT"
+    assert options["heartbeat"].envvar == "A2ABENCH_HEARTBEAT"
+
+
+def test_serve_green_flags_reach_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each flag and its variable set its field (the repeatable ones as tuples/dicts)."""
+    from tests.clihelp import run_cli
+
+    captured: list[Any] = []
+    monkeypatch.setattr("a2abench.green.serve", lambda settings, **_: captured.append(settings))
+    monkeypatch.setenv("A2ABENCH_MAX_TRIALS", "3")
+    r = run_cli("serve-green", "--allow-host", "a", "--allow-host", "b:1", "--option",
+                "tau2.max_steps=5", "--cap", "concurrency=2", "--no-grpc", "--heartbeat", "2.5",
+                "--log-format", "json", "--rpc-path", "/a2a", "--tck")
+    assert r.code == 0, r.err
+    (got,) = captured
+    assert got.allow_hosts == ("a", "b:1") and got.presets == {"tau2": {"max_steps": 5}}
+    assert got.caps == {"*": {"concurrency": 2}} and got.grpc is False and got.tck is True
+    assert (got.heartbeat_s, got.log_format, got.rpc_path, got.max_trials) == (
+        2.5, "json", "/a2a", 3)

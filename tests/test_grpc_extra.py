@@ -13,8 +13,8 @@ from a2abench.a2a import grpc_binding
 from a2abench.a2a.dialects import parse_card
 from a2abench.errors import ConfigError
 from a2abench.green import GreenSettings
-from a2abench.green import app as green_app
 from a2abench.green import bindings as green_bindings
+from a2abench.green import starting as green_starting
 from tests.clihelp import run_cli
 
 
@@ -49,11 +49,11 @@ def test_grpc_skipped_when_another_binding_is_offered(no_grpc: None) -> None:
 def test_serve_green_goes_on_without_grpc(no_grpc: None,
                                           caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="a2abench.green"):
-        assert green_app._grpc_port(GreenSettings()) is None
+        assert green_starting.pick_grpc_port(GreenSettings()) is None
     assert "a2abench[grpc]" in caplog.text
     with pytest.raises(ConfigError, match="--grpc-port needs grpcio"):
-        green_app._grpc_port(GreenSettings(grpc_port=50051))
-    assert green_app._grpc_port(GreenSettings(grpc=False, grpc_port=50051)) is None
+        green_starting.pick_grpc_port(GreenSettings(grpc_port=50051))
+    assert green_starting.pick_grpc_port(GreenSettings(grpc=False, grpc_port=50051)) is None
 
 
 def test_bad_transport_value_is_a_usage_error() -> None:

@@ -1,11 +1,13 @@
 """Layering (docs/architecture.md): the core never imports Rich, Typer or the CLI layer, and
-the plugin API is the only door: the built-in benchmarks (and the example plugin) import
-nothing of a2abench but `a2abench.plugin` and their own modules, so whatever the built-ins
-need, a plugin written from docs/writing-a-benchmark.md can have too."""
+the plugin API is the only door: the built-in benchmarks import nothing of a2abench but
+`a2abench.plugin` (its stable core and its provisional sub-module) and their own modules, so
+whatever the built-ins need, a plugin can have too; the example plugin, written from
+docs/writing-a-benchmark.md, needs the stable core alone."""
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -14,12 +16,36 @@ import pytest
 import a2abench
 
 PACKAGE = Path(a2abench.__file__).parent
-FRONT = ("cli", "render", "__main__.py")  # the layers allowed to import Rich and Typer
 FORBIDDEN = ("rich", "typer", "click", "a2abench.cli", "a2abench.render")
+MAP = PACKAGE.parent / "docs" / "architecture.md"
+_ROW = re.compile(r"^  ([\w.]+/?(?:, [\w.]+/?)*)(?: {2,}|$)")
+
+
+def diagram(text: str) -> tuple[list[list[str]], int]:
+    """docs/architecture.md's layer diagram: its rows of units, top first (`cli/` -> "cli",
+    `data.py` -> "data"), and how many rows stand above the "core never imports Rich or
+    Typer" line."""
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    rows: list[list[str]] = []
+    front = -1
+    for line in block.splitlines():
+        if line.strip().startswith("─"):
+            front = len(rows)
+        found = _ROW.match(line)
+        if found:
+            rows.append([u.removesuffix("/").removesuffix(".py")
+                         for u in found[1].split(", ")])
+    assert rows and front > 0, "the layer diagram or its Rich/Typer line is missing"
+    return rows, front
+
+
+ROWS, FRONT_ROWS = diagram(MAP.read_text(encoding="utf-8"))
+FRONT = tuple(u for row in ROWS[:FRONT_ROWS] for u in row)  # may import Rich and Typer
 
 
 ROOT = PACKAGE.parent
 DOOR = "a2abench.plugin"
+PROVISIONAL = "a2abench.plugin.provisional"  # the door's names outside the stable core
 
 
 def _imports_at(path: Path, package: list[str] | None = None, *,
@@ -49,18 +75,25 @@ def _imports(path: Path) -> set[str]:
     return {module for _, module in _imports_at(path)}
 
 
-def _side_doors(folder: Path, own: str) -> list[str]:
+def _side_doors(folder: Path, own: str,
+                doors: tuple[str, ...] = (DOOR, PROVISIONAL)) -> list[str]:
     return [f"{path.relative_to(folder)}:{line} imports {module}"
             for path in sorted(folder.rglob("*.py"))
             for line, module in _imports_at(path)
-            if module.startswith("a2abench") and module != DOOR
+            if module.startswith("a2abench") and module not in doors
             and not module.startswith(own)]
 
 
+def _unit(path: Path) -> str:
+    """The diagram's unit of a module: its top folder, or its own name at the top."""
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
 def test_the_core_imports_no_rendering_or_cli() -> None:
+    assert set(FRONT) == {"cli", "__main__", "render"}
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).parts[0] in FRONT:
+        if _unit(path) in FRONT:
             continue
         bad = sorted(n for n in _imports(path)
                      if any(n == f or n.startswith(f + ".") for f in FORBIDDEN))
@@ -79,8 +112,16 @@ def test_built_in_benchmarks_enter_only_through_the_plugin_module() -> None:
     assert _side_doors(folder, "a2abench.benchmarks") == []
 
 
-def test_the_example_plugin_uses_the_same_door() -> None:
-    assert _side_doors(ROOT / "examples" / "plugin", "a2abench_arith") == []
+def test_the_example_plugin_uses_the_stable_core_alone() -> None:
+    import a2abench.plugin
+
+    folder = ROOT / "examples" / "plugin"
+    assert _side_doors(folder, "a2abench_arith", (DOOR,)) == []
+    names = [(path.name, line, module.rpartition(".")[2])
+             for path in sorted(folder.rglob("*.py"))
+             for line, module in _imports_at(path, names=True)
+             if module.startswith(DOOR + ".")]
+    assert names and [n for n in names if n[2] not in a2abench.plugin.__all__] == []
 
 
 def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
@@ -90,6 +131,9 @@ def test_the_door_scan_catches_a_sideways_import(tmp_path: Path) -> None:
     assert _side_doors(tmp_path, "a2abench.benchmarks") == [
         "m.py:2 imports a2abench.run.driver", "m.py:3 imports a2abench.net",
         "m.py:4 imports a2abench.net.limits"]
+    (tmp_path / "m.py").write_text("from a2abench.plugin.provisional import raw_base\n")
+    assert _side_doors(tmp_path, "a2abench_arith", (DOOR,)) == [
+        "m.py:1 imports a2abench.plugin.provisional"]
 
 
 def test_the_door_scan_resolves_relative_imports() -> None:
@@ -164,3 +208,47 @@ def test_the_circle_scan_sees_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (pkg / "b.py").write_text("def f():\n    from loop import a\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _circles(pkg) == [["loop.a", "loop.b"]]
+
+
+def upward_imports(rows: list[list[str]], edges: dict[str, set[str]]) -> list[str]:
+    """Imports that break the diagram: to a unit in a row above, or to another unit of the
+    same row (`edges`: unit -> the units it imports)."""
+    row_of = {unit: i for i, row in enumerate(rows) for unit in row}
+    return [f"{unit} ({row_of[unit]}) imports {other} ({row_of[other]})"
+            for unit, targets in sorted(edges.items()) for other in sorted(targets)
+            if row_of[other] <= row_of[unit]]
+
+
+def _package_edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent == PACKAGE and path.name == "__init__.py":
+            continue  # the package itself, not a layer
+        unit = _unit(path)
+        for _, module in _imports_at(path):
+            parts = module.split(".")
+            if parts[0] == "a2abench" and len(parts) > 1 and parts[1] != unit:
+                edges.setdefault(unit, set()).add(parts[1])
+    return edges
+
+
+def test_the_layer_diagram_is_true_by_imports() -> None:
+    """docs/architecture.md's diagram, read here: every unit of the package has exactly one
+    row, every row names what exists, and every import (lazy and type-only ones included)
+    points to a row below its own."""
+    drawn = [unit for row in ROWS for unit in row]
+    present = {_unit(p) for p in PACKAGE.rglob("*.py")} - {"__init__"}
+    assert sorted(drawn) == sorted(set(drawn)), "a unit is drawn twice"
+    assert set(drawn) == present, (f"not drawn: {sorted(present - set(drawn))}; "
+                                   f"drawn but absent: {sorted(set(drawn) - present)}")
+    assert upward_imports(ROWS, _package_edges()) == []
+
+
+def test_the_diagram_check_sees_an_upward_or_sideways_import() -> None:
+    rows, front = diagram("## Layers\n```\n  cli/            top\n  ──── line\n"
+                          "  report/, run/   a row\n                  more words\n"
+                          "  net/            ground\n```\n")
+    assert (rows, front) == ([["cli"], ["report", "run"], ["net"]], 1)
+    assert upward_imports(rows, {"cli": {"run"}, "run": {"net"}}) == []
+    assert upward_imports(rows, {"net": {"run"}, "report": {"run"}}) == [
+        "net (2) imports run (1)", "report (1) imports run (1)"]

@@ -76,11 +76,12 @@ def plugin() -> Iterator[None]:
 def test_a_plugin_gets_a_flag_per_field(plugin: None) -> None:
     r = run_cli("run", "flagged", "--help")
     assert r.code == 0, r.err
-    for flag, variable in [("--tasks", "A2ABENCH_TASKS"), ("--turns", "A2ABENCH_TURNS"),
-                           ("--strict / --no-strict", "A2ABENCH_STRICT"),
-                           ("--boom-task", "A2ABENCH_BOOM_TASK"), ("--option", "")]:
+    for flag, variable in [("--tasks", "A2ABENCH_FLAGGED_TASKS"),
+                           ("--turns", "A2ABENCH_FLAGGED_TURNS"),
+                           ("--strict / --no-strict", "A2ABENCH_FLAGGED_STRICT"),
+                           ("--boom-task", "A2ABENCH_FLAGGED_BOOM_TASK"), ("--option", "")]:
         assert flag in r.out and variable in r.out, flag
-    assert "default: 10]" in r.out  # the model's default, named in the help
+    assert "default: 10]" in " ".join(r.out.split())  # the model's default, in the help
 
 
 def _tasks(path: Path) -> int:
@@ -154,11 +155,71 @@ def test_plugin_fields_the_cli_cannot_take_as_they_stand(odd: None,
     assert (opts.req, opts.max_n) == ("r", 4)  # the alias is what the model reads
     r, _ = _odd("--option", "req=r", "--pos", "0")
     assert r.code == 2 and "--pos" in r.err  # gt=0 on an integer: 1 is the least
-    monkeypatch.setenv("A2ABENCH_MAX_N", "2")
+    monkeypatch.setenv("A2ABENCH_ODD_MAX_N", "2")
+    _, opts = _odd("--option", "req=r")
+    assert opts is not None and opts.max_n == 2  # the benchmark's own variable
     _, opts = _odd("--option", "req=r", "--option", "maxN=7")
     assert opts is not None and opts.max_n == 7  # --option beats the variable
     _, opts = _odd("--option", "req=r", "--option", "maxN=7", "--max-n", "3")
     assert opts is not None and opts.max_n == 3  # the flag beats --option
+
+
+class _QuizOptions(BaseModel):
+    max_turns: int = Field(3, ge=1, le=5, description="Turns per question.")
+
+
+class _QuizDriver(_OddDriver):
+    options_model = _QuizOptions  # type: ignore[assignment]
+
+
+def test_a_variable_set_for_another_benchmark_never_reaches_a_plugin(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A2ABENCH_MAX_TURNS=20, set for CRMArena, made a third-party `run quiz` exit 2: each
+    benchmark's options now read their own prefix (issue 36)."""
+    register("quiz", _QuizDriver)
+    _OddDriver.seen.clear()
+    try:
+        monkeypatch.setenv("A2ABENCH_MAX_TURNS", "20")
+        monkeypatch.setenv("A2ABENCH_CRMARENA_MAX_TURNS", "20")
+        r = run_cli("run", "quiz", "--white-agent-url", "http://127.0.0.1:9")
+        assert _OddDriver.seen and _OddDriver.seen[-1].max_turns == 3, r.err
+        assert "deprecated" not in r.err  # a plugin never read the unscoped names
+        monkeypatch.setenv("A2ABENCH_QUIZ_MAX_TURNS", "4")
+        run_cli("run", "quiz", "--white-agent-url", "http://127.0.0.1:9")
+        assert _OddDriver.seen[-1].max_turns == 4
+        help_text = run_cli("run", "quiz", "--help").out
+        assert "A2ABENCH_QUIZ_MAX_TURNS" in help_text and "A2ABENCH_MAX_TURNS" not in help_text
+    finally:
+        unregister("quiz")
+
+
+def test_a_built_ins_old_variable_still_works_with_a_deprecation_note(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from a2abench.cli import _benchmark
+
+    seen: list[dict[str, Any]] = []
+    monkeypatch.setattr(_benchmark, "launch_run", lambda name, options, run, json_:
+                        seen.append(options))
+    monkeypatch.setenv("A2ABENCH_MAX_STEPS", "7")
+    r = run_cli("run", "tau2", "--white-agent-url", "http://127.0.0.1:9")
+    assert seen[-1]["max_steps"] == 7, r.err
+    assert "warning: A2ABENCH_MAX_STEPS is deprecated for tau2: set A2ABENCH_TAU2_MAX_STEPS" \
+        in r.err
+    monkeypatch.setenv("A2ABENCH_TAU2_MAX_STEPS", "8")  # the scoped name wins, silently
+    r = run_cli("run", "tau2", "--white-agent-url", "http://127.0.0.1:9")
+    assert seen[-1]["max_steps"] == 8 and "deprecated" not in r.err
+    monkeypatch.setenv("A2ABENCH_CRMARENA_MAX_TURNS", "3")  # CRMArena's: not tau2's business
+    monkeypatch.setenv("A2ABENCH_CRMARENA_DOMAIN", "retail")
+    run_cli("run", "tau2", "--white-agent-url", "http://127.0.0.1:9")
+    assert "domain" not in seen[-1]
+    monkeypatch.setenv("A2ABENCH_SOLO", "true")  # converted and checked as the flag's value
+    run_cli("run", "tau2", "--white-agent-url", "http://127.0.0.1:9")
+    assert seen[-1]["solo"] is True
+    monkeypatch.setenv("A2ABENCH_DOMAIN", "nowhere")
+    r = run_cli("run", "tau2", "--white-agent-url", "http://127.0.0.1:9")
+    assert r.code == 2 and "'nowhere' is not one of" in r.err, r.err
+    shown = " ".join(run_cli("run", "tau2", "--help").out.split())
+    assert "A2ABENCH_TAU2_MAX_STEPS" in shown and "A2ABENCH_MAX_STEPS" not in shown
 
 
 def test_a_plugin_that_cannot_load_is_still_listed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,9 +1,11 @@
-"""Pin the plugin surface (`a2abench.plugin`) and check that `Driver` is generic over its
-options model, so changing either is a deliberate act."""
+"""Pin the plugin surface (`a2abench.plugin`: its stable core, and the provisional names only
+the built-ins use) and check that `Driver` is generic over its options model, so changing
+either is a deliberate act."""
 
 from __future__ import annotations
 
 import typing
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
@@ -11,37 +13,76 @@ from pydantic import BaseModel
 import a2abench.plugin
 from a2abench.plugin import Driver, TaskContext, TaskOutcome, TaskSpec
 
-EXPECTED = [
-    "A2ABENCH_VERSION", "A2ABenchError", "A2AClient", "AgentError", "AgentReply", "ChatLLM",
-    "ChatResult", "ConfigError", "Conversation", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_TOOL_CALLS",
-    "DataCorrupt", "DataError", "DataMissing", "DataPart", "DataProgress", "DataSet", "Driver",
-    "ENTRY_POINT_GROUP", "EmbeddingClient", "EngineTermination", "ErrorInfo", "ExportFormat",
-    "ExportResult", "ExportWriter", "Exporter",
-    "FilePart", "InfrastructureError", "LLMArgs", "LLMConfig", "LLMError", "LLMOptions",
-    "LLMUsage", "Message", "OptionsT", "Part", "ProtocolError", "RecordsError", "RemoteFile",
-    "ReplyLimitExceeded", "SCORED_STATUSES", "SalesforceUnavailable", "Scoring", "Skill",
-    "TaskContext",
-    "TaskOutcome", "TaskRecord", "TaskSpec", "TaskState", "TaskStatus", "TextPart",
-    "agent_input", "api_key_from_env", "build_llm", "cache_dir", "check_count",
-    "egress_refusal", "ensure_files", "evaluator_failure", "failed_reward",
-    "git_blob_sha1_file", "is_success", "iter_records", "loads", "option", "raw_base",
-    "raw_decode", "register", "sha256_file", "unregister",
-    "CallRejected", "McpChannel", "McpLimits", "ToolChannelOptions", "ToolResult",
-    "ToolSession", "ToolSpec",  # tools over MCP (issue 25)
+# The stable core: what a third-party benchmark may rely on (docs/writing-a-benchmark.md,
+# "The door"). A name is added deliberately, and never removed or changed without a
+# deprecation: this list is the contract, as httpx pins its `__all__`.
+CORE = [
+    # the benchmark interface
+    "Driver", "TaskSpec", "TaskContext", "TaskOutcome", "TaskStatus", "TaskRecord", "Scoring",
+    "Skill", "DataSet", "Exporter", "ExportFormat", "ExportResult", "iter_records",
+    # talking to the agent
+    "Conversation", "AgentReply", "Part", "TextPart", "DataPart", "FilePart", "TaskState",
+    # the rules that keep an agent from escaping its score
+    "agent_input", "evaluator_failure", "loads", "DEFAULT_MAX_DEPTH", "is_success",
+    # errors
+    "A2ABenchError", "AgentError", "ProtocolError", "InfrastructureError", "LLMError",
+    "ConfigError", "DataError", "DataMissing", "DataCorrupt",
+    # options and LLMs
+    "option", "LLMOptions", "build_llm", "ChatLLM", "ChatResult",
+    # data
+    "RemoteFile", "ensure_files", "cache_dir",
+    # registration
+    "ENTRY_POINT_GROUP", "register", "unregister", "A2ABENCH_VERSION",
 ]
+# What only the built-ins need: no stability promise, but every change is deliberate too.
+PROVISIONAL = [
+    "CallRejected", "McpChannel", "ToolChannelOptions", "ToolResult", "ToolSession",
+    "ToolSpec",  # the MCP tool channel (issue 25)
+    "EmbeddingClient", "LLMConfig", "LLMUsage", "api_key_from_env",
+    "DataProgress", "git_blob_sha1_file", "raw_base", "sha256_file",
+    "DEFAULT_MAX_TOOL_CALLS", "ReplyLimitExceeded", "check_count", "raw_decode",
+    "ErrorInfo", "RecordsError", "SCORED_STATUSES", "failed_reward", "egress_refusal",
+    "Scenario", "Participant", "Forfeit", "participant_input",  # multi-party (issue 37)
+]
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "writing-a-benchmark.md"
 
 
-def test_public_names() -> None:
-    assert sorted(a2abench.plugin.__all__) == sorted(EXPECTED)
-    for name in EXPECTED:
+def test_the_stable_core_is_pinned() -> None:
+    assert sorted(a2abench.plugin.__all__) == sorted(CORE)
+    for name in CORE:
         assert getattr(a2abench.plugin, name) is not None
     assert a2abench.plugin.ENTRY_POINT_GROUP == "a2abench.benchmarks"
+
+
+def test_the_provisional_names_are_pinned_and_apart_from_the_core() -> None:
+    from a2abench.plugin import provisional
+
+    assert sorted(provisional.__all__) == sorted(PROVISIONAL)
+    assert set(CORE).isdisjoint(PROVISIONAL)
+    for name in PROVISIONAL:
+        assert getattr(provisional, name) is not None
+    assert "PROVISIONAL" in (provisional.__doc__ or "").split("\n")[0]
+
+
+def test_every_core_name_is_documented() -> None:
+    """In the module's docstring and in the guide's section on the door."""
+    import re
+
+    section = GUIDE.read_text(encoding="utf-8").split("\n## The door", 1)[1].split("\n## ")[0]
+    doc = a2abench.plugin.__doc__ or ""
+
+    def missing(text: str) -> list[str]:
+        return [n for n in CORE if not re.search(rf"`{n}[`(\[.]", text)]
+
+    assert missing(section) == [] and missing(doc) == []
 
 
 def test_status_and_termination_values_are_literal_types() -> None:
     statuses = set(typing.get_args(a2abench.plugin.TaskStatus))
     assert {"ok", "agent_error", "infrastructure_error", "harness_error"} <= statuses
-    assert set(typing.get_args(a2abench.plugin.EngineTermination)) == {
+    from a2abench.run.driver import EngineTermination
+
+    assert set(typing.get_args(EngineTermination)) == {
         "task_timeout", "agent_error", "infrastructure_error", "harness_error"}
 
 

@@ -21,9 +21,8 @@ from a2abench.a2a import dialects
 from a2abench.a2a.config import BindingName, check_http_url
 from a2abench.a2a.metrics import MetricsHook
 from a2abench.a2a.models import AgentCard, AgentInterface, Dialect
-from a2abench.a2a.transport import JsonRpcTransport
+from a2abench.a2a.transport import JsonRpcTransport, LeanWire
 from a2abench.errors import AgentCardInvalid, NoUsableInterface
-from a2abench.net.h1 import WirePool
 from a2abench.net.limits import ReplyLimits
 from a2abench.net.retry import RetryPolicy
 
@@ -210,16 +209,17 @@ def open_binding(choice: InterfaceChoice, http: httpx.AsyncClient, *,
                  on_request: MetricsHook | None,
                  before_request: Callable[[], Awaitable[None]] | None,
                  check_url: Callable[[str], None] | None = None,
-                 limits: ReplyLimits | None = None, wire: WirePool | None = None) -> Binding:
+                 limits: ReplyLimits | None = None, wire: LeanWire | None = None) -> Binding:
     """A Binding for `choice` (gRPC opens its channel on first use). `check_url` is the host
     policy; httpx applies it to every HTTP request, gRPC calls it before every call. `wire`
-    is the lean HTTP/1.1 client for JSON-RPC calls (a2abench/net/h1.py)."""
+    is the lean HTTP/1.1 client for JSON-RPC calls and REST's message:send
+    (a2abench/net/h1.py)."""
     if choice.binding == "HTTP+JSON":
         from a2abench.a2a.rest import RestTransport
 
         return RestTransport(http, choice.url, choice.dialect, headers=headers, timeout=timeout,
                              retry=retry, on_request=on_request, before_request=before_request,
-                             tenant=choice.tenant, limits=limits)
+                             tenant=choice.tenant, limits=limits, wire=wire)
     if choice.binding == "GRPC":
         from a2abench.a2a.grpc_binding import GrpcTransport
 

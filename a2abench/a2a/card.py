@@ -17,19 +17,24 @@ from a2abench.errors import (
     AgentHTTPError,
     AgentTimeout,
     AgentUnreachable,
+    BrokenReply,
     CardNotFound,
     ProtocolError,
     ReplyTooDeep,
     TooManyRedirects,
 )
+from a2abench.net.coding import CodingError
+from a2abench.net.failures import whose
 from a2abench.net.limits import (
     DEFAULT_MAX_DEPTH,
     Deadline,
     DeadlinePassed,
+    body_of,
     current_task_deadline,
     deadline_scope,
     loads,
 )
+from a2abench.net.tls import CA_HINT, untrusted
 
 CARD_PATH = "/.well-known/agent-card.json"
 LEGACY_CARD_PATH = "/.well-known/agent.json"
@@ -76,14 +81,26 @@ async def _get_capped(http: httpx.AsyncClient, url: str,
                       headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
     async with http.stream("GET", url, headers=headers) as response:
         chunks, size = [], 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > MAX_CARD_BYTES:
-                raise AgentCardInvalid(
-                    f"the card at {url} is larger than {MAX_CARD_BYTES // 1_000_000} MB",
-                    hint="An agent card should be a few kilobytes; check the URL.")
-            chunks.append(chunk)
+        try:
+            async for chunk in body_of(response):  # decoded a bounded piece at a time
+                size += len(chunk)
+                if size > MAX_CARD_BYTES:
+                    raise AgentCardInvalid(
+                        f"the card at {url} is larger than {MAX_CARD_BYTES // 1_000_000} MB",
+                        hint="An agent card should be a few kilobytes; check the URL.")
+                chunks.append(chunk)
+        except CodingError as exc:
+            raise AgentCardInvalid(f"the card at {url} cannot be read: {exc}") from None
+        except httpx.HTTPError as exc:  # the card had begun: a reset or a cut is the agent's
+            if whose(exc, answered=True) != "peer":
+                raise
+            raise _broken(url, exc) from None
         return response, b"".join(chunks)
+
+
+def _broken(url: str, exc: httpx.HTTPError) -> BrokenReply:
+    return BrokenReply(f"the agent's server at {url} broke its reply: {exc or type(exc).__name__}",
+                       hint="Its HTTP framing is invalid; check the agent's server.")
 
 
 def _decode(url: str, response: httpx.Response, body: bytes,
@@ -140,6 +157,17 @@ def status_origin(status: int, asked: str, final: str, hint: str | None
     return f"{final} (redirected from {asked})", hint
 
 
+def unreachable(url: str, exc: BaseException) -> tuple[AgentUnreachable, bool]:
+    """A connection failure as (our error, is it worth retrying): a certificate that is not
+    trusted says what to do about it, and is not retried (it will not change)."""
+    reason = untrusted(exc)
+    if reason is not None:
+        return AgentUnreachable(f"cannot connect to {url}: its TLS certificate is not trusted "
+                                f"(CERTIFICATE_VERIFY_FAILED: {reason})", hint=CA_HINT), False
+    return AgentUnreachable(f"cannot connect to {url}: {exc or type(exc).__name__}",
+                            hint="Check that the agent is running and the URL is right."), True
+
+
 async def fetch_card(http: httpx.AsyncClient, url: str, *,
                      headers: dict[str, str] | None = None, timeout: float | None = None,
                      max_depth: int = DEFAULT_MAX_DEPTH) -> CardFetch:
@@ -147,7 +175,8 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
     whole, within `timeout` seconds.
 
     Raises CardNotFound (every candidate 404/410), AgentUnreachable, AgentTimeout,
-    TooManyRedirects, AgentHTTPError or AgentCardInvalid.
+    TooManyRedirects, AgentHTTPError, AgentCardInvalid or BrokenReply (a reply that began
+    and broke its framing).
     """
     from a2abench.a2a.dialects import parse_card
 
@@ -164,9 +193,9 @@ async def fetch_card(http: httpx.AsyncClient, url: str, *,
             raise AgentTimeout(f"no answer from {candidate} within the timeout",
                                hint="Check the agent, or raise --timeout.") from None
         except httpx.HTTPError as exc:
-            raise AgentUnreachable(f"cannot connect to {candidate}: {exc or type(exc).__name__}",
-                                   hint="Check that the agent is running and the URL is right."
-                                   ) from None
+            if whose(exc, answered=False) == "peer":
+                raise _broken(candidate, exc) from None
+            raise unreachable(candidate, exc)[0] from None
         tried.append((candidate, f"HTTP {response.status_code}"))
         if response.status_code in (404, 410):
             continue

@@ -14,7 +14,7 @@ import contextlib
 import ssl
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,9 +39,10 @@ from a2abench.a2a.models import (
     TaskState,
     TextPart,
 )
-from a2abench.a2a.transport import jsonrpc_headers
+from a2abench.a2a.transport import LeanWire, jsonrpc_headers
 from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
 from a2abench.net import h1 as _h1
+from a2abench.net.coding import ACCEPT_ENCODING, drop_redirect_body
 from a2abench.net.egress import HostPolicy
 from a2abench.net.limits import ReplyLimits, check_count, current_task_deadline
 from a2abench.net.tls import verified_context
@@ -203,13 +204,15 @@ class A2AClient:
         self._owns_http = http is None
         # One TLS context for every lane (and client) of the process: httpx loads the CA
         # bundle for each client it builds, which at --concurrency 256 (64 lanes) took seconds.
+        # SSL_CERT_FILE / SSL_CERT_DIR and --ca-cert are honoured as httpx and curl do.
         self._verify: ssl.SSLContext | bool = (
-            verified_context(trust_env=False) if config.verify_ssl and http is None else False)
+            verified_context(ca_cert=config.ca_cert) if config.verify_ssl and http is None
+            else False)
         self._pool = [http] if http is not None else [self._new_http()
                                                       for _ in range(max(1, pool_size))]
         self._http = self._pool[0]
         self._transports: list[Binding] = []
-        self._wires: list[_h1.WirePool] = []
+        self._wires: list[LeanWire] = []
         self.interface: InterfaceChoice | None = None
         self._pinned = interface
         self._next = 0
@@ -223,14 +226,24 @@ class A2AClient:
             timeout=httpx.Timeout(self.config.timeout, connect=min(self.config.timeout, 10.0)),
             verify=self._verify, follow_redirects=True, max_redirects=MAX_REDIRECTS,
             limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
-            trust_env=False, event_hooks={"request": [self._check_host] if checks else []})
+            headers={"Accept-Encoding": ACCEPT_ENCODING}, trust_env=False,
+            event_hooks={"request": [self._check_host] if checks else [],
+                         "response": [drop_redirect_body]})
 
     async def _check_host(self, request: httpx.Request) -> None:
         """Refuse any request (card, interface, redirect) outside the host policy, and send
         the bearer token only where it may go."""
-        self._check_url(str(request.url))
-        if "authorization" in request.headers and not self.may_receive_token(str(request.url)):
-            del request.headers["authorization"]
+        url = str(request.url)
+        self._check_url(url)
+        self._withhold_token(url, request.headers)
+
+    def _withhold_token(self, url: str, headers: MutableMapping[str, str]) -> None:
+        """The token rule of every request to the agent, whichever client sends it (the
+        httpx hook, the lean client's fixed headers): no token where it may not go."""
+        names = [name for name in headers if name.lower() == "authorization"]
+        if names and not self.may_receive_token(url):
+            for name in names:
+                del headers[name]
 
     def _check_url(self, url: str) -> None:
         if self.host_policy is not None and not self.host_policy.allows(url):
@@ -270,7 +283,7 @@ class A2AClient:
             if close is not None:
                 await close()
         for wire in self._wires:
-            await wire.aclose()
+            await wire.pool.aclose()
         if self._owns_http:
             for http in self._pool:
                 await http.aclose()
@@ -310,19 +323,31 @@ class A2AClient:
                 for http in pool]
         return self._transports[lane % len(self._transports)]
 
-    def _new_wire(self, choice: InterfaceChoice, headers: dict[str, str]) -> _h1.WirePool | None:
-        """The lean HTTP/1.1 pool every lane shares for JSON-RPC calls to a plain-http
-        interface (a2abench/net/h1.py), when we own the httpx clients it stands in for."""
-        if not (self._owns_http and choice.binding == "JSONRPC" and _h1.enabled()):
+    def _new_wire(self, choice: InterfaceChoice, headers: dict[str, str]) -> LeanWire | None:
+        """The lean HTTP/1.1 pool every lane shares for the JSON-RPC calls, or REST's
+        message:send, to an http or https interface (a2abench/net/h1.py), when we own the
+        httpx clients it stands in for."""
+        if not (self._owns_http and choice.binding in ("JSONRPC", "HTTP+JSON")
+                and _h1.enabled()):
             return None
-        sent = jsonrpc_headers(choice.dialect, headers)
-        if "Authorization" in sent and not self.may_receive_token(choice.url):
-            del sent["Authorization"]  # what the httpx hook does for this URL
-        if not _h1.usable(choice.url, sent):
+        if choice.binding == "JSONRPC":
+            url, sent = choice.url, jsonrpc_headers(choice.dialect, headers)
+        else:
+            from a2abench.a2a.rest import rest_base, rest_headers
+
+            url = rest_base(choice.url, choice.dialect, choice.tenant) + "/message:send"
+            sent = rest_headers(choice.dialect, headers)
+        self._withhold_token(url, sent)  # the URL is fixed: once is every time
+        if not _h1.usable(url, sent):
             return None
+        tls = self._verify if isinstance(self._verify, ssl.SSLContext) else None
+        https = url.lower().startswith("https:")
+        if https and tls is None:
+            return None  # certificates unchecked (verify_ssl off): httpx only
         check = self._check_url if self.host_policy is not None else None
-        return _h1.WirePool(choice.url, sent, check=check,
-                            connect_timeout=min(self.config.timeout, 10.0))
+        return LeanWire(_h1.WirePool(url, sent, check=check,
+                                     connect_timeout=min(self.config.timeout, 10.0),
+                                     tls=tls if https else None))
 
     def conversation(self, *, raise_for_state: bool = True) -> Conversation:
         """A new conversation; see `Conversation` for `raise_for_state`."""

@@ -79,6 +79,9 @@ class A2AConfig(BaseModel):
     timeout: float = Field(default=300.0, description="Seconds per request, whole (connect, "
                                                       "send, every read, a whole stream).")
     verify_ssl: bool = True
+    ca_cert: str | None = Field(default=None, description="CA certificates (a PEM file, or a "
+                                "directory of hashed ones) trusted for the agent's TLS "
+                                "certificate besides the default bundle (--ca-cert).")
     streaming: bool = Field(default=False, description="Use message/stream when advertised.")
     transport: str | None = Field(default=None, description="Force a binding: jsonrpc, "
                                   "http-json or grpc (None: the card's best).")
@@ -91,6 +94,12 @@ class A2AConfig(BaseModel):
     def _endpoint(cls, value: str) -> str:
         return check_http_url(value.strip()).rstrip("/")
 
+    @field_validator("ca_cert")
+    @classmethod
+    def _ca_cert(cls, value: str | None) -> str | None:
+        from a2abench.net.tls import check_ca_file
+
+        return None if value is None else check_ca_file(value)
 
     @field_validator("transport")
     @classmethod

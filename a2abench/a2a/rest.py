@@ -27,9 +27,12 @@ from a2abench.a2a.models import Dialect
 from a2abench.a2a.transport import (
     ERROR_BODY_BYTES,
     TRANSIENT_STATUS,
+    LeanWire,
+    Reply,
     _transport_error,
     deadline_error,
     metered_loop,
+    sender,
     version_headers,
 )
 from a2abench.errors import (
@@ -73,6 +76,21 @@ def status_error(payload: Any, where: str, http_status: int | None = None) -> A2
                           where=where, http_status=http_status)
 
 
+def rest_base(url: str, dialect: Dialect, tenant: str | None) -> str:
+    """Where an interface's REST paths start: `/v1` under 0.3, the tenant's segment under 1.0."""
+    url = url.rstrip("/")
+    if dialect == "0.3":
+        return url + "/v1"
+    if tenant:  # 1.0 REST carries the tenant as the first path segment
+        return f"{url}/{quote(tenant, safe='')}"
+    return url
+
+
+def rest_headers(dialect: Dialect, headers: dict[str, str] | None) -> dict[str, str]:
+    """The headers of every REST request with a body in `dialect`, the caller's last."""
+    return {"Content-Type": "application/json", **version_headers(dialect), **(headers or {})}
+
+
 class RestTransport:
     """HTTP+JSON calls to one A2A interface in one dialect (1.0 or 0.3)."""
 
@@ -82,7 +100,10 @@ class RestTransport:
                  headers: dict[str, str] | None = None, timeout: float = 300.0,
                  retry: RetryPolicy | None = None, on_request: MetricsHook | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
-                 tenant: str | None = None, limits: ReplyLimits | None = None) -> None:
+                 tenant: str | None = None, limits: ReplyLimits | None = None,
+                 wire: LeanWire | None = None) -> None:
+        """`wire`: the lean client for `message:send` until the interface redirects
+        (`transport.LeanFirst`); its URL is `rest_base(...) + "/message:send"`."""
         self.http = http
         self.limits = limits or ReplyLimits()
         self.url = url.rstrip("/")
@@ -91,14 +112,10 @@ class RestTransport:
         self.retry = retry or AGENT_RETRY
         self.on_request = on_request
         self.before_request = before_request
-        self.headers = {"Content-Type": "application/json", **version_headers(dialect),
-                        **(headers or {})}
-        if dialect == "0.3":
-            self.base = self.url + "/v1"
-        elif tenant:  # 1.0 REST carries the tenant as the first path segment
-            self.base = f"{self.url}/{quote(tenant, safe='')}"
-        else:
-            self.base = self.url
+        self.headers = rest_headers(dialect, headers)
+        self.base = rest_base(url, dialect, tenant)
+        self.send_url = self.base + "/message:send"
+        self.sender = sender(http, self.send_url, self.headers, wire)
 
     # --- operations (results in the shapes `dialects` parses) ----------------------------------
 
@@ -157,16 +174,22 @@ class RestTransport:
                                                 if k != "Content-Type"}
         try:
             async with deadline_scope(Deadline.after(self.timeout, "request"),
-                                      current_task_deadline()), \
-                    self.http.stream(verb, url, content=content or None,
-                                     headers=headers) as response:
-                outcome.status = response.status_code
-                if response.status_code >= 400:
-                    raise await self._http_error(response, url, outcome)
-                body = await read_body(response, self.limits.max_bytes, url=url)
-                outcome.received = len(body)
+                                      current_task_deadline()):
+                response = await (self.sender.post(content) if url == self.send_url
+                                  else self.http.send(self.http.build_request(
+                                      verb, url, content=content or None, headers=headers),
+                                      stream=True))
+                try:
+                    outcome.status = response.status_code
+                    if response.status_code >= 400:
+                        raise await self._http_error(response, url, outcome)
+                    body = await read_body(response, self.limits.max_bytes, url=url)
+                    outcome.received = len(body)
+                finally:
+                    await response.aclose()
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, url, self.timeout)
+            error, outcome.transient = _transport_error(exc, url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc
         except DeadlinePassed as exc:
             error, outcome.transient = deadline_error(exc, url, outcome.status is not None)
@@ -176,7 +199,7 @@ class RestTransport:
             raise
         return self._json(body, url)
 
-    async def _http_error(self, response: httpx.Response, url: str,
+    async def _http_error(self, response: Reply, url: str,
                           outcome: Outcome) -> A2ABenchError:
         """The error for an HTTP error status; only the start of the body is read."""
         status = response.status_code
@@ -253,5 +276,6 @@ class RestTransport:
             outcome.received = max(outcome.received, exc.received)
             raise
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, url, self.timeout)
+            error, outcome.transient = _transport_error(exc, url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc

@@ -10,18 +10,18 @@ the tests prove interop against real a2a-sdk 1.x servers (and a2a-sdk serves our
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import orjson
 
-from a2abench.a2a.card import status_origin
+from a2abench.a2a.card import status_origin, unreachable
 from a2abench.a2a.config import AGENT_RETRY
 from a2abench.a2a.metrics import MetricsHook, ProtocolMetrics, content_chars, estimate_tokens
 from a2abench.a2a.models import Dialect
@@ -30,19 +30,24 @@ from a2abench.errors import (
     AgentHTTPError,
     AgentTimeout,
     AgentUnreachable,
+    BrokenReply,
+    ConnectionLost,
     JSONRPCError,
     ProtocolError,
+    RepeatedTransportFailure,
     ReplyTooLarge,
     ReplyTooSlow,
     TaskTimeout,
     TooManyRedirects,
 )
 from a2abench.net.attempts import Attempt, AttemptLoop, Decide, Outcome
-from a2abench.net.h1 import WireError, WirePool, WireResponse
+from a2abench.net.failures import whose
+from a2abench.net.h1 import WirePool
 from a2abench.net.limits import (
     Deadline,
     DeadlinePassed,
     ReplyLimits,
+    StreamedReply,
     current_task_deadline,
     deadline_scope,
     iter_sse,
@@ -118,11 +123,22 @@ def retry_delay(retry: RetryPolicy, outcome: Outcome, attempt: int,
 
 def retry_decision(retry: RetryPolicy) -> Decide:
     """The attempt loop's retry decision on every binding: `retry_delay`, except that a
-    stream that delivered an event is never sent again."""
+    stream that delivered an event is never sent again. When the call gives up after the
+    same `ConnectionLost` on every attempt, its error becomes the agent's
+    (`RepeatedTransportFailure`): a server that keeps dropping connections is failing."""
+    lost: list[str | None] = []  # per attempt: the ConnectionLost message, or None
+
     def decide(attempt: Attempt, started: float) -> float | None:
         if attempt.first_event_ms is not None:
             return None
-        return retry_delay(retry, attempt.outcome, attempt.number, started)
+        error = attempt.outcome.error
+        lost.append(error.message if isinstance(error, ConnectionLost) else None)
+        delay = retry_delay(retry, attempt.outcome, attempt.number, started)
+        if delay is None and isinstance(error, ConnectionLost) and set(lost) == {error.message}:
+            attempt.outcome.error = RepeatedTransportFailure(
+                f"{error.message}, on every one of {len(lost)} attempt(s)",
+                hint="The agent's server accepts connections and drops them: check its logs.")
+        return delay
     return decide
 
 
@@ -148,9 +164,11 @@ def metered_loop(retry: RetryPolicy, hook: MetricsHook | None, *, sent: int, req
     return AttemptLoop(retry_decision(retry), sent=sent, report=report)
 
 
-def _transport_error(exc: httpx.HTTPError | WireError, url: str,
-                     timeout: float) -> tuple[A2ABenchError, bool]:
-    """Map an httpx (or lean client) exception to (our error, is it worth retrying)."""
+def _transport_error(exc: httpx.HTTPError, url: str, timeout: float, *,
+                     answered: bool = False) -> tuple[A2ABenchError, bool]:
+    """Map an httpx exception (the lean client's `WireError` is one) to (our error, is it
+    worth retrying). `answered`: the reply's head had arrived. Whose failure it is:
+    net/failures.py."""
     if isinstance(exc, httpx.TooManyRedirects):
         return TooManyRedirects(f"too many redirects from {url}",
                                 hint="The server redirects in a loop; check the URL."), False
@@ -159,8 +177,15 @@ def _transport_error(exc: httpx.HTTPError | WireError, url: str,
                             hint="Raise --timeout if the agent is just slow."), True
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return ProtocolError(f"cannot request {url}: {exc}"), False
-    return AgentUnreachable(f"cannot connect to {url}: {exc or type(exc).__name__}",
-                            hint="Check that the agent is running and the URL is right."), True
+    why = str(exc) or type(exc).__name__
+    blame = whose(exc, answered=answered)
+    if blame == "peer":  # not sent again: the server may have acted on it
+        return BrokenReply(f"the agent's server at {url} broke its reply: {why}",
+                           hint="Its HTTP framing is invalid; check the agent's server."), False
+    if blame == "lost":
+        return ConnectionLost(f"the connection to {url} ended without a reply: {why}",
+                              hint="Check that the agent is running and the URL is right."), True
+    return unreachable(url, exc)
 
 
 def deadline_error(passed: DeadlinePassed, url: str, answered: bool) -> tuple[A2ABenchError, bool]:
@@ -184,6 +209,76 @@ def deadline_error(passed: DeadlinePassed, url: str, answered: bool) -> tuple[A2
                         hint="Raise --timeout if the agent is just slow."), True
 
 
+# --- how one POST travels: httpx, or the lean client until the interface redirects -----------
+
+class Reply(StreamedReply, Protocol):
+    """One reply, its body unread: an `httpx.Response` or the lean client's `WireResponse`.
+    Either sender's failures are `httpx.HTTPError`s (`WireError` is one)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def url(self) -> object: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Sender(Protocol):
+    """POSTs a body to one interface URL with the transport's headers."""
+
+    async def post(self, content: bytes) -> Reply: ...
+
+
+class HttpxSender:
+    """Through httpx, which follows redirects (its request hook checks every hop)."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> None:
+        self.http, self.url, self.headers = http, url, headers
+
+    async def post(self, content: bytes) -> httpx.Response:
+        # What `http.stream()` does, without its generator-based context manager.
+        return await self.http.send(self.http.build_request(
+            "POST", self.url, content=content, headers=self.headers), stream=True)
+
+
+@dataclass(eq=False)
+class LeanWire:
+    """The lean HTTP/1.1 client's pool for one interface (a2abench/net/h1.py), shared by
+    every lane of a client, and whether the interface has redirected: from its first
+    redirect on, httpx keeps it."""
+
+    pool: WirePool
+    redirected: bool = False
+
+
+class LeanFirst:
+    """The lean client from the first call on, so that every conversation is in flight at
+    once; a redirect is httpx's to follow. The lean client does not follow redirects: a
+    3xx reply is closed and the call sent again through httpx (the redirecting server did
+    not act on it), and httpx keeps the interface for every lane from then on."""
+
+    def __init__(self, lean: LeanWire, fallback: HttpxSender) -> None:
+        self.lean, self.fallback = lean, fallback
+
+    async def post(self, content: bytes) -> Reply:
+        lean = self.lean
+        if not lean.redirected:
+            response = await lean.pool.post(content)
+            if not 300 <= response.status_code < 400:
+                return response
+            await response.aclose()
+            lean.redirected = True
+        return await self.fallback.post(content)
+
+
+def sender(http: httpx.AsyncClient, url: str, headers: dict[str, str],
+           lean: LeanWire | None) -> Sender:
+    """How a transport POSTs to `url`: the lean client first when there is one, else httpx."""
+    through_httpx = HttpxSender(http, url, headers)
+    return through_httpx if lean is None else LeanFirst(lean, through_httpx)
+
+
 class JsonRpcTransport:
     """JSON-RPC calls to one A2A endpoint in one dialect."""
 
@@ -191,11 +286,10 @@ class JsonRpcTransport:
                  headers: dict[str, str] | None = None, timeout: float = 300.0,
                  retry: RetryPolicy | None = None, on_request: MetricsHook | None = None,
                  before_request: Callable[[], Awaitable[None]] | None = None,
-                 limits: ReplyLimits | None = None, wire: WirePool | None = None) -> None:
-        """`wire` sends the non-streaming calls over the lean HTTP/1.1 client
-        (a2abench/net/h1.py) when the interface does not redirect (`_send`)."""
+                 limits: ReplyLimits | None = None, wire: LeanWire | None = None) -> None:
+        """`wire` sends the non-streaming calls over the lean HTTP/1.1 client until the
+        interface redirects (`LeanFirst`)."""
         self.http = http
-        self.wire = wire
         self.url = url
         self.dialect = dialect
         self.timeout = timeout
@@ -204,6 +298,7 @@ class JsonRpcTransport:
         self.on_request = on_request
         self.before_request = before_request
         self.headers = jsonrpc_headers(dialect, headers)
+        self.sender = sender(http, url, self.headers, wire)
 
     async def call(self, method: str, params: dict[str, Any], *,
                    context_id: str | None = None) -> Any:
@@ -228,7 +323,7 @@ class JsonRpcTransport:
             await self.before_request()
         try:
             async with deadline_scope(self._request_deadline(), current_task_deadline()):
-                response = await self._send(content)
+                response = await self.sender.post(content)
                 try:
                     outcome.status = response.status_code
                     if response.status_code >= 400:
@@ -239,8 +334,9 @@ class JsonRpcTransport:
                     ctype = response.headers.get("content-type") or ""
                 finally:
                     await response.aclose()
-        except (httpx.HTTPError, WireError) as exc:
-            outcome.error, outcome.transient = _transport_error(exc, self.url, self.timeout)
+        except httpx.HTTPError as exc:
+            outcome.error, outcome.transient = _transport_error(
+                exc, self.url, self.timeout, answered=outcome.status is not None)
             return None
         except DeadlinePassed as exc:
             outcome.error, outcome.transient = deadline_error(exc, self.url,
@@ -249,46 +345,14 @@ class JsonRpcTransport:
         except ReplyTooLarge as exc:
             outcome.error, outcome.received = exc, exc.received
             return None
+        except BrokenReply as exc:  # a body its Content-Encoding cannot undo
+            outcome.error = exc
+            return None
         try:
             return self._loads(body, ctype)
         except A2ABenchError as exc:
             outcome.error = exc
             return None
-
-    async def _send(self, content: bytes) -> httpx.Response | WireResponse:
-        """POST `content`; the reply with its body unread.
-
-        The lean client takes over once an httpx call has shown that the interface answers
-        without a redirect: httpx follows redirects (its hook checks each hop), the lean
-        client does not. While that first call is on its way, the others wait for it (at
-        concurrency 256 they would all have gone through httpx). Should the interface start
-        redirecting later, the call is sent again through httpx (the redirecting server did
-        not act on it) and httpx keeps it.
-        """
-        wire = self.wire
-        if wire is not None and wire.direct is None and wire.deciding is not None:
-            await wire.deciding.wait()  # set when the deciding call has its answer, or failed
-        if wire is not None and wire.direct:
-            response = await wire.post(content)
-            if not 300 <= response.status_code < 400:
-                return response
-            await response.aclose()
-            wire.direct = False
-        if wire is None or wire.direct is not None or wire.deciding is not None:
-            return await self._httpx(content)
-        wire.deciding = asyncio.Event()
-        try:
-            reply = await self._httpx(content)
-            wire.direct = not reply.history and not 300 <= reply.status_code < 400
-            return reply
-        finally:  # undecided when it failed: the calls that waited go through httpx
-            wire.deciding.set()
-            wire.deciding = None
-
-    async def _httpx(self, content: bytes) -> httpx.Response:
-        # What `http.stream()` does, without its generator-based context manager.
-        return await self.http.send(self.http.build_request(
-            "POST", self.url, content=content, headers=self.headers), stream=True)
 
     def _request_deadline(self) -> Deadline:
         """The whole request (connect, send, every read) within --timeout, not just each read."""
@@ -307,7 +371,7 @@ class JsonRpcTransport:
             raise ProtocolError(f"the agent's reply from {self.url} is not JSON (content-type "
                                 f"{ctype or 'none'}): {snippet!r}") from None
 
-    async def _fail(self, response: httpx.Response | WireResponse, outcome: Outcome) -> None:
+    async def _fail(self, response: Reply, outcome: Outcome) -> None:
         """Fill `outcome` for an HTTP error status; only the start of the body is read."""
         body = await read_prefix(response, ERROR_BODY_BYTES)
         outcome.received = len(body)
@@ -407,5 +471,6 @@ class JsonRpcTransport:
             outcome.received = max(outcome.received, exc.received)
             raise
         except httpx.HTTPError as exc:
-            error, outcome.transient = _transport_error(exc, self.url, self.timeout)
+            error, outcome.transient = _transport_error(exc, self.url, self.timeout,
+                                                        answered=outcome.status is not None)
             raise error from exc

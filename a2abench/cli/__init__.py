@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from a2abench._version import __version__
-from a2abench.cli import _common, _data, _demo, _discover, _report, _run, _serve
+from a2abench.cli import _common, _data, _demo, _discover, _rate, _report, _run, _serve
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success · 1 the work could not be done (unreachable agent, bad data, bug) · "
@@ -58,7 +58,35 @@ app.command("discover", epilog=EXIT_CODES_HELP)(_discover.discover)
 app.add_typer(_run.app, name="run")
 app.command("serve-green", epilog=EXIT_CODES_HELP)(_serve.serve_green)
 app.command("report", epilog=EXIT_CODES_HELP)(_report.report)
+app.command("rate", epilog=EXIT_CODES_HELP)(_rate.rate)
 app.add_typer(_data.app, name="data")
+
+
+def repeated_agents(argv: list[str]) -> list[str]:
+    """`run ... --white-agent-url A --white-agent-url B` (a cross-play run's agents): the
+    second and later as `--participant agent_2=B`, ... (RunConfig keeps one white agent URL;
+    the others are participants like any other, docs/multi-agent.md)."""
+    if not argv or argv[0] != "run":
+        return argv
+    out: list[str] = []
+    seen, i = 0, 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + argv[i:]
+        value: str | None = None
+        if arg == "--white-agent-url" and i + 1 < len(argv):
+            value, i = argv[i + 1], i + 2
+        elif arg.startswith("--white-agent-url="):
+            value, i = arg.partition("=")[2], i + 1
+        else:
+            out.append(arg)
+            i += 1
+            continue
+        seen += 1
+        out += (["--white-agent-url", value] if seen == 1
+                else ["--participant", f"agent_{seen}={value}"])
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     from a2abench.errors import A2ABenchError
 
     try:
-        app(args=argv, prog_name="a2abench")
+        app(args=repeated_agents(sys.argv[1:] if argv is None else argv), prog_name="a2abench")
     except A2ABenchError as exc:
         from a2abench.render.output import Output
         from a2abench.run.config import redact_url_credentials

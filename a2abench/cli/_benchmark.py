@@ -47,7 +47,10 @@ def _plugin_parts(name: str) -> tuple[list[FlagSpec], str, str]:
 
 def _build(name: str, specs: list[FlagSpec] | tuple[FlagSpec, ...], summary: str,
            example: str) -> Any:
-    specs = [_loosened(s) for s in specs]
+    # A benchmark's options read A2ABENCH_<NAME>_*: a variable set for one benchmark never
+    # reaches another. The built-ins' unscoped names still work, with a deprecation note.
+    specs = [_loosened(s)._replace(scope=name, old_env_kept=name in BENCHMARKS)
+             for s in specs]
     flag_of = {s.target: s.name for s in specs}
     app = typer.Typer(rich_markup_mode=None, add_completion=False)
 
@@ -69,13 +72,41 @@ def _build(name: str, specs: list[FlagSpec] | tuple[FlagSpec, ...], summary: str
         source = {k: _source(ctx, flag_of[k]) for k in options}
         given = {k: v for k, v in options.items()
                  if v is not None and source[k] in ("COMMANDLINE", "ENVIRONMENT")}
-        from_env = {k: v for k, v in given.items() if source[k] == "ENVIRONMENT"}
+        from_env = {**_from_old_names(ctx, specs, source),
+                    **{k: v for k, v in given.items() if source[k] == "ENVIRONMENT"}}
         typed = {k: v for k, v in given.items() if k not in from_env}
+        if _source(ctx, "seed") == "DEFAULT":  # an adaptive order is fresh unless --seed is
+            run.pop("seed", None)
         launch_run(name, {**from_env, **parse_pairs(option, "--option"), **typed}, run, json_)
 
     command = typer.main.get_command(app)
     command.name = name
     return command
+
+
+def _from_old_names(ctx: Any, specs: list[FlagSpec], source: dict[str, str]
+                    ) -> dict[str, Any]:
+    """A built-in's options left unset that its deprecated unscoped variable sets
+    (`A2ABENCH_MAX_STEPS` for tau2's A2ABENCH_TAU2_MAX_STEPS), converted and checked as
+    the flag would be, each one noted on stderr. Read here, not by click, so that `--help`
+    and docs/cli.md show the scoped name alone."""
+    import os
+
+    params = {p.name: p for p in ctx.command.params}
+    out: dict[str, Any] = {}
+    for spec in specs:
+        raw = os.environ.get(spec.old_env) if spec.old_env else None
+        if raw is None or source.get(spec.target) != "DEFAULT":
+            continue
+        param = params[spec.name]
+        value: Any = raw
+        if param.multiple or param.nargs != 1:  # a repeatable flag: split like click does
+            value = param.type.split_envvar_value(raw)
+        out[spec.target] = param.process_value(ctx, value)
+        typer.echo(f"warning: {spec.old_env} is deprecated for {spec.scope}: set {spec.env} "
+                   "(each benchmark's options have their own prefix, so that a variable set "
+                   "for one never reaches another)", err=True)
+    return out
 
 
 def _source(ctx: Any, name: str) -> str:

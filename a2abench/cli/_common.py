@@ -1,5 +1,6 @@
 """Option types shared by several commands. Each flag also reads A2ABENCH_<FLAG>."""
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -23,6 +24,7 @@ JsonFlag = Annotated[bool, opt("--json", "Print machine-readable JSON on stdout;
 Timeout = Annotated[float, table_option("timeout")]
 Transport = Annotated[str | None, table_option("transport")]
 AuthToken = Annotated[str | None, table_option("auth_token")]
+CaCert = Annotated[Path | None, table_option("ca_cert")]
 MaxReplyBytes = Annotated[int, table_option("max_reply_bytes")]
 FailUnder = Annotated[float | None, table_option("fail_under")]
 AllowIncomplete = Annotated[bool, table_option("allow_incomplete")]

@@ -16,6 +16,7 @@ def discover(
     json_: c.JsonFlag = False,
     timeout: c.Timeout = 10.0,
     auth_token: c.AuthToken = None,
+    ca_cert: c.CaCert = None,
     transport: c.Transport = None,
     max_reply_bytes: c.MaxReplyBytes = 16_000_000,
     probe: Annotated[bool, c.opt("--probe/--no-probe", "Send one short message to check the "
@@ -37,7 +38,8 @@ def discover(
     try:
         result = asyncio.run(run_discover(url, timeout=timeout, auth_token=auth_token,
                                           probe=probe, transport=transport,
-                                          max_reply_bytes=max_reply_bytes))
+                                          max_reply_bytes=max_reply_bytes,
+                                          ca_cert=str(ca_cert) if ca_cert else None))
     except A2ABenchError as exc:
         if json_:
             out.emit_json({"url": url, "usable": False, "error": exc.to_dict()})

@@ -32,7 +32,7 @@ def table_option(name: str) -> typer.models.OptionInfo:
 
 def _option(spec: FlagSpec) -> typer.models.OptionInfo:
     kwargs: dict[str, Any] = {"envvar": spec.env, "help": spec.help,
-                              "show_default": spec.show_default}
+                              "show_default": spec.show_default, "hidden": spec.hidden}
     if spec.kind == "int":  # an open bound on integers is the next integer in
         low, high = spec.minimum, spec.maximum
         kwargs.update(min=None if low is None else int(low) + spec.open_min,

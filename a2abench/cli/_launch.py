@@ -4,6 +4,7 @@ exit code."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -41,7 +42,8 @@ def launch_run(benchmark: str, options: dict[str, Any], run: dict[str, Any],
 
 def launch(config: Any, json_: bool) -> None:
     """Run, render, exit: 0 ok, 1 failed run (or no task-trial reached the agent), 3 below
-    --fail-under, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
+    --fail-under (or, A/B, worse than the baseline), 130 interrupted (Ctrl-C), 143
+    terminated (SIGTERM)."""
     from a2abench.errors import A2ABenchError
     from a2abench.render.display import make_display, render_report
     from a2abench.render.output import Output
@@ -66,7 +68,12 @@ def launch(config: Any, json_: bool) -> None:
         out.err.print(f"{stopped}: {count(summary.ran, 'task-trial')} recorded in "
                       f"{summary.output}. "
                       f"Resume with:\n  {command}", markup=False)
-        raise typer.Exit(143 if summary.stopped_by == "SIGTERM" else 130)
+        code = 143 if summary.stopped_by == "SIGTERM" else 130
+        if summary.aborted:  # a second signal: leave now, past any thread still working
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise typer.Exit(code)
     try:
         report = build_report([summary.output])
     except A2ABenchError as exc:  # the run itself finished: say why there is no summary
@@ -74,12 +81,15 @@ def launch(config: Any, json_: bool) -> None:
         report = None
     if report is not None:
         if json_:
-            out.emit_json({"kind": "report", **report.model_dump(mode="json")})
+            out.emit_json({"kind": "report", **report.model_dump(mode="json"),
+                           **({"roles": report.roles} if report.roles is not None else {})})
         else:
             render_report(report, out)
     _fail_if_unreached(summary)
     if config.fail_under is not None:
         gate.check(report, config.fail_under, allow_incomplete=config.allow_incomplete)
+    if config.baseline is not None and config.adaptive_gate:  # better/equal 0, worse 3
+        gate.check_baseline(report)
 
 
 def _fail_if_unreached(summary: Any) -> None:

@@ -3,13 +3,17 @@ JSON-RPC routes on `/` and `/a2a`, each with and without the trailing slash."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 
 def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
-                skill: dict[str, Any]) -> Any:
+                skill: dict[str, Any],
+                on_close: Callable[[], Awaitable[None]] | None = None) -> Any:
     """A Starlette app serving `executor` (an a2a-sdk `AgentExecutor`) at `base_url`; `skill`
-    holds the card's one skill (`id`, `name`, `description`, `tags`)."""
+    holds the card's one skill (`id`, `name`, `description`, `tags`); `on_close` runs when
+    the server shuts down (an LLM client to close)."""
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
     from a2a.server.tasks import InMemoryTaskStore
@@ -31,4 +35,14 @@ def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
     routes = list(create_agent_card_routes(card))
     for path in ("/", "/a2a", "/a2a/"):
         routes += create_jsonrpc_routes(handler, rpc_url=path, enable_v0_3_compat=True)
-    return Starlette(routes=routes)
+    if on_close is None:
+        return Starlette(routes=routes)
+
+    @asynccontextmanager
+    async def lifespan(_app: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await on_close()
+
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -4,6 +4,7 @@
     a2abench-example-agent scripted --port 9019      # the demo's rule-based agent
     a2abench-example-agent mcp --model gpt-4.1       # calls its tools over MCP (an LLM)
     a2abench-example-agent mcp --scripted            # ... or by the demo's rules
+    a2abench-example-agent user --user-llm gpt-4.1   # plays tau2's user (scenario dual)
 
 A console script runs on the interpreter a2abench was installed with, whatever `python` is
 first on PATH: runners such as AgentBeats' put their own venv (a2a-sdk 0.3) first, where the
@@ -63,6 +64,8 @@ def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> A
         llm = build_llm(args.model, base_url=args.base_url, args={}, cache=False,
                         flag="--model")
         return mcp_agent.build_app(base_url, mcp_agent.LLMBrain(llm), mcp_url)
+    if kind == "user":
+        return _user_app(base_url, args)
     from a2abench.demo.agent import build_app
 
     return build_app(base_url)
@@ -79,13 +82,39 @@ def advertised(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def main(argv: list[str] | None = None) -> None:
+def _user_app(base_url: str, args: argparse.Namespace | None) -> Any:
+    """The user participant on a2abench's LLM user simulator, with `run tau2`'s LLM
+    settings (upstream's temperature 0 unless --user-llm-args says otherwise)."""
+    from a2abench.demo.user_agent import build_app
+    from a2abench.errors import ConfigError
+    from a2abench.llm import build_llm
+
+    if args is None or not args.user_llm:
+        raise ConfigError("the user participant needs a model: pass --user-llm MODEL",
+                          hint="e.g. --user-llm gpt-4.1, and --user-llm-base-url for another "
+                               "OpenAI-compatible endpoint (key from OPENAI_API_KEY).")
+    try:
+        extra = json.loads(args.user_llm_args) if args.user_llm_args else {}
+    except ValueError as exc:
+        raise ConfigError(f"--user-llm-args is not JSON ({exc})") from None
+    if not isinstance(extra, dict):
+        raise ConfigError("--user-llm-args must be a JSON object")
+    llm = build_llm(args.user_llm, base_url=args.user_llm_base_url,
+                    args={"temperature": 0.0, **extra}, cache=args.llm_cache,
+                    flag="--user-llm")
+    return build_app(base_url, llm, args.mcp_url)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The console script's flags."""
     parser = argparse.ArgumentParser(prog="a2abench-example-agent",
                                      description="Serve an a2abench example white agent.")
-    parser.add_argument("kind", choices=["echo", "scripted", "mcp"],
+    parser.add_argument("kind", choices=["echo", "scripted", "mcp", "user"],
                         help="echo: echoes every message; scripted: the demo's rule-based "
                              "agent; mcp: calls its tools over MCP (a2abench --tool-channel "
-                             "mcp), driven by --model or by --scripted rules")
+                             "mcp), driven by --model or by --scripted rules; user: plays "
+                             "tau2's user (scenario dual) with a2abench's LLM user "
+                             "simulator, driven by --user-llm")
     parser.add_argument("--model", default="gpt-4.1",
                         help="mcp: the chat model [default: gpt-4.1]")
     parser.add_argument("--base-url", default=None,
@@ -94,15 +123,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scripted", action="store_true",
                         help="mcp: deterministic rules instead of a model")
     parser.add_argument("--mcp-url", default=os.environ.get("A2ABENCH_MCP_URL") or None,
-                        help="mcp: reach the tools here instead of at the URL the first "
+                        help="mcp, user: reach the tools here instead of at the URL the first "
                              "message names (its headers are kept), e.g. an Amber slot's URL "
                              "+ /mcp [env: A2ABENCH_MCP_URL]")
+    parser.add_argument("--user-llm", default=os.environ.get("A2ABENCH_USER_LLM") or None,
+                        help="user: the user simulator's model, as `run tau2 --user-llm` "
+                             "[env: A2ABENCH_USER_LLM]")
+    parser.add_argument("--user-llm-base-url",
+                        default=os.environ.get("A2ABENCH_USER_LLM_BASE_URL") or None,
+                        help="user: its OpenAI-compatible base URL (key from "
+                             "OPENAI_API_KEY) [env: A2ABENCH_USER_LLM_BASE_URL]")
+    parser.add_argument("--user-llm-args", default=os.environ.get("A2ABENCH_USER_LLM_ARGS"),
+                        help="user: JSON object of extra LLM arguments, as `run tau2` "
+                             "[env: A2ABENCH_USER_LLM_ARGS]")
+    parser.add_argument("--llm-cache", action=argparse.BooleanOptionalAction, default=True,
+                        help="user: cache LLM responses on disk, as `run tau2` "
+                             "[default: on]")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9019)
     parser.add_argument("--card-url", default=None,
                         help="public URL the card advertises [default: http://HOST:PORT, "
                              "with 127.0.0.1 for a wildcard HOST such as 0.0.0.0]")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     import uvicorn
 
     base = args.card_url or advertised(args.host, args.port)

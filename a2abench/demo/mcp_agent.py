@@ -7,8 +7,10 @@ flight, and answers with text.
 
 - LLM-driven (`--model`, `--base-url`): any OpenAI-compatible Chat Completions endpoint. The
   MCP tools become chat-completions tools; each tool call the model makes goes to the MCP
-  server and its result back to the model, until the model answers in text. A
-  `notifications/tools/list_changed` (tau2 banking's unlocked tools) refreshes the list.
+  server and its result back to the model, until the model answers in text. After a round of
+  calls it lists the tools again (tau2 banking's unlocked tools join the list): unlike a
+  `subscriptions/listen` stream, that works on every protocol revision and through proxies
+  that buffer whole responses, such as the AgentBeats controller.
 - Scripted (`--scripted`): deterministic rules for the demo and the tests: the demo task
   tracker's two request shapes (tau2) and the demo's CRMArena rules, each query a tool call.
 """
@@ -62,12 +64,9 @@ class LLMBrain:
             result = await self.llm.chat(chat.messages)
             chat.messages.append(result.to_message())
             return str(result.content or "")
-        stale = [True]
-        async with connect(chat.pointer, lambda: stale.__setitem__(0, True)) as client:
-            tools: list[dict[str, Any]] = []
+        async with connect(chat.pointer) as client:
             for _ in range(MAX_TOOL_ROUNDS):
-                if stale[0]:
-                    tools, stale[0] = chat_tools((await client.list_tools()).tools), False
+                tools = chat_tools((await client.list_tools()).tools)
                 result = await self.llm.chat(chat.messages, tools=tools)
                 chat.messages.append(result.to_message())
                 if not result.tool_calls:

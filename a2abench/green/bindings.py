@@ -12,14 +12,14 @@ from __future__ import annotations
 import hmac
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_rest_routes
-from starlette.routing import BaseRoute, Mount
-
 from a2abench.errors import ConfigError
+
+if TYPE_CHECKING:  # imported where used: the card and the port come before a2a-sdk's server
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from starlette.routing import BaseRoute
 
 REST_SUFFIX = "rest"
 GRPC_HINT = 'Install the extra: pip install "a2abench[grpc]", or pass --no-grpc.'
@@ -52,6 +52,9 @@ def rest_routes(handler: DefaultRequestHandler, prefix: str, *,
     such a mount also catches every unknown path, and Starlette then redirects `/x` to `/x/`
     (307) instead of answering 404. So the tenant mount is rebuilt under the prefix.
     """
+    from a2a.server.routes import create_rest_routes
+    from starlette.routing import Mount
+
     routes = [r for r in create_rest_routes(handler, enable_v0_3_compat=a2a_03,
                                             path_prefix=prefix) if not isinstance(r, Mount)]
     bare = [r for r in create_rest_routes(handler) if isinstance(r, Mount)]
@@ -66,11 +69,10 @@ def grpc_url(card_url: str, port: int) -> str:
 
 
 def grpc_installed() -> bool:
-    try:
-        import grpc  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether grpcio can be imported, without importing it (~0.1 s)."""
+    import importlib.util
+
+    return importlib.util.find_spec("grpc") is not None
 
 
 def pick_grpc_port(host: str, port: int | None) -> int:
@@ -172,6 +174,7 @@ def _guard_interceptor(token: str | None) -> Any:
 
         return deny, deny_stream
 
+    # grpc ships no type stubs: its base class is Any to mypy, which refuses subclassing it.
     class GuardInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]],
                                     details: Any) -> Any:

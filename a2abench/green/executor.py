@@ -16,8 +16,9 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import math
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Message, TaskState
 from a2a.utils.errors import UnsupportedOperationError
+from google.protobuf.struct_pb2 import Struct, Value
 
 from a2abench.errors import A2ABenchError, CircuitOpen, RecordsError
 from a2abench.green.monitoring import Monitoring
@@ -51,6 +53,7 @@ from a2abench.green.result import (
 from a2abench.green.settings import GreenSettings
 from a2abench.report import Report, build_report
 from a2abench.run import execute_async
+from a2abench.run.driver import Driver
 from a2abench.run.events import Event, Notice, RunStarted, TaskFinished, task_list
 
 logger = logging.getLogger("a2abench.green")
@@ -247,6 +250,14 @@ class _ProgressPump:
         self.wake.set()
 
 
+def attach_tools(driver: Driver[Any], mcp: tuple[Any, str] | None) -> None:
+    """Serve a driver's tools over MCP on this server's own /mcp: the channel is the one its
+    `mcp_channel()` hook names (no attribute is looked up by name)."""
+    channel = driver.mcp_channel()
+    if mcp is not None and channel is not None:
+        channel.attach(*mcp)
+
+
 class AssessmentExecutor(AgentExecutor):
     """Runs one assessment per A2A task with the same engine as `a2abench run`."""
 
@@ -269,9 +280,11 @@ class AssessmentExecutor(AgentExecutor):
                         "a taskId to start another")
         task_id, context_id = str(context.task_id), str(context.context_id)
         message = context.message
+        # The task keeps the request in its history: stored as sent, a NaN in a DataPart made
+        # every answer about the task fail to serialise (-32603 instead of our rejection).
         await event_queue.enqueue_event(new_task(
             task_id, context_id, TaskState.TASK_STATE_SUBMITTED,
-            history=[message] if message is not None else []))
+            history=[finite_copy(message)] if message is not None else []))
         updater = TaskUpdater(event_queue, task_id, context_id)
         planned = await self._plan(task_id, message, updater)
         if planned is None:
@@ -306,9 +319,7 @@ class AssessmentExecutor(AgentExecutor):
             logger.exception("assessment %s: planning failed", task_id)
             await updater.failed(self._say(updater, f"internal error: {type(exc).__name__}: {exc}"))
             return None
-        channel = getattr(planned.driver, "mcp", None)
-        if self.mcp is not None and channel is not None and hasattr(channel, "attach"):
-            channel.attach(*self.mcp)  # tools over MCP on this server's own /mcp
+        attach_tools(planned.driver, self.mcp)
         try:
             await check_tasks(planned)
             return request, planned
@@ -467,6 +478,39 @@ def _read_report(path: Path | None) -> Report | None:
         return build_report([path])
     except RecordsError:
         return None
+
+
+def finite_copy(message: Message) -> Message:
+    """`message` with every number JSON cannot carry (NaN, ±Infinity) in its DataParts and
+    metadata written as the string protobuf's JSON would read back ("NaN", "Infinity"); the
+    message itself is left as sent, so the request is still judged (and refused) as sent."""
+    if next(_non_finite(message), None) is None:
+        return message
+    copy = Message()
+    copy.CopyFrom(message)
+    for value in list(_non_finite(copy)):
+        value.string_value = "NaN" if math.isnan(value.number_value) else (
+            "Infinity" if value.number_value > 0 else "-Infinity")
+    return copy
+
+
+def _non_finite(message: Message) -> Iterator[Value]:
+    """The Values holding NaN or ±Infinity in `message`, walked with a stack: a Struct may
+    nest as deep as protobuf lets it."""
+    stack: list[Value | Struct] = [part.data for part in message.parts if part.HasField("data")]
+    stack += [part.metadata for part in message.parts if part.HasField("metadata")]
+    if message.HasField("metadata"):
+        stack.append(message.metadata)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Struct):
+            stack.extend(item.fields.values())
+        elif item.HasField("struct_value"):
+            stack.append(item.struct_value)
+        elif item.HasField("list_value"):
+            stack.extend(item.list_value.values)
+        elif item.HasField("number_value") and not math.isfinite(item.number_value):
+            yield item
 
 
 def _data_parts(parts: list[Any]) -> list[Any]:

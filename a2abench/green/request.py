@@ -16,20 +16,22 @@ Accepted (as a TextPart holding the text/JSON, or a DataPart holding the object)
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from a2abench.errors import ConfigError
+from a2abench.green import caps
 from a2abench.green.guard import HostPolicy
+from a2abench.green.roles import RolesRejected, other_participants, pairings, seat
 from a2abench.green.settings import GreenSettings, check_http_url
+from a2abench.net.egress import PARTICIPANTS, participant_hosts
 from a2abench.options import request_keys
 from a2abench.run.config import RunConfig, Shard
 from a2abench.run.driver import Driver
@@ -300,11 +302,16 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
 
     try:
         check_http_url(request.white_agent_url, "the white agent URL")
-        request = dataclasses.replace(  # through the operator's participant proxy, if any
-            request, white_agent_url=settings.participant_url(request.white_agent_url))
+        # Every participant through the operator's participant proxy, if any: the URLs
+        # reached, and the hosts @participants allows, are the proxy's.
+        request = dataclasses.replace(
+            request, white_agent_url=settings.participant_url(request.white_agent_url),
+            participants={pid: settings.participant_url(url)
+                          for pid, url in request.participants.items()})
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
-    if not HostPolicy(settings.allow_hosts).allows(request.white_agent_url):
+    explicit = [p for p in settings.allow_hosts if p != PARTICIPANTS]
+    if not HostPolicy(explicit).allows(request.white_agent_url):
         raise RequestRejected(f"the white agent {request.white_agent_url!r} is not on this "
                               "server's allowed hosts (serve-green --allow-host)")
     secrets = secret_keys(request.config)
@@ -315,13 +322,20 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     cls = get_driver(request.benchmark)
     request_config = shard_config(dict(request.config))
     indexes = request_config.pop("task_indexes", None)
+    baseline = earlier_run(request_config.pop("baseline", None), settings.output_dir)
     if indexes is not None and not isinstance(indexes, list):
         indexes = [indexes]
+    bound = caps.Bound(settings.caps, request.benchmark, cls.options_model, RunConfig, RUN_KEYS)
+    lowered = bound.defaults({*settings.presets.get(request.benchmark, {}), *request_config})
     run_keys, options = _split(dataclasses.replace(request, config=request_config), cls,
-                               settings)
+                               settings, lowered)
+    try:  # a multi-party request's other participants (green/roles.py)
+        others = other_participants(request.participants, request_config, cls, settings)
+    except RolesRejected as exc:
+        raise RequestRejected(exc.message) from None
     try:
         config = RunConfig(benchmark=request.benchmark, white_agent_url=request.white_agent_url,
-                           options=options, **run_keys)
+                           options=options, baseline=baseline, participant=others, **run_keys)
     except ValidationError as exc:
         ranges = _server_ranges(settings)
         _over_range(exc, ranges)
@@ -331,13 +345,38 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
     check_limits(config, settings)
     try:
         driver = build_driver(config)
+        driver.lineup = seat(config, driver)  # which built-in partners it must be able to play
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
+    over = bound.problem(lambda key: getattr(config if key in RUN_KEYS else driver.options, key))
+    if over is not None:
+        raise RequestRejected(over)
     config.output = output_path(settings.output_dir, request.benchmark, driver.domain, task_id)
     # The allowed hosts bind every request of the run, not just the URL asked for: the
     # agent's card, its interfaces and any redirect.
-    config.allowed_hosts = list(settings.allow_hosts)
+    config.allowed_hosts = explicit + (participant_hosts(
+        request.participants.values() or [request.white_agent_url])
+        if PARTICIPANTS in settings.allow_hosts else [])
+    config.ca_cert = settings.ca_cert  # the operator's trust, never a request's
     return Planned(config, driver, indexes)
+
+
+def earlier_run(value: Any, root: Path) -> Path | None:
+    """The `baseline` key: the A2A task id of an earlier assessment on this server, whose
+    metrics (in its own directory under the server's output directory) an A/B run replays.
+    Never a path: a request must not name files on the server."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9-]{8,64}", value):
+        raise RequestRejected("`baseline` must be the task id of an earlier assessment on "
+                              f"this server (letters, digits and '-'), not {str(value)[:40]!r}")
+    suffix = "_" + value[:8]  # output_path() names a run's directory after its task id
+    found = sorted(p for p in root.glob(f"*{suffix}") if p.name.endswith(suffix)
+                   and (p / "metrics.jsonl").is_file()) if root.is_dir() else []
+    if len(found) != 1:
+        what = "no earlier assessment" if not found else "more than one assessment"
+        raise RequestRejected(f"`baseline` {value!r}: {what} with that task id on this server")
+    return found[0] / "metrics.jsonl"
 
 
 def _over_range(exc: ValidationError, ranges: dict[str, tuple[float, float]]) -> None:
@@ -442,8 +481,10 @@ async def check_tasks(planned: Planned) -> None:
     tasks = len(set(config.task_ids)) if config.task_ids else len(ids)
     if config.max_tasks is not None:
         tasks = min(tasks, config.max_tasks)
-    if tasks * config.num_trials > MAX_TASK_TRIALS:
-        raise RequestRejected(f"{tasks} tasks × {config.num_trials} trials is over this "
+    matches = pairings(config, driver)  # a multi-party run plays each on every task-trial
+    if tasks * config.num_trials * matches > MAX_TASK_TRIALS:
+        each = f" × {matches} pairings" if matches > 1 else ""
+        raise RequestRejected(f"{tasks} tasks × {config.num_trials} trials{each} is over this "
                               f"server's limit of {MAX_TASK_TRIALS} task-trials per assessment; "
                               "choose fewer tasks (max_tasks, task_ids) or trials")
 
@@ -470,8 +511,10 @@ def _listing(ids: list[str], limit: int = 20) -> str:
     return shown + (f", … ({len(ids)} in all)" if len(ids) > limit else "")
 
 
-def _split(request: AssessmentRequest, cls: type[Driver],
-           settings: GreenSettings) -> tuple[dict[str, Any], dict[str, Any]]:
+def _split(request: AssessmentRequest, cls: type[Driver], settings: GreenSettings,
+           lowered: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run keys and options: the request over the operator's defaults (`--option`) over
+    the defaults a cap lowered."""
     fields = set(cls.options_model.model_fields)
     reserved = server_only(cls.options_model)
     refused = sorted(reserved & request.config.keys())
@@ -489,7 +532,7 @@ def _split(request: AssessmentRequest, cls: type[Driver],
         # Judge what the run will use: `user_llm_args` sent as a JSON string is an object.
         _check_narrowing(key, _parsed(cls.options_model, key, value),
                          _parsed(cls.options_model, key, in_force), settings)
-    merged = {**preset, **request.config}
+    merged = {**lowered, **preset, **request.config}
     run = {k: v for k, v in merged.items() if k in RUN_KEYS}
     options = {k: v for k, v in merged.items() if k not in RUN_KEYS}
     return _coerce_run(run), options
@@ -498,23 +541,12 @@ def _split(request: AssessmentRequest, cls: type[Driver],
 def _parsed(model: type[BaseModel], key: str, value: Any) -> Any:
     """`value` as the options model will hold it (as given when it does not validate: the
     options' own validation then refuses the request)."""
-    adapter = _adapter(model, key)
-    if adapter is None:
+    if key not in model.model_fields:
         return value
     try:
-        return adapter.validate_python(value)
+        return caps.as_field(model, key, value)
     except ValidationError:
         return value
-
-
-@functools.cache
-def _adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any] | None:
-    info = model.model_fields.get(key)
-    if info is None:
-        return None
-    kind: Any = (Annotated[(info.annotation, *info.metadata)] if info.metadata
-                 else info.annotation)
-    return TypeAdapter(kind)
 
 
 def _default(model: type[BaseModel], key: str) -> Any:

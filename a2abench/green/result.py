@@ -113,19 +113,32 @@ def result_data(report: Report | None, config: RunConfig, status: str,
         "time_used": None if time_used is None else round(time_used, 3),
     }
     if report is None:
-        return base | {"summary": {"pass_rate": None, "score": None, "total_tasks": 0,
+        return base | {"summary": {"pass_rate": None, "score": None, "score_complete": False,
+                                   "score_scored_only": None, "total_tasks": 0,
                                    "total_passed": 0, "task_trials": 0, "scored": 0},
                        "pass_rate_pct": None, "by_category": {}, "by_domain": {}, "pass_k": {},
-                       "tasks": {}, "task_rewards": {}, "task_results": []}
+                       "tasks": {}, "task_rewards": {}, "task_results": [], "planned": []}
+    if report.roles is not None:  # a multi-party run: its roles, pairings and matches
+        from a2abench.green.roles import result_fields
+
+        base |= result_fields(report.roles, config.output)
     by_domain = {g.name: _group(g) for g in report.by_domain if g.name != "-"}
     by_category = {g.name: _group(g) for g in report.by_category if g.name != "-"}
     rewards = _task_rewards(report)
     return base | {
         "domain": ", ".join(report.domains) or None,
+        # `score` is over every task-trial planned (unscored or unrecorded ones count 0):
+        # a leaderboard that reads it cannot be bent by dropped task-trials; the rates below
+        # are over the scored ones, as before (docs/serve-green.md, "The Result").
         "summary": {"pass_rate": report.pass_rate, "score": report.score,
-                    "score_method": report.score_method, "mean_reward": report.mean_reward,
+                    "score_method": report.score_method,
+                    "score_complete": report.score_complete,
+                    "score_scored_only": report.score_scored_only,
+                    "mean_reward": report.mean_reward,
                     "total_tasks": report.tasks, "total_passed": report.passed,
+                    "task_trials_planned": report.planned,
                     "task_trials": report.task_trials, "scored": report.scored,
+                    "unscored": report.unscored, "missing": report.missing,
                     "errors": report.errors, "scored_apart": report.group_scores,
                     # How the scores were made, per task-trial: `offline` (no judge),
                     # `nl_skipped`, `scripted_user` (rules played the user: no measure).
@@ -138,6 +151,10 @@ def result_data(report: Report | None, config: RunConfig, status: str,
         "pass_k": {str(p.k): p.value for p in report.pass_k},
         "tasks": rewards, "task_rewards": rewards,
         "task_results": _task_results(report, set(scored_apart)),
+        # What the run planned by domain and category: the leaderboard queries divide by it.
+        "planned": [{**row, "headline": row["category"] not in scored_apart}
+                    for row in report.plan or [{"domain": None, "category": None,
+                                                "task_trials": report.planned}]],
         "adaptive": _adaptive(report),
     }
 
@@ -163,8 +180,8 @@ def _adaptive(report: Report) -> dict[str, Any] | None:
     return {"mode": header.get("mode"), "confidence": header.get("confidence"),
             "method": header.get("method"), **{k: summary.get(k) for k in (
                 "n", "N", "lower", "upper", "half_width", "estimate", "stop_reason",
-                "decided_at", "decision")}, "partial": summary["n"] < summary["N"],
-            "cost": adaptive.get("cost")}
+                "decided_at", "decision", "errors")}, "partial": summary["n"] < summary["N"],
+            "cost": adaptive.get("cost"), "paired": summary.get("paired")}
 
 
 def summary_text(data: dict[str, Any], agent: str) -> str:
@@ -181,9 +198,13 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
     lines = [f"{what} against {agent}: {data['status']}. " + passed_over(
         s["total_passed"], s["scored"], tasks=s["total_tasks"], task_trials=s["task_trials"],
         trials=(trials, trials)) + f"; pass rate {rate}, score {score}."]
-    note = unscored_note(s["task_trials"] - s["scored"], s["task_trials"])
-    if note:
-        lines.append(f"{note} (infrastructure or harness errors)")
+    planned = s.get("task_trials_planned", s["task_trials"])
+    note = unscored_note(planned - s["scored"], planned)
+    if note and not s.get("score_complete", planned == s["scored"]):
+        only = s.get("score_scored_only")
+        lines.append(f"{note} (infrastructure or harness errors, or never run): they count 0 "
+                     f"in the score; {'n/a' if only is None else f'{only:.4f}'} over the "
+                     f"scored ones")
     if s.get("labels", {}).get("scripted_user"):
         lines.append("played by the scripted user (rules, no LLM): this checks the pipeline, "
                      "it does not measure the agent")
@@ -197,8 +218,19 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
                      f"[{adaptive['lower']:.3f}, {adaptive['upper']:.3f}], stop: "
                      f"{adaptive['stop_reason']}"
                      + (f", gate {adaptive['decision']}" if adaptive["decision"] else ""))
+        paired = adaptive.get("paired")
+        if paired:
+            lines.append(f"difference against the baseline: {paired['lower']:+.3f} to "
+                         f"{paired['upper']:+.3f} (baseline score "
+                         f"{paired['baseline_score']:.3f})")
     if data["pass_k"]:
         lines.append("pass^k: " + ", ".join(f"k={k} {v:.3f}" for k, v in data["pass_k"].items()))
+    for pid, entry in (data.get("roles") or {}).items():
+        lines.append(f"{entry['role']} {pid}: mean score {_pct(entry['value'])} over "
+                     f"{entry['counted']} match(es)"
+                     + (f", {entry['forfeits']} forfeited" if entry["forfeits"] else "")
+                     + (f", fidelity {_pct(entry['fidelity']['rate'])}"
+                        if entry.get("fidelity") else ""))
     if data["by_category"]:
         lines.append("by category: " + ", ".join(
             f"{name} {_pct(g['pass_rate'])} ({g['passed']}/{g['count']})"

@@ -39,6 +39,15 @@ logger = logging.getLogger("a2abench.llm")
 MetricsHook = Callable[[LLMCallMetrics], None]
 
 
+# No cap of httpx's own (100 connections, 20 kept alive): a run's --concurrency bounds the
+# calls in flight, and at 256 the cap queued a user simulator's calls behind each other.
+# Idle connections kept 30 s, not 5: a user simulator's next call on a conversation comes
+# after the agent's turn, often seconds later.
+_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=None,
+                       keepalive_expiry=30.0)
+_PER_LANE = 8  # calls in flight per httpx client (`ChatLLM._lane`)
+
+
 class ChatLLM:
     """Send chat requests for `config.model`, with retries and the on-disk response cache.
 
@@ -54,9 +63,12 @@ class ChatLLM:
         self.role = role  # e.g. "the user simulator's LLM (--user-llm gpt-4.1)", for errors
         self._on_call = on_call
         self._redact, headers = endpoint_auth(config.api_key)
-        self._http = httpx.AsyncClient(headers=headers, transport=transport,
-                                       timeout=httpx.Timeout(config.timeout_s),
-                                       verify=verified_context())
+        self._client_args: dict[str, Any] = {
+            "headers": headers, "transport": transport,
+            "timeout": httpx.Timeout(config.timeout_s), "verify": verified_context(),
+            "limits": _LIMITS}
+        self._lanes = [httpx.AsyncClient(**self._client_args)]
+        self._in_flight = 0
         self._cache = (ResponseCache(config.cache_dir or default_cache_root())
                        if config.cache else None)
         self._locks = KeyLocks()
@@ -73,7 +85,18 @@ class ChatLLM:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        for http in self._lanes:
+            await http.aclose()
+
+    def _lane(self) -> httpx.AsyncClient:
+        """The httpx client of the next call: one per _PER_LANE calls in flight. httpcore
+        looks at every connection of its pool for each request it places (and counts them
+        again for each one): one pool for 256 calls in flight cost ~10 ms of CPU per call
+        (perf/tau2_multiturn.py), small pools a few microseconds."""
+        index = self._in_flight // _PER_LANE
+        while len(self._lanes) <= index:
+            self._lanes.append(httpx.AsyncClient(**self._client_args))
+        return self._lanes[index]
 
     def request_body(self, messages: list[dict[str, Any]], *,
                      tools: list[dict[str, Any]] | None = None, seed: int | None = None,
@@ -173,10 +196,12 @@ class ChatLLM:
         url = self.config.endpoint
         cap = self.config.max_reply_bytes
         answered = False
+        http = self._lane()
+        self._in_flight += 1
         try:  # the whole reply within timeout_s (and the task-trial's deadline), at most `cap`
             async with deadline_scope(Deadline.after(self.config.timeout_s, "request"),
                                       current_task_deadline()), \
-                    self._http.stream("POST", url, json=body) as streamed:
+                    http.stream("POST", url, json=body) as streamed:
                 answered = True
                 content = await read_reply(streamed, cap, url=url)
                 response = buffered(streamed, content)
@@ -188,6 +213,8 @@ class ChatLLM:
             return _failure(error, transient)
         except LLMError as exc:
             return _failure(exc)
+        finally:
+            self._in_flight -= 1
         if response.status_code >= 300:
             error, transient = error_for_status(response, model=self.config.model, url=url,
                                                 redact=self._redact)

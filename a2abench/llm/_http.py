@@ -15,6 +15,7 @@ from pydantic import SecretStr
 
 from a2abench._version import __version__
 from a2abench.errors import (
+    BrokenReply,
     LLMAuthError,
     LLMBadRequest,
     LLMContextWindowExceeded,
@@ -24,6 +25,7 @@ from a2abench.errors import (
     ReplyTooDeep,
     ReplyTooLarge,
 )
+from a2abench.net.coding import ACCEPT_ENCODING
 from a2abench.net.limits import (
     DEFAULT_MAX_DEPTH,
     DeadlinePassed,
@@ -31,6 +33,7 @@ from a2abench.net.limits import (
     read_body,
     read_body_blocking,
     read_prefix,
+    read_prefix_blocking,
 )
 from a2abench.net.retry import parse_retry_after
 
@@ -59,27 +62,26 @@ async def read_reply(response: httpx.Response, max_bytes: int, *, url: str) -> b
         return await read_body(response, max_bytes, url=url)
     except ReplyTooLarge as exc:
         raise LLMResponseInvalid(exc.message, hint=REPLY_CAP_HINT) from None
+    except BrokenReply as exc:  # an undecodable body: the endpoint's fault, not an agent's
+        raise LLMResponseInvalid(exc.message) from None
 
 
 def read_reply_blocking(response: httpx.Response, max_bytes: int, *, url: str) -> bytes:
     """`read_reply` for the blocking embeddings client."""
     if response.status_code >= 300:
-        prefix = bytearray()
-        for chunk in response.iter_bytes():
-            prefix += chunk[:ERROR_BODY_BYTES - len(prefix)]
-            if len(prefix) >= ERROR_BODY_BYTES:
-                break
-        return bytes(prefix)
+        return read_prefix_blocking(response, ERROR_BODY_BYTES)
     try:
         return read_body_blocking(response, max_bytes, url=url)
     except ReplyTooLarge as exc:
         raise LLMResponseInvalid(exc.message, hint=REPLY_CAP_HINT) from None
+    except BrokenReply as exc:
+        raise LLMResponseInvalid(exc.message) from None
 
 
 def endpoint_auth(api_key: SecretStr | None) -> tuple[Redactor, dict[str, str]]:
     """One LLM endpoint's key as a redactor for error text, and its request headers."""
     secret = api_key.get_secret_value() if api_key is not None else None
-    headers = {"User-Agent": f"a2abench/{__version__}"}
+    headers = {"User-Agent": f"a2abench/{__version__}", "Accept-Encoding": ACCEPT_ENCODING}
     if secret is not None:
         headers["Authorization"] = f"Bearer {secret}"
     return Redactor(secret), headers

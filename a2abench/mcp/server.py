@@ -2,62 +2,55 @@
 
 `McpEndpoint` is an ASGI app (mount it anywhere: `run` serves it alone on loopback,
 serve-green under `/mcp`) plus a lifespan (`async with endpoint.running():`) that runs the
-SDK's session manager. Every HTTP request must carry `Authorization: Bearer <token>` of a
-live task-trial: anything else is refused with 401 before the SDK sees it, and each MCP
-session is bound to the token that opened it (a request naming another token's session is
-answered 404, as the SDK answers an unknown session), so one task-trial's token never
-reaches another's session. (The SDK can bind sessions itself from an authenticated user in
-the ASGI scope, but that costs about a millisecond per request on its SSE path.) Tool
-handlers look the token up again on every call: a task-trial that ended between two calls
-answers with an MCP error.
+SDK's session managers. Every HTTP request must carry `Authorization: Bearer <token>` of a
+live task-trial: anything else is refused with 401 before the SDK sees it. The token is the
+only state a call needs; handlers (handlers.py) look it up again on every request, so a
+task-trial that ended between two calls answers with an MCP error.
 
-The endpoint speaks the initialize-handshake protocol revisions (2025-11-25 and earlier),
-which every MCP client speaks; a request announcing a later revision is answered with
-"unsupported protocol version" listing ours, and SDK clients fall back to the handshake.
-That keeps `notifications/tools/list_changed` (banking's unlocked tools) on the one path
-that delivers it: the call's own response stream, which is SSE for the sessions that
-announce changes and plain JSON for the others (cheaper; clients accept both).
+Both eras of MCP are served on the one endpoint, chosen per request by its
+`MCP-Protocol-Version` header, as the 2026-07-28 revision's backward-compatibility section
+describes:
+
+- 2026-07-28 (stateless): every POST stands alone (the SDK checks the header against the
+  body's `_meta` version, `Mcp-Method` and `Mcp-Name`, answers unknown methods 404 -32601);
+  list changes ride `subscriptions/listen`.
+- 2024-11-05 … 2025-11-25 (no header, or one of them): the `initialize` handshake and
+  `Mcp-Session-Id`. Each MCP session is bound to the token that opened it (another token
+  naming it gets 404, as the SDK answers an unknown session), and a token holds at most
+  `McpLimits.max_mcp_sessions` of them: opening one more ends its least recently used idle
+  one, or is refused (503) while all are busy. A token's sessions end with its task-trial.
+- Any other version: 400 "unsupported protocol version" (-32022) naming the served ones.
+
+There is no standalone GET stream on either era (405). Responses are plain JSON, or SSE for
+the sessions whose tool list can change (handshake revisions: the list change rides the
+call's own response stream).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-import mcp_types as types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.shared.exceptions import MCPError
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from starlette.types import Receive, Scope, Send
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.types import Message, Receive, Scope, Send
 
-from a2abench._version import __version__
-from a2abench.mcp.session import CallRejected, ToolRegistry, ToolSession
+from a2abench.mcp.handlers import CURRENT, SERVED_VERSIONS, ToolServer, bearer
+from a2abench.mcp.session import ToolRegistry, ToolSession
 
 logger = logging.getLogger("a2abench.mcp")
-# JSON-RPC codes of the refusals (the MCP spec's own where it has one).
-INVALID_PARAMS = -32602
-REJECTED = -32000  # a call refused by a limit or outside the turn: nothing changed
 UNSUPPORTED_VERSION = -32022
+HEADER_MISMATCH = -32020
+_VERSION_KEY = b'"io.modelcontextprotocol/protocolVersion"'
 MAX_BODY_BYTES = 4_000_000  # far above any argument limit; the SDK's own default
 _PROTOCOL_HEADER = b"mcp-protocol-version"
 _SESSION_HEADER = b"mcp-session-id"
-_AUTH_HEADER = b"authorization"
 
-
-def bearer(headers: Any) -> str | None:
-    """The bearer token of an ASGI header list or a Starlette Headers object."""
-    if isinstance(headers, list):
-        raw = next((v.decode("latin-1") for k, v in headers if k.lower() == _AUTH_HEADER), None)
-    else:
-        raw = headers.get("authorization")
-    if not raw or raw[:7].lower() != "bearer ":
-        return None
-    return raw[7:].strip() or None
+__all__ = ["MAX_BODY_BYTES", "UNSUPPORTED_VERSION", "McpEndpoint", "bearer"]
 
 
 class McpEndpoint:
@@ -66,23 +59,24 @@ class McpEndpoint:
     def __init__(self, registry: ToolRegistry | None = None, *,
                  idle_timeout_s: float = 1800.0) -> None:
         self.registry = registry if registry is not None else ToolRegistry()
-        self.server: Server[Any] = Server(
-            "a2abench", version=__version__,
-            instructions="The tools of one a2abench task-trial; call them while you hold "
-                         "the turn of its A2A conversation.",
-            on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        self.plain = ToolServer(self.registry, announces=False)
+        self.announcing = ToolServer(self.registry, announces=True)
         # No DNS-rebinding check: every request carries a task-trial's random token, and
-        # behind a proxy the Host header is the proxy's. Two managers: plain JSON responses
-        # (a third cheaper than SSE) for sessions whose tool list never changes, SSE for
-        # those that announce changes (the notification rides the call's response stream).
-        self.manager, self.streaming = (StreamableHTTPSessionManager(
-            app=self.server, security_settings=None, session_idle_timeout=idle_timeout_s,
-            json_response=plain, max_request_body_size=MAX_BODY_BYTES)
-            for plain in (True, False))
+        # behind a proxy the Host header is the proxy's. Plain JSON responses (a third
+        # cheaper than SSE) wherever no notification rides a response: SSE only for the
+        # handshake sessions that announce list changes on the changing call's stream
+        # (2026-07-28 answers listen requests with a stream in either mode).
+        self.manager, self.streaming, self.announcing_json = (StreamableHTTPSessionManager(
+            app=server, security_settings=None, session_idle_timeout=idle_timeout_s,
+            json_response=json, max_request_body_size=MAX_BODY_BYTES)
+            for server, json in ((self.plain, True), (self.announcing, False),
+                                 (self.announcing, True)))
+        self.registry.on_forget.append(self._ended)
+        self._ending: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        async with self.manager.run(), self.streaming.run():
+        async with self.manager.run(), self.streaming.run(), self.announcing_json.run():
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -96,73 +90,191 @@ class McpEndpoint:
                                 else "a live task-trial's token (this one is unknown or expired)")
             return
         if scope["method"] == "GET":
-            # No standalone stream: what the server says (list_changed) rides the response
-            # stream of the call that caused it, which also crosses buffering proxies.
+            # No standalone stream: list changes ride the changing call's response stream
+            # (handshake revisions) or subscriptions/listen (2026-07-28).
             await _respond(send, 405, {"error": "this endpoint has no standalone stream; "
                                                 "notifications come with the call results"},
                            [(b"allow", b"POST, DELETE")])
             return
-        version = next((v.decode("latin-1") for k, v in headers if k == _PROTOCOL_HEADER), None)
-        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        version = _header(headers, _PROTOCOL_HEADER)
+        if version is not None and version not in SERVED_VERSIONS:
             await _unsupported_version(version, receive, send)
             return
-        mcp_session = next((v.decode("latin-1") for k, v in headers if k == _SESSION_HEADER),
-                           None)
-        if mcp_session is None:  # opening a session: remember that it is this token's
-            send = _recording(send, session.mcp_sessions)
-        elif mcp_session not in session.mcp_sessions:
+        current = CURRENT.set(session)
+        try:
+            if version in MODERN_PROTOCOL_VERSIONS:  # stateless: no MCP session to bind
+                stateless = self.announcing_json if session.announces else self.manager
+                await stateless.handle_request(scope, receive, send)
+            else:
+                manager = self.streaming if session.announces else self.manager
+                await self._handshake(session, manager, scope, receive, send)
+        finally:
+            CURRENT.reset(current)
+
+    async def _handshake(self, session: ToolSession, manager: StreamableHTTPSessionManager,
+                         scope: Scope, receive: Receive, send: Send) -> None:
+        """A handshake-era request: its MCP session must be the token's own."""
+        if scope["method"] == "POST":
+            version = _header(scope.get("headers", []), _PROTOCOL_HEADER)
+            checked = await _handshake_body(receive, send, version)
+            if checked is None:
+                return
+            receive = checked
+        mcp_session = _header(scope.get("headers", []), _SESSION_HEADER)
+        if mcp_session is None:
+            await self._open(session, manager, scope, receive, send)
+            return
+        opened = session.mcp_sessions
+        if mcp_session not in opened:
             await _respond(send, 404, {"jsonrpc": "2.0", "id": None, "error": {
                 "code": -32600, "message": "Session not found"}})
             return
+        opened[mcp_session] += 1  # busy: never ended to make room
+        opened.move_to_end(mcp_session)  # the most recently used last
+        status: list[int] = []
+        try:
+            await manager.handle_request(scope, receive, _watching(send, status))
+        finally:
+            if mcp_session in opened:
+                opened[mcp_session] -= 1
+                ended = scope["method"] == "DELETE" and status and status[0] < 300
+                if ended or status == [404]:  # the client ended it, or its idle timeout did
+                    del opened[mcp_session]
+
+    async def _open(self, session: ToolSession, manager: StreamableHTTPSessionManager,
+                    scope: Scope, receive: Receive, send: Send) -> None:
+        """A request that opens an MCP session (the SDK answers anything but `initialize`
+        with an error): make room under the token's cap, then record the id it gets."""
+        limit = session.limits.max_mcp_sessions
+        opened = session.mcp_sessions
+        if len(opened) + session.mcp_opening >= limit:
+            idle = next((sid for sid, busy in opened.items() if busy == 0), None)
+            if idle is None:
+                await _respond(send, 503, {"jsonrpc": "2.0", "id": None, "error": {
+                    "code": -32000, "message": f"this task-trial already has {limit} MCP "
+                    "sessions, all busy; end one (DELETE) or reuse it"}})
+                return
+            del opened[idle]
+            await _end_session(manager, idle)
+        status: list[int] = []
+        session.mcp_opening += 1
+        try:
+            await manager.handle_request(scope, receive, _watching(send, status, opened))
+        finally:
+            session.mcp_opening -= 1
+
+    def _ended(self, session: ToolSession) -> None:
+        """A task-trial ended: its listen streams end now, its idle MCP sessions soon (a
+        busy one when its idle timeout passes; its calls are refused meanwhile)."""
+        self.announcing.forget(session.token)
+        idle = [sid for sid, busy in session.mcp_sessions.items() if busy == 0]
+        session.mcp_sessions.clear()
+        if not idle:
+            return
         manager = self.streaming if session.announces else self.manager
-        await manager.handle_request(scope, receive, send)
-
-    def _session(self, ctx: ServerRequestContext[Any, Any]) -> ToolSession:
-        request = ctx.request
-        token = bearer(request.headers) if request is not None else None
-        session = self.registry.get(token) if token else None
-        if session is None:
-            raise MCPError(REJECTED, "this task-trial has ended; its token is expired")
-        return session
-
-    async def _list_tools(self, ctx: ServerRequestContext[Any, Any],
-                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        session = self._session(ctx)
         try:
-            specs = session.tools()
-        except CallRejected as exc:
-            raise MCPError(REJECTED, exc.message) from None
-        return types.ListToolsResult(tools=[
-            types.Tool(name=s.name, description=s.description, input_schema=s.input_schema)
-            for s in specs])
-
-    async def _call_tool(self, ctx: ServerRequestContext[Any, Any],
-                         params: types.CallToolRequestParams) -> types.CallToolResult:
-        session = self._session(ctx)
-        arguments = dict(params.arguments or {})
-        try:
-            result = await session.call(params.name, arguments)
-        except CallRejected as exc:
-            logger.info("MCP call %s of %s refused (%s): %s", params.name, session.label,
-                        exc.reason, exc.message)
-            code = INVALID_PARAMS if exc.reason in ("too_large", "unknown_tool") else REJECTED
-            raise MCPError(code, exc.message, {"reason": exc.reason}) from None
-        if result.tools_changed:
-            # On the call's own response stream, before its result: the agent lists again.
-            await ctx.session.send_notification(types.ToolListChangedNotification(),
-                                                related_request_id=ctx.request_id)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)],
-                                    is_error=result.is_error)
+            task = asyncio.get_running_loop().create_task(_end_sessions(manager, idle))
+        except RuntimeError:  # closed outside the endpoint's loop: they end by idle timeout
+            return
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
 
-def _recording(send: Send, into: set[str]) -> Send:
-    """`send` that adds the MCP session id the response assigns to `into`."""
-    async def recording(message: Any) -> None:
+async def _end_sessions(manager: StreamableHTTPSessionManager, ids: list[str]) -> None:
+    for sid in ids:
+        await _end_session(manager, sid)
+
+
+async def _end_session(manager: StreamableHTTPSessionManager, sid: str) -> None:
+    """End one MCP session through the SDK's own door: a DELETE naming it."""
+    scope: Scope = {"type": "http", "method": "DELETE", "path": "/", "raw_path": b"/",
+                    "root_path": "", "scheme": "http", "query_string": b"",
+                    "http_version": "1.1", "server": ("127.0.0.1", 0),
+                    "headers": [(_SESSION_HEADER, sid.encode("latin-1"))]}
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def discard(message: Message) -> None:
+        return None
+
+    await manager.handle_request(scope, receive, discard)
+
+
+async def _handshake_body(receive: Receive, send: Send, version: str | None
+                          ) -> Receive | None:
+    """Read a handshake-era POST's body and refuse it (None) if it is too large or its
+    `_meta` claims a protocol version its header (`version`: none, or a handshake one)
+    contradicts; else a `receive` that gives the SDK the body again."""
+    body = await _body(receive)
+    if body is None:
+        await _respond(send, 413, {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": f"the body is over {MAX_BODY_BYTES} bytes"}})
+        return None
+    claimed = _claimed_version(body)
+    if claimed is not None and claimed[0] != version:
+        await _respond(send, 400, {"jsonrpc": "2.0", "id": claimed[1], "error": {
+            "code": HEADER_MISMATCH, "message": "the MCP-Protocol-Version header does not "
+            f"match the request's _meta protocol version {claimed[0]!r}"}})
+        return None
+    return _replaying(body, receive)
+
+
+async def _body(receive: Receive) -> bytes | None:
+    """The whole request body, or None past `MAX_BODY_BYTES` (what the SDK refuses too)."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """`receive` that first gives `body` again, whole, then what the client sends next."""
+    given = [False]
+
+    async def replaying() -> Message:
+        if given[0]:
+            return await receive()
+        given[0] = True
+        return {"type": "http.request", "body": body, "more_body": False}
+    return replaying
+
+
+def _claimed_version(body: bytes) -> tuple[Any, Any] | None:
+    """(version, request id) when a body claims a protocol version in its `_meta` (only the
+    per-request envelope of 2026-07-28 and later carries one)."""
+    if _VERSION_KEY not in body:  # no handshake client sends it: skip the parse
+        return None
+    try:
+        message = json.loads(body)
+        meta = message["params"]["_meta"]
+        return meta["io.modelcontextprotocol/protocolVersion"], message.get("id")
+    except (ValueError, RecursionError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in headers if k == name), None)
+
+
+def _watching(send: Send, status: list[int], record: Any = None) -> Send:
+    """`send` that notes the response status in `status` and, with `record` (a token's
+    MCP sessions), adds the session id an opening response assigns."""
+    async def watching(message: Message) -> None:
         if message["type"] == "http.response.start":
-            into.update(v.decode("latin-1") for k, v in message.get("headers", [])
-                        if k.lower() == _SESSION_HEADER)
+            status.append(message["status"])
+            if record is not None and message["status"] < 400:
+                for k, v in message.get("headers", []):
+                    if k.lower() == _SESSION_HEADER:
+                        record[v.decode("latin-1")] = 0
         await send(message)
-    return recording
+    return watching
 
 
 async def _respond(send: Send, status: int, payload: dict[str, Any],
@@ -181,20 +293,12 @@ async def _unauthorized(send: Send, what: str) -> None:
 
 
 async def _unsupported_version(version: str, receive: Receive, send: Send) -> None:
-    """A JSON-RPC "unsupported protocol version" error naming the handshake revisions."""
-    chunks, size = [], 0
-    while True:
-        message = await receive()
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size <= MAX_BODY_BYTES:
-            chunks.append(chunk)
-        if not message.get("more_body"):
-            break
+    """A JSON-RPC "unsupported protocol version" error naming every served revision."""
+    body = await _body(receive)
     try:
-        request_id = json.loads(b"".join(chunks)).get("id")
-    except (ValueError, AttributeError):
+        request_id = json.loads(body).get("id") if body is not None else None
+    except (ValueError, RecursionError, AttributeError):
         request_id = None
     await _respond(send, 400, {"jsonrpc": "2.0", "id": request_id, "error": {
         "code": UNSUPPORTED_VERSION, "message": "Unsupported protocol version",
-        "data": {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version}}})
+        "data": {"supported": list(SERVED_VERSIONS), "requested": version}}})

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import json
 import secrets
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -32,11 +32,13 @@ UNKNOWN_TOOL = "(unknown)"  # the metric label of names that are not tools (boun
 class McpLimits:
     """What one session accepts: arguments of at most `max_argument_bytes` (as compact
     JSON), `max_calls_per_turn` calls while the agent holds one turn (the A2A channel's
-    limit on calls in one reply), each call finishing within `call_timeout_s`."""
+    limit on calls in one reply), each call finishing within `call_timeout_s`; at most
+    `max_mcp_sessions` open handshake-era MCP sessions for its token."""
 
     max_argument_bytes: int = 64_000
     max_calls_per_turn: int = DEFAULT_MAX_TOOL_CALLS
     call_timeout_s: float = 120.0
+    max_mcp_sessions: int = 16
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,10 @@ class ToolSession:
     # An infrastructure failure during a call (a deadline overrun): the episode raises it
     # once the turn is over, so the task-trial ends as an infrastructure error.
     failure: A2ABenchError | None = None
-    mcp_sessions: set[str] = field(default_factory=set)  # MCP session ids it opened
+    # The handshake-era MCP sessions its token opened: id -> requests in flight, least
+    # recently used first; and how many opening requests are in flight.
+    mcp_sessions: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    mcp_opening: int = 0
     announces: bool = False  # its tool list can change: responses stream (list_changed)
     ended: bool = False  # a call ended the episode during the turn: its reply is not used
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -204,6 +209,7 @@ class ToolRegistry:
         self._sessions: dict[str, ToolSession] = {}
         self.counts: Counter[tuple[str, Outcome]] = Counter()
         self.on_call = on_call
+        self.on_forget: list[Callable[[ToolSession], None]] = []  # a session closed
 
     def open(self, limits: McpLimits | None = None, label: str = "") -> ToolSession:
         token = secrets.token_urlsafe(32)
@@ -216,7 +222,10 @@ class ToolRegistry:
         return session if session is not None and session.alive else None
 
     def forget(self, token: str) -> None:
-        self._sessions.pop(token, None)
+        session = self._sessions.pop(token, None)
+        if session is not None:
+            for hook in self.on_forget:
+                hook(session)
 
     def count(self, tool: str, outcome: Outcome) -> None:
         self.counts[(tool, outcome)] += 1

@@ -98,7 +98,7 @@ class AttemptLoop:
             return None
         delay = self._decide(last, self.started)
         if delay is None:
-            raise error
+            raise last.outcome.error or error  # `decide` may name the failure anew
         return delay
 
     def _open(self) -> Attempt:

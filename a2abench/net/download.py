@@ -30,6 +30,12 @@ import httpx
 
 from a2abench._paths import cache_dir
 from a2abench.errors import DataCorrupt, DataMissing
+from a2abench.net.coding import (
+    ACCEPT_ENCODING,
+    CodingError,
+    decode_blocking,
+    drop_redirect_body_blocking,
+)
 from a2abench.net.tls import verified_context
 
 _CHUNK = 1 << 20
@@ -132,7 +138,9 @@ def ensure(files: Iterable[RemoteFile], *, folder: str, client: httpx.Client | N
     http = client or httpx.Client(timeout=timeout, follow_redirects=True,
                                   verify=verified_context(),
                                   limits=httpx.Limits(max_connections=max(workers, 1)),
-                                  event_hooks={"request": [_check_egress]})
+                                  headers={"Accept-Encoding": ACCEPT_ENCODING},
+                                  event_hooks={"request": [_check_egress],
+                                               "response": [drop_redirect_body_blocking]})
     done = [0]
     fetching = [False]
     lock = threading.Lock()
@@ -226,7 +234,10 @@ def _stream(item: RemoteFile, http: httpx.Client, handle: BinaryIO, missing: str
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > item.ceiling:
                 raise _too_large(item)
-            for chunk in response.iter_bytes():  # as it arrives: the pace is checked often
+            # As it arrives, a bounded piece at a time (a gzip bomb meets the size cap
+            # after 64 kB past it): the pace is checked often.
+            for chunk in decode_blocking(response.iter_raw(),
+                                         response.headers.get("content-encoding")):
                 size += len(chunk)
                 if size > item.ceiling:
                     raise _too_large(item)
@@ -235,6 +246,10 @@ def _stream(item: RemoteFile, http: httpx.Client, handle: BinaryIO, missing: str
                 _check_pace(size, time.monotonic() - start, failed)
     except httpx.HTTPError as exc:
         raise failed(str(exc) or type(exc).__name__) from exc
+    except CodingError as exc:
+        raise DataCorrupt(f"downloaded {item.path} from {item.url} cannot be read: {exc}",
+                          hint="The file was rejected and not cached. Check the mirror, or "
+                               "pass --data-dir pointing at a local copy") from None
     return digest.hexdigest()
 
 

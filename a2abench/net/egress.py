@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import fnmatch
 import ipaddress
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from urllib.parse import urlsplit
@@ -61,6 +62,26 @@ def policy_for(allowed: list[str] | tuple[str, ...], agent_url: str) -> HostPoli
         port = None
     own = f"{parts.hostname}:{port}" if parts.hostname and port else None
     return HostPolicy([*allowed, own] if own else list(allowed))
+
+
+# serve-green's `--allow-host @participants`: each assessment may contact the hosts of its own
+# participants and nothing else (the image's default: a card pointing at a cloud metadata
+# address is refused). It admits any participant; other patterns still restrict which.
+PARTICIPANTS = "@participants"
+
+
+def participant_hosts(urls: Iterable[str]) -> list[str]:
+    """Patterns matching exactly the hosts of `urls` (any port): a name, or an address as a
+    one-address network."""
+    out = []
+    for url in urls:
+        host = urlsplit(url).hostname
+        address = _address(host or "")
+        if address is not None:
+            out.append(f"{address}/{address.max_prefixlen}")
+        elif host:
+            out.append(re.sub(r"([*?\[\]])", r"[\1]", host))  # a name, never a glob
+    return out
 
 
 def pattern_problem(pattern: str) -> str | None:

@@ -1,13 +1,14 @@
-"""A lean HTTP/1.1 client for the A2A hot path: keep-alive POSTs to one plain-http origin.
+"""A lean HTTP/1.1 client for the A2A hot path: keep-alive POSTs to one origin.
 
 httpx (with httpcore, h11 and anyio) costs ~1.2 ms of CPU per request on a 2-core machine,
 more than the rest of a single-turn task-trial; this client costs ~0.1 ms
-(perf/throughput.py, docs/performance.md). It is used only where it is complete: plain
-`http://` URLs without credentials, headers h11 would send, non-streaming JSON-RPC calls
-made by `A2AClient` to an interface that does not redirect (`a2a/transport.py` decides from
-its first call, made with httpx). TLS, redirects, SSE, cards and the REST binding stay on
-httpx. It reads replies as h11 (under httpx) reads them, refuses what h11 refuses, and
-bounds every part of a reply (tests/a2a/test_h1_review.py, docs/transports.md).
+(perf/throughput.py, docs/performance.md). It is used only where it is complete: `http://`
+and `https://` URLs without credentials (TLS over asyncio's streams, with the process's
+verifying context: net/tls.py), headers h11 would send, the non-streaming calls `A2AClient`
+makes to an interface until it redirects (`a2a/transport.py`: `LeanFirst`). Redirects, SSE
+and cards stay on httpx. It reads replies as h11
+(under httpx) reads them, refuses what h11 refuses, and bounds every part of a reply
+(tests/a2a/test_h1_review.py, docs/transports.md).
 `A2ABENCH_HTTP_CLIENT=httpx` turns it off.
 
 Responses look like the part of `httpx.Response` that `_limits.read_body` and the
@@ -21,13 +22,14 @@ import contextlib
 import os
 import re
 import select
-import zlib
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sized
+import ssl
+from collections.abc import AsyncIterator, Callable, Mapping, Sized
 from urllib.parse import urlsplit
 
 import httpx
 
 from a2abench._version import __version__
+from a2abench.net.coding import decode
 
 MAX_HEAD = 65_536  # status line and headers of one reply, and its trailers (h11 allows less)
 MAX_DIGITS = 20  # of a Content-Length or a chunk size, as h11 allows
@@ -48,8 +50,21 @@ def enabled() -> bool:
     return os.environ.get("A2ABENCH_HTTP_CLIENT", "").strip().lower() != "httpx"
 
 
-class WireError(Exception):
-    """The connection failed, or what came back was not an HTTP/1.1 reply."""
+class WireError(httpx.TransportError):
+    """The connection failed, or what came back was not an HTTP/1.1 reply. An httpx
+    transport error, so that callers handle one family of failures whichever client sent.
+
+    This class itself: the connection closed or broke before any byte of a reply (the
+    server's fault or the network's: nobody can tell from one failure)."""
+
+
+class WireConnectError(WireError):
+    """No connection was made (refused, unreachable, timed out): plausibly the network's."""
+
+
+class WireFrameError(WireError):
+    """A reply began and then broke HTTP/1.1's framing (a malformed head, body or end, a
+    connection that ended or was reset mid-reply): the server's fault."""
 
 
 class Headers:
@@ -66,12 +81,10 @@ class Headers:
 
 
 class _Conn:
-    __slots__ = ("end", "eol", "poll", "reader", "writer")
+    __slots__ = ("poll", "reader", "writer")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.eol = self.end = b""  # the server's line end (CRLF, or a bare LF) and a head's end,
-        # learnt from its first reply
         self.poll = _poller(writer.get_extra_info("socket").fileno())
 
     @property
@@ -86,8 +99,7 @@ class _Conn:
         next request; else stray bytes would be read as its reply (httpcore checks the
         same before reusing a connection)."""
         reader = self.reader
-        # StreamReader has no public way to ask for what it holds unread.
-        return not (reader._buffer or reader.at_eof()  # type: ignore[attr-defined]
+        return not (unread(reader) or reader.at_eof()
                     or self.writer.is_closing() or self.poll(0))
 
     def close(self) -> None:
@@ -112,7 +124,7 @@ def usable(url: str, headers: Mapping[str, str]) -> bool:
         origin = httpx.URL(url)
     except (ValueError, httpx.InvalidURL):
         return False
-    if origin.scheme != "http" or not origin.raw_host or origin.userinfo:
+    if origin.scheme not in ("http", "https") or not origin.raw_host or origin.userinfo:
         return False
     return all(name.isascii() and _TOKEN.fullmatch(name) is not None and value.isascii()
                and _VALUE.fullmatch(value) is not None for name, value in headers.items())
@@ -122,7 +134,8 @@ def _origin(url: str) -> tuple[str, int, str, str]:
     """(host to connect to, port, Host header, request target) as httpx makes them:
     an IDNA host, a percent-encoded path and query, no default port in Host."""
     origin = httpx.URL(url)
-    return (origin.raw_host.decode("ascii"), origin.port or 80,
+    return (origin.raw_host.decode("ascii"),
+            origin.port or (443 if origin.scheme == "https" else 80),
             origin.netloc.decode("ascii"), origin.raw_path.decode("ascii"))
 
 
@@ -130,21 +143,20 @@ class WirePool:
     """Keep-alive connections to the origin of `url`, each POSTing to `url` with `headers`.
 
     `check` (the host policy) is called before every request, as httpx's request hook does.
-    `direct` is None until a call through httpx shows whether the URL redirects (False);
-    `deciding` is set while that call is on its way.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str], *, connect_timeout: float,
-                 check: Callable[[str], None] | None = None) -> None:
+                 check: Callable[[str], None] | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         assert usable(url, headers), url
+        assert (tls is not None) == url.lower().startswith("https:"), "https takes a context"
         self.url = url
+        self._tls = tls
         self._host, self._port, host_header, target = _origin(url)
         self._connect_timeout = connect_timeout
         self._check = check
         self._idle: list[_Conn] = []
         self._closed = False
-        self.direct: bool | None = None
-        self.deciding: asyncio.Event | None = None
         sent = {"host": host_header, "accept": "*/*", "connection": "keep-alive",
                 "user-agent": f"a2abench/{__version__}"}
         sent.update((name.lower(), value) for name, value in headers.items())
@@ -172,13 +184,15 @@ class WirePool:
 
     async def _connect(self) -> _Conn:
         try:
-            async with asyncio.timeout(self._connect_timeout):
-                reader, writer = await asyncio.open_connection(self._host, self._port,
-                                                               limit=MAX_HEAD)
+            async with asyncio.timeout(self._connect_timeout):  # the TLS handshake included
+                reader, writer = await asyncio.open_connection(
+                    self._host, self._port, limit=MAX_HEAD, ssl=self._tls,
+                    server_hostname=self._host.strip("[]") if self._tls else None)
         except TimeoutError:
-            raise WireError(f"connection timed out after {self._connect_timeout:g} s") from None
+            raise WireConnectError(f"connection timed out after {self._connect_timeout:g} s"
+                                   ) from None
         except OSError as exc:
-            raise WireError(str(exc) or type(exc).__name__) from None
+            raise WireConnectError(str(exc) or type(exc).__name__) from None
         return _Conn(reader, writer)
 
     async def _exchange(self, conn: _Conn, request: bytes, body: bytes) -> WireResponse:
@@ -212,62 +226,125 @@ class WirePool:
 
 
 async def _read_head(conn: _Conn) -> tuple[int, Headers]:
+    reader = conn.reader
     while True:
         try:
-            end = conn.end
-            raw = await (conn.reader.readuntil(end) if end else _first_head(conn))
+            raw = await _block(reader, f"the reply's status line and headers exceed {MAX_HEAD} "
+                                       f"bytes")
         except asyncio.IncompleteReadError as exc:
-            raise WireError("Server disconnected without sending a complete response"
-                            if exc.partial else
-                            "Server disconnected without sending a response") from None
-        except asyncio.LimitOverrunError:
-            raise WireError(f"the reply's status line and headers exceed {MAX_HEAD} bytes"
-                            ) from None
+            if exc.partial:
+                raise WireFrameError("Server disconnected without sending a complete "
+                                     "response") from None
+            raise WireError("Server disconnected without sending a response") from None
         except OSError as exc:
             raise WireError(str(exc) or type(exc).__name__) from None
-        status, headers = _parse_head(raw, conn.eol)
-        if not 100 <= status < 200 or status == 101:
+        status, headers = _parse_head(raw)
+        if status == 101:  # h11 refuses a switch nobody asked for, and so does httpx
+            raise WireFrameError("the server switched protocols (HTTP 101) without being "
+                                 "asked to")
+        if not 100 <= status < 200:
             return status, headers
         # An interim 1xx reply (100 Continue, 103 Early Hints): the real one follows.
 
 
-async def _first_head(conn: _Conn) -> bytes:
-    """The head of a connection's first reply, learning the server's line end on the way:
-    CRLF, or a bare LF, which h11 accepts too. Later heads are read in one call."""
-    reader = conn.reader
-    status = await reader.readuntil(b"\n")
-    conn.eol = eol = b"\r\n" if status.endswith(b"\r\n") else b"\n"
-    conn.end = eol + eol
-    try:
-        start = await reader.readexactly(len(eol))
-        if start == eol:  # no header lines at all
-            return status + start
-        return status + start + await reader.readuntil(b"\n" + eol)
-    except asyncio.IncompleteReadError as exc:
-        raise asyncio.IncompleteReadError(status + exc.partial, None) from None
+_BLANK = re.compile(rb"\n\r?\n")
 
 
-def _parse_head(raw: bytes, eol: bytes) -> tuple[int, Headers]:
-    lines = raw[:-2 * len(eol)].split(eol)
-    first = lines[0]
-    # h11's grammar: "HTTP/1.x", a space, three digits, nothing or a space and a reason;
-    # below 100 is no status at all.
-    if (first[:9] not in (b"HTTP/1.1 ", b"HTTP/1.0 ") or not first[9:12].isdigit()
-            or first[12:13] not in (b"", b" ") or first[9:10] == b"0"):
-        raise WireError(f"not an HTTP/1.1 reply: {first[:80]!r}")
+def unread(reader: asyncio.StreamReader) -> bytearray:
+    """The bytes `reader` holds unread (its own buffer, not a copy)."""
+    # StreamReader has no public way to look at them; if Python renames it, this fails loudly.
+    held: bytearray = reader._buffer  # type: ignore[attr-defined]
+    return held
+
+
+async def _block(reader: asyncio.StreamReader, too_long: str) -> bytes:
+    """The bytes up to and including the first blank line, as h11 finds it: lines end with
+    CRLF or a bare LF, mixed as they come (a blank line is `\\n\\r?\\n`); at most MAX_HEAD
+    bytes. A head usually arrives whole: one search of what the reader holds. Otherwise it is
+    read a line at a time, each byte searched once. IncompleteReadError's `partial` holds
+    everything read."""
+    held = unread(reader)
+    found = _BLANK.search(held)
+    if found is not None and held[:1] != b"\n" and held[:2] != b"\r\n" \
+            and found.end() <= MAX_HEAD:
+        return await reader.readexactly(found.end())  # the whole head was there
+    got = bytearray()
+    searched = 0  # how many of the reader's unread bytes were searched for a blank line
+    while True:
+        held = unread(reader)
+        if not got or got.endswith(b"\n"):  # at the start of a line: is it blank?
+            blank = 1 if held[:1] == b"\n" else 2 if held[:2] == b"\r\n" else 0
+            if blank:
+                return bytes(got + await reader.readexactly(blank))
+        found = _BLANK.search(held, max(searched - 2, 0))
+        if found is not None:
+            if len(got) + found.end() > MAX_HEAD:
+                raise WireFrameError(too_long)
+            return bytes(got + await reader.readexactly(found.end()))
+        searched = len(held)
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.LimitOverrunError:
+            raise WireFrameError(too_long) from None
+        except asyncio.IncompleteReadError as exc:
+            raise asyncio.IncompleteReadError(bytes(got) + exc.partial, None) from None
+        got += line
+        searched = max(searched - len(line), 0)
+        if len(got) > MAX_HEAD:
+            raise WireFrameError(too_long)
+        if line in (b"\n", b"\r\n"):
+            return bytes(got)
+
+
+# h11's grammar of a status line and a header field (h11/_abnf.py); _FIELDS: every header
+# line of a head and its blank line, to check a whole head in one match.
+_STATUS = re.compile(rb"HTTP/(1\.[01]) ([0-9]{3})(?: [^\x00\n\r\f\v]*)?\r?")
+_FIELD_RE = (rb"([-!#$%&'*+.^_`|~0-9a-zA-Z]+):[ \t]*"
+             rb"((?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?)[ \t]*")
+_FIELD = re.compile(_FIELD_RE)
+_FIELDS = re.compile(b"(?:" + _FIELD_RE.replace(b"(", b"(?:").replace(b"(?:?:", b"(?:")
+                     + rb"\r?\n)*\r?\n")
+
+
+def _parse_head(raw: bytes) -> tuple[int, Headers]:
+    """Status and headers of a head as h11 reads them: a CR before each line's LF dropped,
+    obs-folds unfolded, every line matched against h11's grammar (a bare CR or a NUL in a
+    value, a space before the colon: refused)."""
+    end = raw.find(b"\n")
+    status = _STATUS.fullmatch(raw, 0, end)
+    if status is None or status[2] < b"100":  # below 100 is no status at all
+        raise WireFrameError(f"not an HTTP/1.1 reply: {raw[:min(end, 80)]!r}")
     items: dict[str, str] = {}
-    key = ""
-    for line in lines[1:]:
-        if line[:1] in (b" ", b"\t") and key:  # obs-fold: RFC 9112 5.2 says unfold to SP
-            items[key] += " " + line.strip(b" \t").decode("latin-1")
-            continue
-        name, colon, value = line.partition(b":")
-        if not colon or not name or name != name.strip() or name[:1] in b" \t":
-            raise WireError(f"malformed header line in the reply: {line[:80]!r}")
-        key = name.decode("latin-1").lower()
-        text = value.strip(b" \t").decode("latin-1")
+    if _FIELDS.fullmatch(raw, end + 1) is not None:  # the usual head: no folds, all valid
+        fields = [line.partition(b":") for line in raw[end + 1:].split(b"\n")[:-2]]
+    else:
+        fields = [_field(line) for line in _unfold(raw[end + 1:].split(b"\n")[:-2])]
+    for name, _, value in fields:
+        key, text = name.decode("ascii").lower(), value.strip(b" \t\r").decode("latin-1")
         items[key] = f"{items[key]}, {text}" if key in items else text
-    return int(first[9:12]), Headers(items, http10=first[:8] == b"HTTP/1.0")
+    return int(status[2]), Headers(items, http10=status[1] == b"1.0")
+
+
+def _field(line: bytes) -> tuple[bytes, bytes, bytes]:
+    line = line[:-1] if line.endswith(b"\r") else line
+    if _FIELD.fullmatch(line) is None:
+        raise WireFrameError(f"malformed header line in the reply: {line[:80]!r}")
+    return line.partition(b":")
+
+
+def _unfold(lines: list[bytes]) -> list[bytes]:
+    """obs-fold (RFC 9112 5.2): a line starting with SP or HTAB continues the one before."""
+    out: list[bytes] = []
+    for line in lines:
+        line = line[:-1] if line.endswith(b"\r") else line
+        if line[:1] in (b" ", b"\t"):
+            if not out:
+                raise WireFrameError(f"malformed header line in the reply (a continuation "
+                                     f"line first): {line[:80]!r}")
+            out[-1] += b" " + line.lstrip(b" \t")
+        else:
+            out.append(line)
+    return out
 
 
 def _framing(status: int, headers: Headers) -> tuple[int | None, bool]:
@@ -283,7 +360,7 @@ def _framing(status: int, headers: Headers) -> tuple[int | None, bool]:
     declared = items.get("content-length")
     if coding is not None:
         if coding.lower() != "chunked":
-            raise WireError(f"the reply's Transfer-Encoding is {coding[:40]!r}: only "
+            raise WireFrameError(f"the reply's Transfer-Encoding is {coding[:40]!r}: only "
                             f"Transfer-Encoding: chunked is supported")
         # RFC 9112 6.1, 6.3: with a Content-Length too, or on HTTP/1.0, the framing is
         # suspect (request smuggling): read as chunked, then never reuse the connection.
@@ -298,10 +375,10 @@ def _length(declared: str) -> int:
         return int(declared)  # the usual single length, without the split below
     values = {value.strip() for value in declared.split(",")}
     if len(values) != 1:  # repeated equal values are one length, as in h11
-        raise WireError(f"conflicting Content-Length headers in the reply: {declared[:40]!r}")
+        raise WireFrameError(f"conflicting Content-Length headers in the reply: {declared[:40]!r}")
     value = values.pop()
     if not (value.isascii() and value.isdigit()) or len(value) > MAX_DIGITS:
-        raise WireError(f"the reply's Content-Length is not a number: {value[:40]!r}")
+        raise WireFrameError(f"the reply's Content-Length is not a number: {value[:40]!r}")
     return int(value)
 
 
@@ -318,26 +395,22 @@ class WireResponse:
         self._length, self._reusable = length, reusable
         self._done = False
 
-    async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        """The body, decoded as httpx decodes it (`_Decoding`)."""
-        coding = self.headers.get("content-encoding")
-        decoding = _Decoding.of(coding) if coding else None
+    async def aiter_raw(self) -> AsyncIterator[bytes]:
+        """The body as sent (not decoded: net/coding.py does that, for httpx's replies too).
+        Whatever breaks it now is the server's: the reply had begun."""
         try:
             async for chunk in self._raw():
-                if decoding is None:
-                    yield chunk
-                    continue
-                for part in decoding.decode(chunk):
-                    yield part
-            for part in decoding.flush() if decoding is not None else ():
-                yield part
-        except zlib.error as exc:
-            raise WireError(f"the reply's body cannot be decoded: {exc}") from None
+                yield chunk
         except asyncio.IncompleteReadError:
-            raise WireError("Server disconnected before the end of the response body"
-                            ) from None
+            raise WireFrameError("Server disconnected before the end of the response body"
+                                 ) from None
         except OSError as exc:
-            raise WireError(str(exc) or type(exc).__name__) from None
+            raise WireFrameError(f"the connection broke in the middle of the reply: "
+                                 f"{exc or type(exc).__name__}") from None
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]:
+        """The body decoded as httpx decodes it, in bounded pieces (net/coding.py)."""
+        return decode(self.aiter_raw(), self.headers.get("content-encoding"))
 
     async def _raw(self) -> AsyncIterator[bytes]:
         reader, left = self._conn.reader, self._length
@@ -372,7 +445,7 @@ async def _chunks(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
         line = await _line(reader, "a chunk-size line of the reply is too long")
         size_text = line[:-2].split(b";", 1)[0].rstrip(b" \t")  # extensions: not used
         if not 0 < len(size_text) <= MAX_DIGITS or not _HEX.issuperset(size_text):
-            raise WireError(f"bad chunk size in the reply: {size_text[:40]!r}")
+            raise WireFrameError(f"bad chunk size in the reply: {size_text[:40]!r}")
         left = int(size_text, 16)
         if not left:
             break
@@ -381,74 +454,12 @@ async def _chunks(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
             left -= len(data)
             yield data
         if await reader.readexactly(2) != b"\r\n":
-            raise WireError("a chunk of the reply does not end with CRLF")
-    too_long, trailers = f"the reply's trailers exceed {MAX_HEAD} bytes", 0
-    while (line := await _line(reader, too_long)) != b"\r\n":
-        trailers += len(line)
-        if trailers > MAX_HEAD:
-            raise WireError(too_long)
+            raise WireFrameError("a chunk of the reply does not end with CRLF")
+    await _block(reader, f"the reply's trailers exceed {MAX_HEAD} bytes")  # read as h11 does
 
 
 async def _line(reader: asyncio.StreamReader, too_long: str) -> bytes:
     try:
         return await reader.readuntil(b"\r\n")
     except asyncio.LimitOverrunError:
-        raise WireError(too_long) from None
-
-
-class _Decoding:
-    """Content-Encoding undone as httpx undoes it: gzip and deflate (zlib-wrapped, or raw when
-    the first bytes say so), several codings in reverse order, identity and codings it does
-    not know passed through. Each step yields at most CHUNK bytes at a time: a 64 kB
-    compressed chunk could otherwise expand to 64 MB before the reply's size cap saw any."""
-
-    __slots__ = ("_steps",)
-
-    def __init__(self, steps: list[_Inflate]) -> None:
-        self._steps = steps
-
-    @classmethod
-    def of(cls, header: str) -> _Decoding | None:
-        codings = [coding.strip().lower() for coding in header.split(",")]
-        steps = [_Inflate(coding) for coding in reversed(codings) if coding in _INFLATE]
-        return cls(steps) if steps else None
-
-    def decode(self, data: bytes, first: int = 0) -> Iterator[bytes]:
-        if first == len(self._steps):
-            yield data
-            return
-        for part in self._steps[first].decode(data):
-            yield from self.decode(part, first + 1)
-
-    def flush(self) -> Iterator[bytes]:
-        for index, step in enumerate(self._steps):
-            if tail := step.flush():
-                yield from self.decode(tail, index + 1)
-
-
-_INFLATE = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
-
-
-class _Inflate:
-    __slots__ = ("_raw_next", "_zlib")
-
-    def __init__(self, coding: str) -> None:
-        self._zlib = zlib.decompressobj(_INFLATE[coding])
-        self._raw_next = coding == "deflate"  # httpx retries a failing first deflate as raw
-
-    def decode(self, data: bytes) -> Iterator[bytes]:
-        while data:
-            try:
-                part = self._zlib.decompress(data, CHUNK)
-            except zlib.error:
-                if not self._raw_next:
-                    raise
-                self._zlib, self._raw_next = zlib.decompressobj(-zlib.MAX_WBITS), False
-                continue
-            self._raw_next = False
-            if part:
-                yield part
-            data = self._zlib.unconsumed_tail
-
-    def flush(self) -> bytes:
-        return self._zlib.flush()
+        raise WireFrameError(too_long) from None

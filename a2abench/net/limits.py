@@ -22,6 +22,7 @@ below both (a top-level module, not part of `a2a/`), so every reply meets the sa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -34,7 +35,14 @@ from typing import Any, Protocol
 
 import httpx
 
-from a2abench.errors import ProtocolError, ReplyLimitExceeded, ReplyTooDeep, ReplyTooLarge
+from a2abench.errors import (
+    BrokenReply,
+    ProtocolError,
+    ReplyLimitExceeded,
+    ReplyTooDeep,
+    ReplyTooLarge,
+)
+from a2abench.net.coding import CodingError, decode, decode_blocking
 
 DEFAULT_MAX_REPLY_BYTES = 16_000_000  # 16 MB: far above any real reply, far below trouble
 DEFAULT_MAX_DEPTH = 100  # JSON nesting; the A2A envelope uses ~8 levels, tool arguments a few
@@ -93,23 +101,49 @@ class _HeaderLookup(Protocol):
 
 class StreamedReply(Protocol):
     """What the readers below need of a streamed reply: an `httpx.Response`, or the lean
-    HTTP/1.1 client's `WireResponse` (a2abench/net/h1.py)."""
+    HTTP/1.1 client's `WireResponse` (a2abench/net/h1.py). The raw body is read and decoded
+    by net/coding.py, a bounded piece at a time: never by httpx's own decoder, which undoes
+    each network chunk whole (a gzip bomb)."""
 
     @property
     def headers(self) -> _HeaderLookup: ...
 
-    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+    def aiter_raw(self) -> AsyncIterator[bytes]: ...
+
+
+def body_of(response: StreamedReply) -> AsyncIterator[bytes]:
+    """The decoded body of a streamed reply, in pieces of at most 64 kB once decoded;
+    CodingError when its Content-Encoding cannot be undone (see `broken_coding`)."""
+    if isinstance(response, httpx.Response) and response.is_stream_consumed:
+        return response.aiter_bytes()  # read into memory before (a MockTransport's reply)
+    return decode(response.aiter_raw(), response.headers.get("content-encoding"))
+
+
+def body_of_blocking(response: httpx.Response) -> Iterator[bytes]:
+    """`body_of` for a blocking httpx client."""
+    if response.is_stream_consumed:
+        return response.iter_bytes()
+    return decode_blocking(response.iter_raw(), response.headers.get("content-encoding"))
+
+
+def broken_coding(url: str, exc: CodingError) -> BrokenReply:
+    return BrokenReply(f"the reply from {url} cannot be read: {exc}",
+                       hint="The server's Content-Encoding does not match its body.")
 
 
 async def read_body(response: StreamedReply, max_bytes: int, *, url: str) -> bytes:
     """The whole (decoded) body of a streamed response, refusing more than `max_bytes`.
 
-    A declared Content-Length over the cap is refused before reading anything.
+    A declared Content-Length over the cap is refused before reading anything. A body that
+    cannot be decoded is a BrokenReply.
     """
     _refuse_declared(response, max_bytes, url)
     buffer = bytearray()
-    async for chunk in response.aiter_bytes():
-        _append(buffer, chunk, max_bytes, url)
+    try:
+        async for chunk in body_of(response):
+            _append(buffer, chunk, max_bytes, url)
+    except CodingError as exc:
+        raise broken_coding(url, exc) from None
     return bytes(buffer)
 
 
@@ -117,8 +151,11 @@ def read_body_blocking(response: httpx.Response, max_bytes: int, *, url: str) ->
     """`read_body` for a blocking httpx client (the embeddings client)."""
     _refuse_declared(response, max_bytes, url)
     buffer = bytearray()
-    for chunk in response.iter_bytes():
-        _append(buffer, chunk, max_bytes, url)
+    try:
+        for chunk in body_of_blocking(response):
+            _append(buffer, chunk, max_bytes, url)
+    except CodingError as exc:
+        raise broken_coding(url, exc) from None
     return bytes(buffer)
 
 
@@ -135,12 +172,25 @@ def _append(buffer: bytearray, chunk: bytes, max_bytes: int, url: str) -> None:
 
 
 async def read_prefix(response: StreamedReply, max_bytes: int) -> bytes:
-    """At most the first `max_bytes` of a streamed body (error pages: the rest is not read)."""
+    """At most the first `max_bytes` of a streamed body (error pages: the rest is not read).
+    What cannot be decoded ends the prefix: an error page is read for its message only."""
     buffer = bytearray()
-    async for chunk in response.aiter_bytes():
-        buffer += chunk[:max_bytes - len(buffer)]
-        if len(buffer) >= max_bytes:
-            break
+    with contextlib.suppress(CodingError):
+        async for chunk in body_of(response):
+            buffer += chunk[:max_bytes - len(buffer)]
+            if len(buffer) >= max_bytes:
+                break
+    return bytes(buffer)
+
+
+def read_prefix_blocking(response: httpx.Response, max_bytes: int) -> bytes:
+    """`read_prefix` for a blocking httpx client."""
+    buffer = bytearray()
+    with contextlib.suppress(CodingError):
+        for chunk in body_of_blocking(response):
+            buffer += chunk[:max_bytes - len(buffer)]
+            if len(buffer) >= max_bytes:
+                break
     return bytes(buffer)
 
 
@@ -205,18 +255,28 @@ def _too_deep(what: str, max_depth: int) -> ReplyTooDeep:
 _EOL = re.compile(rb"\r\n|\r|\n")
 
 
-async def iter_sse(response: httpx.Response, limits: ReplyLimits, *,
+async def iter_sse(response: StreamedReply, limits: ReplyLimits, *,
                    url: str) -> AsyncIterator[tuple[str, str, int]]:
     """(event type, data, size in bytes) of each server-sent event, read as a bounded stream.
 
     All events together may hold at most `limits.max_bytes` and `limits.max_events` events;
     a line never has to fit anywhere but that budget. Lines end with CRLF, LF or CR (the SSE
-    spec); a last event without its blank line still counts. Invalid UTF-8 is a ProtocolError.
+    spec); a last event without its blank line still counts. Invalid UTF-8 is a ProtocolError,
+    a body that cannot be decoded a BrokenReply.
     """
+    try:
+        async for item in _sse(response, limits, url):
+            yield item
+    except CodingError as exc:
+        raise broken_coding(url, exc) from None
+
+
+async def _sse(response: StreamedReply, limits: ReplyLimits,
+               url: str) -> AsyncIterator[tuple[str, str, int]]:
     total, events = 0, 0
     buffer = bytearray()
     event, data, size = "message", list[str](), 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in body_of(response):
         total += len(chunk)
         if total > limits.max_bytes:
             raise too_large(url, limits.max_bytes, total)

@@ -50,7 +50,8 @@ class PlainDisplay:
                           markup=False, highlight=False)
         elif isinstance(event, RunStarted):
             skipped = f", {event.skipped} already done" if event.skipped else ""
-            con.print(f"run {event.run_id}: {event.benchmark} {event.domain or ''} against "
+            name = " ".join(filter(None, (event.benchmark, event.domain)))  # a plugin: no domain
+            con.print(f"run {event.run_id}: {name} against "
                       f"{event.agent} (A2A {event.dialect} {event.binding}"
                       f"{', streaming' if event.streaming else ''}), "
                       f"{count(event.total, 'task-trial')}"
@@ -66,7 +67,8 @@ class PlainDisplay:
             extra = f" {event.error}" if event.error else ""
             name = f"{event.task_id} ({event.category})" if event.category else event.task_id
             con.print(f"[{p.done}/{p.total}] {name} trial {event.trial}: {verdict} "
-                      f"reward={reward} {event.termination or ''} {event.turns} turns "
+                      f"reward={reward} {event.termination + ' ' if event.termination else ''}"
+                      f"{event.turns} turns "
                       f"{event.latency_ms / 1000:.1f}s | pass rate {_rate(p)}{extra}",
                       markup=False, highlight=False)
         elif isinstance(event, Notice):
@@ -240,7 +242,25 @@ def render_report(report: Report, out: Output) -> None:
             t.add_row(escape(g.name), str(g.task_trials), num(g.mean_reward, 3), pct(g.pass_rate),
                       str(g.agent_errors), str(g.infra_errors))
         con.print(t)
+    if report.roles is not None:
+        _render_roles(report.roles, out)
     _render_run_stats(report, out)
+
+
+def _render_roles(view: dict[str, Any], out: Output) -> None:
+    """A multi-party run's scores per role, pairings and comparisons (report/roles_text)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from a2abench.report.roles_text import tables
+
+    for title, head, rows in tables(view):
+        t = Table(title=title, title_justify="left")
+        for col in head:
+            t.add_column(col, overflow="fold")
+        for row in rows:
+            t.add_row(*(escape(c) for c in row))
+        out.out.print(t)
 
 
 def _render_run_stats(report: Report, out: Output) -> None:

@@ -47,6 +47,12 @@ def _export(report: Report, fmt: str, paths: list[Path]) -> str:
                           hint="Use --format json, markdown, html or junit, which state it; "
                                "for this format, run every task-trial (a new --output, "
                                "without --target-ci/--adaptive-gate).")
+    if fmt in exporters and report.missing:
+        raise ConfigError(f"--format {fmt}: the run recorded {report.task_trials} of the "
+                          f"{report.planned} task-trials it planned and {fmt} has no way to "
+                          "say so",
+                          hint="Finish the run with --resume, or use --format json, markdown, "
+                               "html or junit, which state it.")
     if fmt not in exporters:
         writers = [f.name for f in get_driver(report.benchmark).export_formats()]
         known = ", ".join([*BUILTIN_FORMATS, *exporters, *writers])
@@ -62,8 +68,9 @@ def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
     """Full task records (with transcripts), one per task-trial, by the report's rule.
     Invalid records (shown by the report itself) are left out of benchmark exports."""
     keep: dict[tuple[Any, ...], tuple[int, bool]] = {}
+    primary = _primary(paths)
     for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
-        if record_problem(rec) is not None:
+        if record_problem(rec) is not None or not _in_pairing(rec, primary):
             continue
         key = (rec.get("benchmark"), rec.get("domain"), rec["task_id"], rec["trial"])
         scored = rec.get("status") in SCORED_STATUSES
@@ -74,6 +81,23 @@ def deduped_task_records(paths: list[Path]) -> Iterator[dict[str, Any]]:
     for index, rec in enumerate(iter_records(paths, types=frozenset({"task"}))):
         if index in wanted:
             yield rec
+
+
+def _primary(paths: list[Path]) -> str | None:
+    """A multi-party run's primary pairing (its run record's lineup), else None."""
+    for run in iter_records(paths, types=frozenset({"run"})):
+        lineup = run.get("lineup")
+        primary = lineup.get("primary") if isinstance(lineup, dict) else None
+        if isinstance(primary, str):
+            return primary
+    return None
+
+
+def _in_pairing(rec: dict[str, Any], primary: str | None) -> bool:
+    """Exports hold the task-trials of the primary pairing only (one per task-trial, as the
+    report's headline): the others are the per-role view's."""
+    match = rec.get("match")
+    return not isinstance(match, dict) or match.get("pairing") == primary
 
 
 def step_summary(markdown: str) -> Path | None:

@@ -8,26 +8,35 @@ failure, and the later of two equal kinds wins.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from a2abench.errors import RecordsError
+from a2abench.report.matches import Collector
+from a2abench.report.planned import Plan, planned, score_over_plan
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
+
+# What a task record may hold is the record schema's rule, in run/status.py (the adaptive
+# baseline reads records too, and run/ never imports report/); re-exported for report/.
+from a2abench.run.status import record_problem as record_problem
+from a2abench.run.status import safe_number as safe_number
 from a2abench.run.writer import RawLine, ReadStats, iter_records
 
 SCORED = SCORED_STATUSES
 INVALID = "invalid_record"  # a task record whose values cannot be true (forged or damaged)
-_STATUSES = frozenset({*SCORED_STATUSES, "infrastructure_error", "harness_error"})
 TaskFilter = Callable[[dict[str, Any]], dict[str, Any]]
 FAILED_SHOWN = 200  # task-trials listed in `failed`; failed_total counts them all
 
@@ -87,13 +96,39 @@ class TaskLine(BaseModel):
     error: str | None = None
 
 
+class Row(NamedTuple):
+    """A kept task-trial with the values its `TaskLine` would hold, built without validation
+    (~1 us against pydantic's ~8 us, for every one of 500,000 task-trials): the report's
+    figures are computed over rows; a `TaskLine` is built only for the lines it shows."""
+
+    benchmark: str
+    domain: str | None
+    category: str | None
+    task_id: str
+    trial: int
+    status: str
+    reward: float | None
+    success: bool
+    termination: str | None
+    latency_ms: float
+    turns: int
+    labels: list[str]
+    error: str | None
+
+    def line(self) -> TaskLine:
+        return TaskLine(**self._asdict())
+
+
 class Report(BaseModel):
     files: list[str]
     benchmark: str | None
     domains: list[str]
     runs: list[dict[str, Any]]
+    # Over every task-trial the run planned: unscored and unrecorded ones count 0
+    # (report/planned.py); an adaptive run's partial score is its stratified estimate.
     score: float | None
     score_method: str
+    score_scored_only: float | None = None  # over the scored task-trials alone
     group_scores: dict[str, float | None] = Field(default_factory=dict)  # scored apart
     scoring_labels: dict[str, int]
     mixed_scoring: bool
@@ -101,8 +136,11 @@ class Report(BaseModel):
     task_trials: int
     trials: tuple[int, int] | None = None  # fewest, most trials of any task
     scored: int
-    unscored: int = 0  # infrastructure/harness errors and invalid records: not in the score
-    score_complete: bool = True
+    unscored: int = 0  # infrastructure/harness errors and invalid records: 0 in the score
+    planned: int = 0  # task-trials the run planned (at least those recorded)
+    missing: int = 0  # planned but never recorded (an interrupted run): 0 in the score
+    plan: list[dict[str, Any]] = Field(default_factory=list)  # planned by domain, category
+    score_complete: bool = True  # every planned task-trial was scored
     passed: int
     mean_reward: float | None
     pass_rate: float | None
@@ -128,8 +166,19 @@ class Report(BaseModel):
     warnings: list[str]
     # An adaptive run (report/adaptive.py): {header, summary, cost}; None for a full run.
     adaptive: dict[str, Any] | None = None
-    lines: list[TaskLine] = Field(default_factory=list, exclude=True)  # for junit / charts
+    # A multi-party run's scores per role (report/roles.py); None for a single agent, and
+    # left out of the model's dump (`to_json` adds it when there is one).
+    roles: dict[str, Any] | None = Field(default=None, exclude=True)
     latency_bins: list[tuple[float, float, int]] = Field(default_factory=list, exclude=True)
+    _rows: list[Row] = PrivateAttr(default_factory=list)
+    _lines: list[TaskLine] | None = PrivateAttr(default=None)
+
+    @property
+    def lines(self) -> list[TaskLine]:
+        """Every task-trial, in task order (junit, serve-green's result), built on first use."""
+        if self._lines is None:
+            self._lines = [row.line() for row in self._rows]
+        return self._lines
 
 
 def natural(text: str) -> tuple[Any, ...]:
@@ -141,20 +190,8 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)[:500]
 
 
-_INF = math.inf
 _BIG = 2**63
-
-
-def safe_number(value: Any) -> float | None:
-    """A finite, non-negative number from a record (which may be forged), or None.
-    Compared by exact class (JSON gives int, float, or bool, which is not a number here);
-    NaN fails both comparisons. Called ~10 times a record: kept to two tests."""
-    cls = value.__class__
-    if cls is float:
-        return value if 0.0 <= value < _INF else None
-    if cls is int:
-        return float(value) if 0 <= value < _BIG else None
-    return None
+_INF = math.inf
 
 
 def safe_count(value: Any) -> int:
@@ -164,69 +201,62 @@ def safe_count(value: Any) -> int:
     return int(number) if number is not None and number < _BIG else 0
 
 
-def record_problem(rec: dict[str, Any]) -> str | None:
-    """Why a task record cannot be true (validated when reading: records may be forged)."""
-    status, reward = rec.get("status", "ok"), rec.get("reward")
-    if not isinstance(rec.get("task_id"), str):
-        return f"task_id {str(rec.get('task_id'))[:40]!r} is not a string"
-    if status not in _STATUSES:
-        return f"unknown status {str(status)[:40]!r}"
-    if not isinstance(rec.get("trial"), int) or isinstance(rec.get("trial"), bool) \
-            or not 0 <= rec["trial"] < 2**31:
-        return f"trial {str(rec.get('trial'))[:40]!r} is not a small non-negative integer"
-    if status in SCORED_STATUSES:
-        number = safe_number(reward)
-        if number is None or number > 1.0:
-            return f"reward {str(reward)[:40]!r} is not a number between 0 and 1"
-    elif reward is not None:
-        return f"a {status} record carries reward {str(reward)[:40]!r}"
-    if not isinstance(rec.get("success", False), bool):
-        return "success is not a boolean"
-    return None
-
-
-def _line_fields(rec: dict[str, Any]) -> dict[str, Any]:
-    """A task record's `TaskLine` fields, as a dict: the model is built only for the
-    task-trials kept after deduplication (`_Accumulator.lines`), once each."""
-    err = rec.get("error")
-    problem = record_problem(rec)
-    trial = rec.get("trial")
-    labels = rec.get("labels")
-    fields = {
-        "benchmark": str(rec.get("benchmark") or ""), "domain": _text(rec.get("domain")),
-        "category": _text(rec.get("category")), "task_id": _text(rec.get("task_id")) or "?",
-        "trial": trial if trial.__class__ is int and 0 <= trial < 2**31 else 0,
-        "status": str(rec.get("status", "ok"))[:40],
-        "reward": rec.get("reward") if problem is None else None,
-        "success": rec.get("success") is True, "termination": _text(rec.get("termination")),
-        "latency_ms": safe_number(rec.get("latency_ms")) or 0.0,
-        "turns": safe_count(rec.get("turns")),
-        "labels": [str(x)[:100] for x in labels] if labels.__class__ is list else [],
-        "error": f"{_text(err.get('error'))}: {_text(err.get('message'))}"
-        if err.__class__ is dict else None}
+def _row(values: tuple[Any, ...], problem: str | None) -> Row:
+    """A kept task record's row, from what `_Accumulator.add_task` kept of it (`_KEPT`)."""
+    (benchmark, domain, category, task_id, trial, status, reward, success, termination,
+     latency, turns, labels, err) = values[:_FIRST_EXTRA]
     if problem is not None:  # kept and shown, never scored
-        fields.update(status=INVALID, reward=None, success=False,
-                      error=f"invalid record: {problem}")
-    return fields
+        status, reward, success, err = INVALID, None, False, f"invalid record: {problem}"
+    else:
+        status = status if status.__class__ is str and len(status) <= 40 else str(status)[:40]
+        if reward is not None and reward.__class__ is not float:
+            reward = float(reward)  # as TaskLine holds it
+        success = success is True
+        if err is not None:
+            err = (f"{_text(err.get('error'))}: {_text(err.get('message'))}"
+                   if err.__class__ is dict else None)
+    text = _text
+    return _new_row(Row, (
+        str(benchmark or ""),
+        domain if domain.__class__ is str and len(domain) <= 500 else text(domain),
+        category if category is None else text(category),
+        task_id if task_id.__class__ is str and task_id and len(task_id) <= 500
+        else text(task_id) or "?",
+        trial if trial.__class__ is int and 0 <= trial < 2**31 else 0, status, reward, success,
+        termination if termination is None else text(termination),
+        latency if latency.__class__ is float and 0.0 < latency < _INF
+        else safe_number(latency) or 0.0,
+        turns if turns.__class__ is int and 0 <= turns < _BIG else safe_count(turns),
+        [str(x)[:100] for x in labels] if labels.__class__ is list and labels else [], err))
+
+
+_new_row = tuple.__new__  # a Row from a tuple of its values, without NamedTuple's __new__
 
 
 class _Accumulator:
     def __init__(self) -> None:
         self.runs: list[dict[str, Any]] = []
         self.run_ends: dict[str, dict[str, Any]] = {}
-        # key -> (scored, what the report reads of the record kept for that key)
-        self.tasks: dict[tuple[Any, ...], tuple[bool, tuple[Any, ...]]] = {}
+        # key -> (scored, what the report reads of the record kept for that key, why the
+        # record cannot be true or None)
+        self.tasks: dict[tuple[Any, ...], tuple[bool, tuple[Any, ...], str | None]] = {}
         self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
+        self._latencies: list[float] = []  # not yet in req_latency (`histogram()`)
         self.requests = 0
         self.request_errors = 0
+        self.matches = Collector()  # a multi-party run's matches (report/matches.py)
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
         latency = safe_number(rec.get("latency_ms"))
         if latency is not None:
-            self.req_latency.add(latency)
+            pending = self._latencies
+            pending.append(latency)
+            if len(pending) >= 4096:  # into the histogram in batches: constant memory
+                self.req_latency.extend(pending)
+                pending.clear()
         if rec.get("error"):
             self.request_errors += 1
 
@@ -237,35 +267,38 @@ class _Accumulator:
         key = (str(rec.get("benchmark") or ""), _text(rec.get("domain")),
                _text(rec.get("task_id")) or "?",
                trial if trial.__class__ is int and 0 <= trial < 2**31 else 0)
-        scored = rec.get("status", "ok") in SCORED and record_problem(rec) is None
+        problem = record_problem(rec)
+        scored = problem is None and rec.get("status", "ok") in SCORED
         old = self.tasks.get(key)
         if old is not None:
             self.duplicates += 1
             if old[0] and not scored:
                 return  # keep the scored result over a later infrastructure failure
-        # Its _KEPT values as a tuple (absent ones _ABSENT): 1.2-1.8 us less per record than a
-        # dict of them; keeping the record itself took 1.3x the memory (docs/performance.md).
-        self.tasks[key] = (scored, tuple(map(rec.get, _KEPT, _ABSENTS)))
+        # Its _KEPT values as a tuple (absent ones their default): 1.2-1.8 us less per record
+        # than a dict of them; keeping the record itself took 1.3x the memory
+        # (docs/performance.md).
+        self.tasks[key] = (scored, tuple(map(rec.get, _KEPT, _DEFAULTS)), problem)
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
+            success = tag.get("baseline_success")  # an A/B run's baseline (report/adaptive)
             self.tags[key] = (str(tag.get("stratum")), tag["rank"], tag["pick"],
-                              safe_number(tag.get("scale")), safe_number(tag.get("top")))
+                              safe_number(tag.get("scale")), safe_number(tag.get("top")),
+                              safe_number(tag.get("baseline")),
+                              success if isinstance(success, bool) else None)
 
-    def kept(self) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
-        """Each kept task-trial's key and what the report reads of its record."""
-        for key, (_, values) in self.tasks.items():
-            yield key, {k: v for k, v in zip(_KEPT, values, strict=True) if v is not _ABSENT}
+    def request_latency(self) -> LogHistogram:
+        """The request latencies read, all of them in the histogram."""
+        self.req_latency.extend(self._latencies)
+        self._latencies.clear()
+        return self.req_latency
 
     def extras(self) -> list[tuple[int, int, int, int, float | None]]:
         """The token counts and cost of each kept task-trial (_EXTRA_KEYS); an absent value
         is neither a count nor a number: 0 and None."""
-        out = []
-        for _, values in self.tasks.values():
-            a2a_in, a2a_out, prompt, completion, cost = values[_FIRST_EXTRA:]
-            out.append((safe_count(a2a_in), safe_count(a2a_out), safe_count(prompt),
-                        safe_count(completion), safe_number(cost)))
-        return out
+        count, number, first = safe_count, safe_number, _FIRST_EXTRA
+        return [(count(a), count(b), count(c), count(d), number(cost))
+                for a, b, c, d, cost in (values[first:] for _, values, _ in self.tasks.values())]
 
 
 # What the report reads of a kept task record: the line's fields, then the token counts.
@@ -274,8 +307,7 @@ _EXTRA_KEYS = ("input_tokens", "output_tokens", "llm_prompt_tokens", "llm_comple
 _KEPT = ("benchmark", "domain", "category", "task_id", "trial", "status", "reward", "success",
          "termination", "latency_ms", "turns", "labels", "error", *_EXTRA_KEYS)
 _FIRST_EXTRA = len(_KEPT) - len(_EXTRA_KEYS)
-_ABSENT = object()  # a key the record does not have (not the same as null)
-_ABSENTS = (_ABSENT,) * len(_KEPT)
+_DEFAULTS = tuple("ok" if key == "status" else None for key in _KEPT)  # of an absent key
 
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
@@ -290,9 +322,12 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         elif kind == "task":
             if tap is not None:
                 tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
+            if "match" in rec and not acc.matches.task(rec):
+                continue  # another pairing than the primary one: the per-role view's
             add_task(task_filter(rec) if task_filter else rec)
         elif kind == "run":
             acc.runs.append(rec)
+            acc.matches.run(rec)
         else:
             acc.run_ends[str(rec["run_id"])] = rec
 
@@ -347,21 +382,32 @@ def _is_shard(value: Any) -> bool:
             and 1 <= value[0] <= value[1] <= 100_000)
 
 
-def _groups(lines: Iterable[TaskLine], attr: str) -> list[GroupStats]:
-    buckets: dict[str, list[TaskLine]] = defaultdict(list)
+def _groups(lines: Iterable[Row], attr: str) -> list[GroupStats]:
+    buckets: dict[str, list[Row]] = defaultdict(list)
     for line in lines:
         buckets[str(getattr(line, attr) or "-")].append(line)
     return [_group(name, items) for name, items in sorted(buckets.items())]
 
 
-def _tally(items: Iterable[TaskLine]) -> Counts:
+def _tally(items: Iterable[Row]) -> Counts:
+    """`Counts.add` over `items`, with its counts taken once per distinct (status, success)
+    and multiplied (they depend on those alone), and the reward sum added in line order, as
+    `add` adds it: the same Counts at a fraction of the cost for 500,000 task-trials."""
+    rows = items if isinstance(items, list) else list(items)
     counts = Counts()
-    for i in items:
-        counts.add(i.status, i.success, i.reward)
+    for (status, success), n in Counter([(i.status, i.success) for i in rows]).items():
+        one = Counts()
+        one.add(status, success, None)
+        for name in _INT_COUNTS:
+            setattr(counts, name, getattr(counts, name) + n * getattr(one, name))
+    counts.reward_sum = sum([i.reward or 0.0 for i in rows if i.status in SCORED], 0.0)
     return counts
 
 
-def _group(name: str, items: list[TaskLine]) -> GroupStats:
+_INT_COUNTS = tuple(f.name for f in dataclasses.fields(Counts) if f.type in ("int", int))
+
+
+def _group(name: str, items: list[Row]) -> GroupStats:
     c = _tally(items)
     return GroupStats(
         name=name, task_trials=len(items), scored=c.scored, mean_reward=c.mean_reward,
@@ -369,7 +415,7 @@ def _group(name: str, items: list[TaskLine]) -> GroupStats:
         infra_errors=c.infra_errors)
 
 
-def _pass_k(scored: list[TaskLine]) -> tuple[list[PassK], str]:
+def _pass_k(scored: list[Row]) -> tuple[list[PassK], str]:
     per_task: dict[tuple[Any, ...], list[bool]] = defaultdict(list)
     for line in scored:
         per_task[(line.benchmark, line.domain, line.task_id)].append(line.success)
@@ -420,7 +466,7 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
     return _finish(paths, acc, stats, warnings)
 
 
-def _headline(lines: list[TaskLine], how: str) -> float | None:
+def _headline(lines: list[Row], how: str) -> float | None:
     scored = [i for i in lines if i.status in SCORED]
     if not scored:
         return None
@@ -430,9 +476,10 @@ def _headline(lines: list[TaskLine], how: str) -> float | None:
     return sum(i.reward or 0.0 for i in scored) / len(scored)
 
 
-def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
-           ) -> tuple[float | None, str, dict[str, float | None]]:
-    """The headline score, its method, and the score of each separately reported group."""
+def _score(lines: list[Row], runs: list[dict[str, Any]], plan: Plan
+           ) -> tuple[float | None, float | None, str, dict[str, float | None]]:
+    """The headline score over the plan, over the scored task-trials alone, its method, and
+    the score (over the plan) of each separately reported group."""
     scoring = runs[0].get("scoring") if runs else None
     scoring = scoring if isinstance(scoring, dict) else {}
     how = scoring.get("headline")
@@ -444,9 +491,11 @@ def _score(lines: list[TaskLine], runs: list[dict[str, Any]]
         if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
     main = [i for i in lines if i.category not in apart]
-    groups = {name: _headline([i for i in lines if i.category in cats], how)
+    groups = {name: score_over_plan(lines, how, plan, cats)
               for name, cats in separate.items() if any(i.category in cats for i in lines)}
-    return _headline(main, how), how, groups
+    kept = {i.category for i in main} | {c for _, c in plan.groups if c not in apart}
+    return score_over_plan(lines, how, plan, kept if apart else None), _headline(main, how), \
+        how, groups
 
 
 def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
@@ -457,29 +506,44 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
                    "benchmark's evaluator raised on what the agent left behind, as upstream's "
                    "does): scored 0 and included in the score; upstream's runner would record "
                    "an error instead")
-    unscored = errors["infrastructure"] + errors["harness"] + errors["invalid"]
+    unscored = (errors["infrastructure"] + errors["harness"] + errors["invalid"]
+                + errors.get("forfeit", 0))
     if unscored:
-        parts = [f"{errors[k]} {name}" for k, name in (
+        parts = [f"{errors.get(k, 0)} {name}" for k, name in (
             ("infrastructure", "infrastructure error(s)"), ("harness", "harness error(s)"),
-            ("invalid", "invalid record(s)")) if errors[k]]
-        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}); --fail-under "
-                   "refuses an incomplete score unless --allow-incomplete is given")
+            ("forfeit", "forfeit(s) by another participant"),
+            ("invalid", "invalid record(s)")) if errors.get(k)]
+        out.append(f"{unscored_note(unscored, total)} ({', '.join(parts)}): they count 0 in "
+                   "the score; --fail-under refuses an incomplete score unless "
+                   "--allow-incomplete is given")
     return out
 
 
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
-    by_key = {key: TaskLine.model_validate(_line_fields(rec)) for key, rec in acc.kept()}
+    by_key = {key: _row(values, problem) for key, (_, values, problem) in acc.tasks.items()}
+    order = functools.cache(natural)  # each task's key once, not once per trial
     lines = sorted(by_key.values(),
-                   key=lambda i: (i.benchmark, str(i.domain), natural(i.task_id), i.trial))
+                   key=lambda i: (i.benchmark, str(i.domain), order(i.task_id), i.trial))
     scored = [i for i in lines if i.status in SCORED]
     pass_k, ci_method = _pass_k(scored)
-    score, method, group_scores = _score(lines, acc.runs)
+    adaptive_run = any(isinstance(r.get("adaptive"), dict) for r in acc.runs)
+    # An adaptive run plans to stop early: what it drew is its plan (report/adaptive.py says
+    # n of N, and its partial score is the stratified estimate).
+    plan = Plan(len(lines)) if adaptive_run else planned(acc.runs)
+    total = max(plan.total, len(lines))
+    score, scored_only, method, group_scores = _score(lines, acc.runs, plan)
     c = _tally(lines)
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
               "invalid": sum(i.status == INVALID for i in lines)}
+    if c.forfeits:  # only multi-party runs have them: a single agent's report is unchanged
+        errors["forfeit"] = c.forfeits
     warnings += _error_warnings(errors, len(lines))
+    if total > len(lines):
+        warnings.append(f"{total - len(lines)} of the {total} planned task-trials were never "
+                        "recorded (the run stopped early): they count 0 in the score; finish "
+                        "the run with --resume")
     per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
     labels = Counter(label for i in lines for label in i.labels)
     if labels.get("nl_skipped"):
@@ -502,52 +566,56 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     if adaptive is not None and adaptive.get("summary") and \
             adaptive["summary"]["n"] < adaptive["summary"]["N"]:
         score = adaptive["summary"]["estimate"]  # stratified: Neyman over-samples strata
-    return Report(
+    report = Report(
         files=[str(p) for p in paths],
         benchmark=_text(acc.runs[0].get("benchmark")) if acc.runs
         else (lines[0].benchmark if lines else None),
         domains=sorted({str(i.domain) for i in lines if i.domain}),
         runs=[{k: r.get(k) for k in ("run_id", "benchmark", "domain", "shard", "started_at",
-                                      "resumed", "models", "data", "interface")}
+                                      "resumed", "models", "data", "interface",
+                                      "tool_channel")}
               | {"status": acc.run_ends.get(r["run_id"], {}).get("status", "unfinished")}
               for r in acc.runs],
-        score=score, score_method=method, group_scores=group_scores,
+        score=score, score_method=method, score_scored_only=scored_only,
+        group_scores=group_scores,
         scoring_labels=dict(labels), mixed_scoring=mixed,
         tasks=len(per_task), task_trials=len(lines), trials=trials_range(per_task.values()),
-        scored=len(scored), unscored=len(lines) - len(scored),
-        score_complete=len(lines) == len(scored), passed=sum(i.success for i in scored),
-        mean_reward=(sum(i.reward or 0.0 for i in scored) / len(scored)) if scored else None,
-        pass_rate=(sum(i.success for i in scored) / len(scored)) if scored else None,
+        scored=len(scored), unscored=len(lines) - len(scored), planned=total,
+        missing=total - len(lines), plan=plan.rows(),
+        score_complete=total == len(scored), passed=c.passed,  # among scored, `ok` only
+        mean_reward=c.mean_reward, pass_rate=c.pass_rate,
         pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
         by_category=_groups(lines, "category"),
         terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),
         errors=errors,
         error_classes=dict(Counter(i.error.split(":")[0] for i in lines if i.error)),
-        request_latency_ms=_latency(acc.req_latency), task_latency_ms=_latency(task_h),
+        request_latency_ms=_latency(acc.request_latency()), task_latency_ms=_latency(task_h),
         turns=_latency(turns_h), requests=acc.requests, request_errors=acc.request_errors,
         tokens={"a2a_input": sum(e[0] for e in extras), "a2a_output": sum(e[1] for e in extras),
                 "llm_prompt": sum(e[2] for e in extras),
                 "llm_completion": sum(e[3] for e in extras)},
         cost_usd=sum(costs) if costs else None,
-        slowest=sorted(lines, key=lambda i: -i.latency_ms)[:10],
-        failed=failed[:FAILED_SHOWN], failed_total=len(failed),
+        slowest=[i.line() for i in heapq.nsmallest(10, lines, key=lambda i: -i.latency_ms)],
+        failed=[i.line() for i in failed[:FAILED_SHOWN]], failed_total=len(failed),
         failed_truncated=len(failed) > FAILED_SHOWN,
         read={"lines": stats.lines, "records": stats.records, "corrupt": stats.corrupt,
               "foreign": stats.foreign, "malformed": stats.malformed,
               "torn_tail": stats.torn_tail,
               "duplicates": acc.duplicates},
-        warnings=warnings, adaptive=adaptive, lines=lines, latency_bins=task_h.bins())
+        warnings=warnings, adaptive=adaptive, latency_bins=task_h.bins(),
+        roles=acc.matches.view())
+    report._rows = lines
+    return report
 
 
-def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], TaskLine],
+def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row],
               extras: list[tuple[int, int, int, int, float | None]],
               costs: list[float], warnings: list[str]) -> dict[str, Any] | None:
     """The adaptive run's confidence sequence and cost view (None for a full run)."""
     if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
         return None
     from a2abench.report.adaptive import cost_view, rebuild
-    results = [(acc.tags[k], line.status, line.reward) for k, line in by_key.items()
-               if k in acc.tags]
+    results = [(acc.tags[k], line) for k, line in by_key.items() if k in acc.tags]
     out = rebuild(acc.runs, acc.run_ends.values(), results)
     if out is None or out.get("summary") is None:
         warnings.append(f"adaptive run: {(out or {}).get('error', 'no plan')}; its score "

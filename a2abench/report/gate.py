@@ -33,23 +33,29 @@ def check(report: Report | None, threshold: float, *, allow_incomplete: bool = F
         raise ScoreBelowThreshold(
             None, threshold, message=f"no score ({no_score_reason(report)}); --fail-under "
                                      f"{threshold:g} is not met")
-    if not report.score_complete and not allow_incomplete:
-        raise ScoreBelowThreshold(
-            report.score, threshold,
-            message=f"score {report.score:.4f} is incomplete: {report.unscored} of "
-                    f"{count(report.task_trials, 'task-trial')} not scored "
-                    f"({_unscored(report)}); --fail-under {threshold:g} needs a complete "
-                    "score",
-            hint="Re-run them with --resume --retry-errors, or pass --allow-incomplete to "
-                 "gate on the scored task-trials only.")
-    if report.score < threshold:
-        raise ScoreBelowThreshold(report.score, threshold)
+    score = report.score
+    if not report.score_complete:
+        if not allow_incomplete or report.score_scored_only is None:
+            raise ScoreBelowThreshold(
+                report.score, threshold,
+                message=f"score {report.score:.4f} is incomplete: "
+                        f"{report.planned - report.scored} of "
+                        f"{count(report.planned, 'task-trial')} not scored "
+                        f"({_unscored(report)}); --fail-under {threshold:g} needs a complete "
+                        "score",
+                hint="Re-run them with --resume --retry-errors, or pass --allow-incomplete "
+                     "to gate on the scored task-trials only.")
+        score = report.score_scored_only  # --allow-incomplete: the scored task-trials alone
+    if score < threshold:
+        raise ScoreBelowThreshold(score, threshold)
 
 
 def _unscored(report: Report) -> str:
     names = {"infrastructure": "infrastructure", "harness": "harness", "invalid": "invalid"}
-    return ", ".join(f"{report.errors[k]} {v}" for k, v in names.items()
-                     if report.errors.get(k))
+    parts = [f"{report.errors[k]} {v}" for k, v in names.items() if report.errors.get(k)]
+    if report.missing:
+        parts.append(f"{report.missing} never recorded")
+    return ", ".join(parts)
 
 
 def _check_partial(report: Report, threshold: float, adaptive: dict[str, Any],
@@ -81,4 +87,31 @@ def _check_partial(report: Report, threshold: float, adaptive: dict[str, Any],
     raise ScoreBelowThreshold(report.score, threshold,
                               message=f"undecided: {where} contains --fail-under "
                                       f"{threshold:g}",
+                              hint="Resume the run (--resume) to let it decide.")
+
+
+def check_baseline(report: Report | None) -> None:
+    """`--adaptive-gate --baseline`: raise ScoreBelowThreshold (exit 3) unless the paired
+    difference is known to be better than the baseline or equal within the margin (the
+    sequence at or above −margin); worse (wholly below 0) and undecided fail."""
+    adaptive = report.adaptive if report is not None else None
+    summary = (adaptive or {}).get("summary") or {}
+    paired = summary.get("paired")
+    if report is None or adaptive is None or not paired:
+        raise ScoreBelowThreshold(None, 0.0, message="no paired difference was recorded: "
+                                                     "the A/B gate is not met")
+    margin = float((adaptive["header"].get("settings") or {}).get("target_ci") or 0.0)
+    where = (f"after {summary['n']} of {count(summary['N'], 'task-trial')}, the "
+             f"{100 * float(adaptive['header'].get('confidence', 0.95)):g}% confidence "
+             f"sequence for the difference new − baseline is [{paired['lower']:+.4f}, "
+             f"{paired['upper']:+.4f}]")
+    decision = summary.get("decision")
+    if decision == "pass":
+        return
+    if decision == "fail":
+        raise ScoreBelowThreshold(report.score, -margin,
+                                  message=f"worse than the baseline: {where}, wholly below 0")
+    raise ScoreBelowThreshold(report.score, -margin,
+                              message=f"undecided against the baseline: {where}, which "
+                                      f"holds both 0 and values below {-margin:+g}",
                               hint="Resume the run (--resume) to let it decide.")

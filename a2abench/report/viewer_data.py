@@ -31,6 +31,8 @@ from a2abench.run.writer import RawLine, iter_records
 COLUMNS = ["run", "benchmark", "domain", "category", "task_id", "trial", "status", "reward",
            "success", "termination", "error_class", "error", "latency_ms", "turns",
            "tool_calls", "tokens", "cost_usd", "labels"]
+# A multi-party run's rows end with their match's pairing (single-agent pages are unchanged).
+MATCH_COLUMNS = [*COLUMNS, "pairing"]
 # A request record as a short tuple: what the per-turn timing table shows.
 REQUEST_FIELDS = ["timestamp", "method", "attempt", "status_code", "latency_ms",
                   "first_event_ms", "input_tokens", "output_tokens", "error"]
@@ -45,6 +47,11 @@ _TASK_AND_REQUEST = frozenset({"task", "request"})
 class ViewerData:
     rows: list[list[Any]] = field(default_factory=list)
     blobs: list[bytes] = field(default_factory=list)  # base64 text, ASCII
+    multi_party: bool = False  # rows hold MATCH_COLUMNS
+
+    @property
+    def columns(self) -> list[str]:
+        return MATCH_COLUMNS if self.multi_party else COLUMNS
 
 
 def _row(rec: dict[str, Any], run: int) -> list[Any]:
@@ -101,9 +108,17 @@ _REQUEST_ROW = operator.itemgetter(*REQUEST_FIELDS)
 
 def _request(rec: dict[str, Any]) -> Sequence[Any]:
     try:  # every field is there in what `run` writes: one C call (80k requests per 10k trials)
-        return _REQUEST_ROW(rec)  # type: ignore[no-any-return]
+        row: Sequence[Any] = _REQUEST_ROW(rec)  # itemgetter of several keys: a tuple
+        return row
     except KeyError:  # an older or forged record
         return [rec.get(k) for k in REQUEST_FIELDS]
+
+
+def _pairing(rec: dict[str, Any]) -> str | None:
+    """A multi-party record's pairing (its matches share the task-trial), else None."""
+    match = rec.get("match")
+    pairing = match.get("pairing") if match.__class__ is dict else None
+    return pairing if isinstance(pairing, str) else None
 
 
 def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None) -> ViewerData:
@@ -133,8 +148,10 @@ class Viewer:
         self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], bytes]] = {}  # scored, row, blob
 
     def request(self, rec: dict[str, Any]) -> None:
-        # Keys as text: forged records may carry lists where ids belong.
-        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
+        # Keys as text: forged records may carry lists where ids belong. A multi-party run's
+        # requests name their match's pairing (several matches share a task-trial).
+        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")),
+               str(rec.get("pairing")))
         rows = self._requests.get(key)
         if rows is None:
             self._requests[key] = [_request(rec)]
@@ -142,21 +159,30 @@ class Viewer:
             rows.append(_request(rec))
 
     def task(self, rec: dict[str, Any], line: bytes | None) -> None:
-        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")))
+        pairing = _pairing(rec)
+        key = (rec.get("run_id"), str(rec.get("task_id")), str(rec.get("trial")), str(pairing))
         own = self._requests.pop(key, [])
         if record_problem(rec) is not None:  # invalid: shown by the summary, not viewable
             return
-        trial = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"])
+        trial = (rec.get("benchmark"), rec.get("domain"), str(rec["task_id"]), rec["trial"],
+                 pairing)
         scored = rec.get("status", "ok") in SCORED
         old = self._kept.get(trial)
         if old is not None and old[0] and not scored:
             return  # keep the scored result over a later infrastructure failure
         blob = base64.b64encode(self._compress(_body(rec, own, line)))
-        self._kept[trial] = (scored, _row(rec, self.run), blob)
+        row = _row(rec, self.run)
+        if pairing is not None:
+            row.append(pairing)
+        self._kept[trial] = (scored, row, blob)
 
     def finish(self, into: ViewerData | None = None) -> ViewerData:
         out = into if into is not None else ViewerData()
         for _, row, blob in self._kept.values():
+            out.multi_party = out.multi_party or len(row) > len(COLUMNS)
             out.rows.append(row)
             out.blobs.append(blob)
+        if out.multi_party:  # a single-agent run's rows among them get no pairing
+            for row in out.rows:
+                row += [None] * (len(MATCH_COLUMNS) - len(row))
         return out

@@ -10,6 +10,7 @@ lost.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from enum import Enum
 from typing import Any
@@ -52,6 +53,10 @@ def bound(value: Any, depth: int = 0) -> Any:
         fields = dict(value.__dict__)
         fields.update(value.__pydantic_extra__ or {})
         return {k: bound(v, depth + 1) for k, v in fields.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # e.g. the run_end record's Counts (written as its repr string before)
+        return {f.name: bound(getattr(value, f.name), depth + 1)
+                for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {_str(k if isinstance(k, str) else str(k)): bound(v, depth + 1)
                 for k, v in value.items()}

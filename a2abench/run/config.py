@@ -16,6 +16,7 @@ from a2abench.a2a.config import transport_field
 from a2abench.errors import ConfigError
 from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.options import option
+from a2abench.run.roles import PairingMode
 
 # Secret-looking keys: `api_key`, `x-api-key`, `access_token`, `client_secret`, `password`,
 # `Authorization` ... but not `max_tokens` or `monkey`.
@@ -125,6 +126,9 @@ class Shard(BaseModel):
         return f"{self.index}/{self.count}"
 
 
+# RunConfig fields of multi-party runs, left out of a single-agent run's `run` record.
+_MULTI_PARTY_KEYS = ("user_agent_url", "scenario", "pairing", "reference_agent_url",
+                     "user_auth_token", "user_transport", "participant")
 MAX_RUN_CONCURRENCY = 1000  # docs/limits.md: one event loop; far above what agents serve
 
 
@@ -136,7 +140,9 @@ class RunConfig(BaseModel):
     benchmark: str
     options: dict[str, Any] = Field(default_factory=dict)
     # The run flags, in `--help` order: each field is a flag (a2abench/options.py).
-    white_agent_url: str = option(help="Base URL (or card URL) of the agent under test.")
+    white_agent_url: str = option(
+        help="Base URL (or card URL) of the agent under test; repeatable with --pairing cross "
+             "(the agents agent, agent_2, ...).")
     task_ids: list[str] | None = option(None, "Only these task ids (repeatable).", request=True)
     max_tasks: int | None = option(None, "Run at most N tasks (after filters).", ge=1,
                                    request=True)
@@ -144,7 +150,9 @@ class RunConfig(BaseModel):
     concurrency: int = option(4, "Task-trials in flight at once (never more than there are "
                                  "task-trials to run).", ge=1, le=MAX_RUN_CONCURRENCY,
                               request=True)
-    seed: int = option(300, "Run seed; per-trial seeds derive from it.", ge=-(2**63),
+    seed: int = option(300, "Run seed; per-trial seeds derive from it, and, when given, an "
+                            "adaptive run's order (else a fresh one per run, recorded).",
+                       ge=-(2**63),
                        le=2**63 - 1, request=True)
     output: Path | None = option(
         None, "Metrics file (a path with a suffix, or an existing file) or a directory (an "
@@ -166,6 +174,11 @@ class RunConfig(BaseModel):
                                      "Retry-After wins).", ge=0, request=True)
     auth_token: SecretStr | None = option(
         None, "Bearer token sent to the agent (prefer the environment variable).", kind="str")
+    # An operator's setting (a file on this machine): never one a serve-green request sets.
+    ca_cert: Path | None = option(
+        None, "CA certificates (PEM) to trust for the agent's TLS certificate besides the "
+              "default bundle: a private or self-signed CA. SSL_CERT_FILE and SSL_CERT_DIR "
+              "are honoured too (they replace the default bundle).")
     timeout: float = option(300.0, "Seconds one A2A request may take, whole (connect, send, "
                                    "every read, a whole stream).", gt=0, request=True)
     transport: str | None = option(  # None: the card's best
@@ -197,33 +210,120 @@ class RunConfig(BaseModel):
     allow_incomplete: bool = option(
         False, "Let --fail-under pass on a score that leaves task-trials unscored "
                "(infrastructure/harness errors).")
-    # Adaptive assessment (run/adaptive, docs/run-semantics.md): a seeded stratified order
+    # Adaptive assessment (run/adaptive, docs/run-semantics.md): a random stratified order
     # and an always-valid confidence sequence that may stop the run early.
     target_ci: float | None = option(
         None, "Adaptive: stop starting task-trials once the headline score's 95% confidence "
-              "sequence is ±W or narrower (in-flight ones finish and count).", gt=0, le=0.5,
+              "sequence is ±W or narrower (in-flight ones finish and count); with --baseline, "
+              "the difference's, and W is also the gate's margin.", gt=0, le=0.5,
         request=True)
     adaptive_gate: bool = option(
         False, "Adaptive, with --fail-under: stop as soon as the score's 95% confidence "
-               "sequence lies wholly above the threshold (exit 0) or below it (exit 3).",
+               "sequence lies wholly above the threshold (exit 0) or below it (exit 3). With "
+               "--baseline: stop once the difference is known to be above -W (better or "
+               "equal within --target-ci W, exit 0) or below 0 (worse, exit 3).",
         request=True)
-    allocate: Literal["proportional", "neyman"] = option(
-        "proportional", "Adaptive order over strata (categories, else domains): "
-                        "proportional (every prefix representative) | neyman (stratum size "
-                        "x estimated spread; with several trials, tasks with mixed outcomes "
-                        "drawn twice as often).", request=True)
+    allocate: Literal["proportional", "neyman", "uniform"] = option(
+        "proportional", "Adaptive order: proportional (strata = categories, else domains; "
+                        "every prefix representative; best when they score differently) | "
+                        "neyman (more draws where results vary; with several trials, tasks "
+                        "with mixed outcomes drawn twice as often) | uniform (one order over "
+                        "all task-trials, for mean-reward headlines: narrowest when the "
+                        "strata score alike).", request=True)
+    baseline: Path | None = option(
+        None, "Adaptive A/B: replay an earlier run's scored task-trials (its metrics.jsonl "
+              "or run directory: same tasks, trials and seeds) in a fresh order and bound "
+              "the mean difference new - baseline.", kind="path")
+    # Multi-party runs (run/roles.py, docs/multi-agent.md): other participants by role.
+    user_agent_url: list[str] = option(
+        help="Base URL (or card URL) of an A2A agent that plays the user (tau2: scenario "
+             "dual); repeatable with --pairing cross (the users user, user_2, ...) [default: "
+             "the built-in LLM user simulator].", default_factory=list)
+    scenario: str | None = option(
+        None, "The kind of match (docs/multi-agent.md): single | dual | ... as the benchmark "
+              "offers [default: from the participants given: dual with --user-agent-url, "
+              "else single].", request=True)
+    pairing: PairingMode = option(
+        "face", "Who plays whom in a multi-party run: face (each role's participant faces "
+                "the others) | vs_reference (also each against the other roles' reference "
+                "partners) | cross (every agent against every user).", request=True)
+    reference_agent_url: str | None = option(
+        None, "A2A agent used as the reference agent of --pairing vs_reference [default: "
+              "a2abench's offline gold-replaying agent].")
+    user_auth_token: SecretStr | None = option(
+        None, "Bearer token sent to the user participants (prefer the environment "
+              "variable).", kind="str")
+    user_transport: str | None = option(
+        None, "Force the user participants' A2A binding: jsonrpc | http-json | grpc "
+              "[default: each card's best].")
+    participant: list[str] = option(
+        help="Another participant, as ID=URL: agent_2=URL, user_2=URL (for --pairing "
+             "cross); repeatable. A repeated --white-agent-url is read as agent_2=URL, ...",
+        default_factory=list)
+
+    @field_validator("user_agent_url", "participant", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return [] if value is None else value  # an absent repeatable flag: none
+
+    @field_validator("participant")
+    @classmethod
+    def _id_url(cls, value: list[str]) -> list[str]:
+        for item in value:
+            pid, sep, url = item.partition("=")
+            if not sep or not pid.strip() or not url.strip():
+                raise ValueError(f"--participant {item!r} is not ID=URL (e.g. "
+                                 "agent_2=http://127.0.0.1:9020)")
+        return value
+
+    @model_validator(mode="after")
+    def _participants(self) -> RunConfig:
+        from a2abench.a2a.config import check_http_url
+
+        named = {pid: url for pid, url in self.participant_urls().items() if pid != "agent"}
+        if self.reference_agent_url is not None:
+            named["--reference-agent-url"] = self.reference_agent_url
+        for pid, url in named.items():
+            try:
+                check_http_url(url)
+            except ValueError as exc:
+                raise ValueError(f"participant {pid} {exc}") from None
+        return self
+
+    def participant_urls(self) -> dict[str, str]:
+        """Every remote participant by id: `agent` (and `agent_2` ...), `user` ... ."""
+        from a2abench.run.roles import numbered
+
+        out = {"agent": self.white_agent_url, **dict(numbered("user", self.user_agent_url))}
+        for item in self.participant:
+            pid, _, url = item.partition("=")
+            pid, url = pid.strip(), url.strip()
+            if pid in out:
+                raise ValueError(f"participant {pid} is given twice")
+            out[pid] = url
+        return out
+
+    def multi_party(self) -> bool:
+        """Whether the run seats more than one agent under test (run/roles.py)."""
+        return (len(self.participant_urls()) > 1 or self.scenario not in (None, "single")
+                or self.pairing != "face" or self.reference_agent_url is not None)
 
     @model_validator(mode="after")
     def _adaptive(self) -> RunConfig:
-        if self.adaptive_gate and self.fail_under is None:
+        if self.adaptive_gate and self.fail_under is None and self.baseline is None:
             raise ValueError("--adaptive-gate needs --fail-under: add --fail-under T, the score "
-                             "the run should decide against")
+                             "the run should decide against (or --baseline RUN, to decide "
+                             "against an earlier run)")
+        if self.adaptive_gate and self.fail_under is not None and self.baseline is not None:
+            raise ValueError("--adaptive-gate with --baseline decides against the baseline: "
+                             "drop --fail-under (or --baseline)")
         from a2abench.run.adaptive import is_adaptive
 
         if is_adaptive(self) and self.shard is not None:
-            raise ValueError("--shard cannot be combined with --target-ci, --adaptive-gate or "
-                             "--allocate neyman: an adaptive run stops on what all of its "
-                             "task-trials show, which no single shard sees; run it unsharded")
+            raise ValueError("--shard cannot be combined with --target-ci, --adaptive-gate, "
+                             "--allocate neyman/uniform or --baseline: an adaptive run stops "
+                             "on what all of its task-trials show, which no single shard "
+                             "sees; run it unsharded")
         return self
 
     @field_validator("shard", mode="before")
@@ -231,7 +331,14 @@ class RunConfig(BaseModel):
     def _shard(cls, value: Any) -> Any:
         return Shard.parse(value) if isinstance(value, str) else value
 
-    @field_validator("task_ids", "auth_token", mode="before")
+    @field_validator("ca_cert")
+    @classmethod
+    def _ca_cert(cls, value: Path | None) -> Path | None:
+        from a2abench.net.tls import check_ca_file
+
+        return None if value is None else Path(check_ca_file(str(value)))
+
+    @field_validator("task_ids", "auth_token", "user_auth_token", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None  # no ids: every task; an empty token: none
@@ -247,7 +354,7 @@ class RunConfig(BaseModel):
                 raise ValueError(problem)
         return [] if value is None else value
 
-    @field_validator("transport")
+    @field_validator("transport", "user_transport")
     @classmethod
     def _transport(cls, value: str | None) -> str | None:
         return transport_field(value)
@@ -258,8 +365,11 @@ class RunConfig(BaseModel):
         import os
 
         found = secret_values(self.white_agent_url) + secret_values(self.options)
-        if self.auth_token is not None:
-            found.append(self.auth_token.get_secret_value())
+        found += secret_values(list(self.participant_urls().values()))
+        found += secret_values(self.reference_agent_url)
+        for token in (self.auth_token, self.user_auth_token):
+            if token is not None:
+                found.append(token.get_secret_value())
         found += [value for name, value in os.environ.items()
                   if name.startswith(("A2ABENCH_", "OPENAI_", "SALESFORCE_"))
                   and is_secret_key(name.lower()) and value]
@@ -267,9 +377,19 @@ class RunConfig(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """The config as written to metrics.jsonl: secrets removed."""
-        data = self.model_dump(mode="json", exclude={"auth_token"})
+        data = self.model_dump(mode="json", exclude={"auth_token", "user_auth_token"})
         data["auth_token"] = REDACTED if self.auth_token else None
         data["white_agent_url"] = redact_url(self.white_agent_url)
+        if self.multi_party():
+            data["user_auth_token"] = REDACTED if self.user_auth_token else None
+            data["user_agent_url"] = [redact_url(url) for url in data["user_agent_url"]]
+            data["participant"] = [f"{pid}={redact_url(url)}" for pid, url in
+                                   (item.partition("=")[::2] for item in data["participant"])]
+            if self.reference_agent_url:
+                data["reference_agent_url"] = redact_url(self.reference_agent_url)
+        else:  # a single-agent run's record stays as it was before multi-party runs
+            for key in _MULTI_PARTY_KEYS:
+                data.pop(key, None)
         cleaned: dict[str, Any] = redact(data)
         return cleaned
 

@@ -28,10 +28,12 @@ from a2abench.net.download import RemoteFile
 from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.run.events import EventSink
 from a2abench.run.records import ErrorInfo, Scoring, TaskRecord, TaskStatus
+from a2abench.run.roles import AGENT, Lineup, Pairing, Participant, Scenario
 from a2abench.run.tracebacks import format_exc
 
 if TYPE_CHECKING:
     from a2abench.a2a import A2AClient, Conversation
+    from a2abench.mcp.channel import McpChannel
 
 
 # The options model of a driver. Covariant with a default so that `Driver` alone means "any
@@ -84,19 +86,40 @@ class LLMUsage:
 
 @dataclass
 class TaskContext:
-    """What a driver gets to run one task-trial."""
+    """What a driver gets to run one task-trial (in a multi-party run, one match: the
+    `pairing` seats a participant per role, docs/multi-agent.md)."""
 
     task: TaskSpec
     trial: int
     seed: int
     client: A2AClient
     usage: LLMUsage = field(default_factory=LLMUsage)
+    pairing: Pairing | None = None  # None: a single-agent run
+    seats: dict[str, Participant] = field(default_factory=dict)  # role -> who sits there
+    clients: dict[str, A2AClient] = field(default_factory=dict)  # remote participants by id
 
-    def conversation(self, *, raise_for_state: bool = True) -> Conversation:
-        """A fresh A2A conversation (one contextId per task-trial). A reply whose A2A task
-        failed raises `ProtocolError` (scored as the agent's error) unless
-        `raise_for_state=False`."""
-        return self.client.conversation(raise_for_state=raise_for_state)
+    def seat(self, role: str) -> Participant | None:
+        """Who plays `role` in this match (None in a single-agent run): a remote
+        participant (`url`) or a partner the driver plays itself (`builtin`)."""
+        return self.seats.get(role)
+
+    def conversation(self, *, raise_for_state: bool = True, role: str = AGENT
+                     ) -> Conversation:
+        """A fresh A2A conversation (one contextId per task-trial) with the agent, or with
+        the participant seated in `role`. A reply whose A2A task failed raises
+        `ProtocolError` (scored as the agent's error) unless `raise_for_state=False`; with
+        another role's participant every failure is its `Forfeit` instead."""
+        seat = self.seats.get(role)
+        if seat is None:
+            if role != AGENT:
+                raise RuntimeError(f"no {role} seat in this task-trial")
+            return self.client.conversation(raise_for_state=raise_for_state)
+        from a2abench.run.match import ParticipantConversation, client_for
+
+        client = client_for(self.clients, seat.id)
+        if role == AGENT:
+            return client.conversation(raise_for_state=raise_for_state)
+        return ParticipantConversation(client, role, seat.id, raise_for_state=raise_for_state)
 
 
 class TaskOutcome(BaseModel):
@@ -116,20 +139,41 @@ class TaskOutcome(BaseModel):
     transcript: list[dict[str, Any]] | None = None
     details: dict[str, Any] = Field(default_factory=dict)
     error: ErrorInfo | None = None
+    # Multi-party matches (docs/multi-agent.md): the role that forfeited (status "forfeit";
+    # the agent's own failures are agent errors), each role's result when the match is not
+    # cooperative (None: the reward, shared), and rule violations found per role
+    # ({"user": [{"kind": ..., "message": ...}]}).
+    forfeit: str | None = None
+    role_scores: dict[str, float | None] | None = None
+    violations: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
 
 
 @contextmanager
 def agent_input(what: str) -> Iterator[None]:
-    """Wrap code that processes what the agent sent (a reply, a tool call, a query).
+    """Wrap code that processes what the agent sent (`what`: "reply", "tool call X", …).
 
     Whatever such code raises is the agent's failure, scored 0, never a harness bug: an agent
     must not be able to drop its own failures from the score by sending input that makes
     a2abench raise (JSON nested 900 deep, 4,000-digit numbers, 5,000 nested NOTs).
     """
+    whose = f"the agent's {_bare(what)}"
     with foreign_errors_as(lambda summary: ProtocolError(
-            f"a2abench could not process the agent's {what} ({summary})",
+            f"a2abench could not process {whose} ({summary})",
             hint="Scored as an agent error.")):
         yield
+
+
+_OWNERS = ("the agent's ", "agent's ", "the ")
+
+
+def _bare(what: str) -> str:
+    """`what` without a leading "the agent's" or "the": `agent_input("the agent's answer")`,
+    named as `loads(..., what=...)` names it, reads "the agent's answer", not twice."""
+    lowered = what.lower()
+    for owner in _OWNERS:
+        if lowered.startswith(owner):
+            return what[len(owner):]
+    return what
 
 
 def evaluator_failure(exc: Exception, quirk: str) -> ErrorInfo:
@@ -223,6 +267,9 @@ class Driver(ABC, Generic[OptionsT]):
     example: ClassVar[str] = ""
     # serve-green's card skill for this benchmark (None: a generic one naming the plugin).
     skill: ClassVar[Skill | None] = None
+    # Multi-party scenarios the benchmark plays besides the single agent (docs/multi-agent.md):
+    # their roles and built-in reference partners; () = one agent only.
+    scenarios: ClassVar[tuple[Scenario, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -243,6 +290,9 @@ class Driver(ABC, Generic[OptionsT]):
         # The run's --max-reply-bytes, set before `setup()`: pass it to `build_llm` so the
         # LLM clients a driver builds refuse replies over the same cap as the agent's.
         self.max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+        # A multi-party run's participants and pairings, set before `setup()` (None: one
+        # agent): a driver checks it can play the built-in partners the pairings seat.
+        self.lineup: Lineup | None = None
 
     @property
     def domain(self) -> str | None:
@@ -271,10 +321,17 @@ class Driver(ABC, Generic[OptionsT]):
     async def aclose(self) -> None:
         """Release resources (LLM clients, databases)."""
 
+    def mcp_channel(self) -> McpChannel | None:
+        """The `McpChannel` the driver serves its tools on with `--tool-channel mcp` (None:
+        none). serve-green attaches its own endpoint to it; the run record's `tool_channel`
+        says "mcp" when it is enabled."""
+        return None
+
     # -- optional hooks used by `report` ----------------------------------------------------
 
     async def rescore(self, record: TaskRecord) -> TaskRecord | None:
-        """Re-score one recorded task-trial from its transcript; None if not supported."""
+        """Re-score one recorded `ok` task-trial from its transcript (same task-trial, same
+        status: anything else is refused); None if not supported."""
         return None
 
     @classmethod

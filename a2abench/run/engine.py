@@ -8,7 +8,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Awaitable, Iterator
-from contextlib import suppress
+from contextlib import AsyncExitStack, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from a2abench._version import __version__
 from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
-from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError
+from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError, Forfeit
 from a2abench.net.egress import HostPolicy, egress_policy, policy_for
 from a2abench.net.limits import (
     Deadline,
@@ -29,7 +29,7 @@ from a2abench.net.limits import (
     deadline_scope,
     task_deadline,
 )
-from a2abench.run import plan
+from a2abench.run import match, plan
 from a2abench.run.adaptive import is_adaptive
 from a2abench.run.config import Redactor, RunConfig, redact, redact_url, resolve_output
 from a2abench.run.driver import Driver, TaskContext, TaskOutcome
@@ -44,7 +44,6 @@ from a2abench.run.events import (
 )
 from a2abench.run.records import (
     SCHEMA_VERSION,
-    SCORED_STATUSES,
     ErrorInfo,
     RunEndRecord,
     RunRecord,
@@ -52,6 +51,7 @@ from a2abench.run.records import (
     TaskStatus,
     is_success,
 )
+from a2abench.run.roles import AGENT, Lineup, Participant
 from a2abench.run.status import Counts, failed_reward
 from a2abench.run.writer import RecordWriter
 
@@ -107,6 +107,11 @@ class _Tally:
     latency_ms: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    # A multi-party match: the participant in the agent seat (the fields above count its
+    # requests, as in a single-agent run) and every seated participant's own.
+    agent: str | None = None
+    by_participant: dict[str, match.Usage] | None = None
+    pairing: str | None = None
 
 
 _current: ContextVar[_Tally | None] = ContextVar("a2abench_task", default=None)
@@ -123,6 +128,7 @@ class RunSummary(BaseModel):
     reason: str | None = None
     first_infra_error: str | None = None  # why the agent could not be reached, if it was not
     stopped_by: str | None = None  # SIGINT | SIGTERM when interrupted by a signal
+    aborted: bool = False  # a second signal left the run at once (a2abench/run/__init__.py)
 
     @property
     def ran(self) -> int:
@@ -154,6 +160,8 @@ class Engine:
         self._first_infra: str | None = None
         self.writer: RecordWriter | None = None
         self.policy: Sequence | None = None  # an adaptive run's plan: order and stop rule
+        self.lineup: Lineup | None = None  # a multi-party run's participants and pairings
+        self.clients: dict[str, A2AClient] = {}  # its remote participants' clients, by id
 
     async def run(self) -> RunSummary:
         """Plan, run and record the whole run; returns the summary the CLI renders.
@@ -174,6 +182,11 @@ class Engine:
         output = resolve_output(config.output, config.benchmark, driver.domain)
         driver.emit = self.emit
         driver.max_reply_bytes = config.max_reply_bytes  # for the LLM clients it builds
+        self.lineup = driver.lineup = match.lineup_for(config, driver.scenarios)
+        if self.lineup is not None and is_adaptive(config):
+            raise ConfigError("an adaptive run plays one agent: --target-ci, --adaptive-gate "
+                              "and --allocate neyman cannot be combined with other "
+                              "participants", hint="Run the multi-party assessment in full.")
         try:
             return await self._start(config, driver, output, started)
         except _StoppedEarly:  # Ctrl-C or SIGTERM before the run record: nothing to keep
@@ -204,21 +217,29 @@ class Engine:
             raise ConfigError(f"no {config.benchmark} tasks to run: the data and filters "
                               "select none", hint="Check --task-ids, the split, the category "
                               "filter and --data-dir.")
-        items = plan.Plan(tuple(selected), config.num_trials, config.seed, config.shard)
+        items = plan.Plan(tuple(selected), config.num_trials, config.seed, config.shard,
+                          self.lineup.pairings if self.lineup else ())
         if not len(items):  # a CI matrix wider than the run: an empty share, said out loud
             self.emit(Notice("warning", f"shard {config.shard} has no task-trials: "
                                         f"{len(selected)} task(s) × {config.num_trials} "
                                         f"trial(s) fill only the first shards"))
         key = redact(plan.compat_key(config, driver.compat(), driver.domain))
+        if self.lineup is not None:  # another user or pairing is another run
+            key["lineup"] = redact(self._lineup_record())
         previous = self._previous(output, key)
         planned = len(items)
         skipped = plan.skipped(items, previous, config.retry_errors)
         todo = plan.pending(items, previous, config.retry_errors)
-        if is_adaptive(config):  # a seeded, stratified order that stops once the score is known
+        if is_adaptive(config):  # a random, stratified order that stops once the score is known
             todo = self.policy = adaptive_plan(config, selected, driver, output, previous)
-        async with self._client(planned - skipped) as client:
+            planned = len(self.policy)  # an A/B run's are the baseline's task-trials
+            skipped = plan.skipped(self.policy.items(), previous, config.retry_errors)
+            for note in self.policy.notes:
+                self.emit(Notice("warning", note))
+        async with self._client(planned - skipped) as client, AsyncExitStack() as stack:
             # Fail fast, before writing anything, if unreachable.
             card = await self._until_stopped(client.card())
+            await self._open_participants(stack, client, planned - skipped)
             transport = await self._until_stopped(client.transport())
             if config.streaming and not card.card.capabilities.streaming:
                 raise ConfigError("--streaming: the agent's card does not advertise streaming",
@@ -233,7 +254,7 @@ class Engine:
             self.writer = RecordWriter(output, redact=self.redactor.line
                                        if self.redactor else None)
             try:
-                self._write_run_record(key, planned, skipped, previous, interface)
+                self._write_run_record(key, items, skipped, previous, interface)
                 self.progress.total = planned - skipped
                 self.emit(RunStarted(
                     self.run_id, config.benchmark, driver.domain, str(output),
@@ -269,52 +290,115 @@ class Engine:
             return None
         return plan.read_previous(output, key)
 
-    def _client(self, pending: int) -> A2AClient:
+    def _client(self, pending: int, participant: Participant | None = None) -> A2AClient:
+        """The agent's client, or a multi-party run's other participant's: a bearer token
+        goes to the first participant of its role only (--auth-token to `agent`,
+        --user-auth-token to `user`), never to another participant."""
         config = self.config
         in_flight = max(1, min(config.concurrency, pending))  # no more than the work
+        pid = participant.id if participant else AGENT
+        url = participant.url if participant and participant.url else config.white_agent_url
+        user_side = participant is not None and participant.role != AGENT
+        token = {AGENT: config.auth_token, "user": config.user_auth_token}.get(pid)
         a2a = A2AConfig.create(
-            config.white_agent_url, timeout=config.timeout, streaming=config.streaming,
-            transport=config.transport,
-            auth_token=config.auth_token.get_secret_value() if config.auth_token else None,
+            url, timeout=config.timeout, streaming=config.streaming,
+            transport=config.user_transport if user_side else config.transport,
+            auth_token=token.get_secret_value() if token else None,
+            ca_cert=str(config.ca_cert) if config.ca_cert else None,
             retry=RetryPolicy(max_attempts=config.retries + 1, base_delay_s=config.retry_delay,
                               max_delay_s=max(8.0, config.retry_delay),
                               budget_s=max(60.0, config.timeout)),
             limits=ReplyLimits(max_bytes=config.max_reply_bytes))
         limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
-        return A2AClient(a2a, on_request=self._on_request,
+        return A2AClient(a2a, on_request=partial(self._on_request, pid),
                          before_request=limiter.acquire if limiter else None,
                          pool_size=-(-in_flight // 4),
-                         host_policy=run_host_policy(config))
+                         host_policy=policy_for(config.allowed_hosts, url))
 
-    def _write_run_record(self, key: dict[str, object], planned: int, skipped: int,
+    async def _open_participants(self, stack: AsyncExitStack, client: A2AClient,
+                                 pending: int) -> None:
+        """A multi-party run's remote participants: one client each (`client` is the
+        agent's), every card fetched before anything is written, so that an unreachable
+        participant fails the run here, as an unreachable agent does."""
+        if self.lineup is None:
+            return
+        for participant in self.lineup.remote():
+            if participant.id == AGENT:
+                self.clients[AGENT] = client
+                continue
+            other = await stack.enter_async_context(self._client(pending, participant))
+            card = await self._until_stopped(other.card())
+            await self._until_stopped(other.transport())
+            if self.config.streaming and not card.card.capabilities.streaming:
+                raise ConfigError(f"--streaming: participant {participant.id}'s card does not "
+                                  "advertise streaming",
+                                  hint="Drop --streaming (the run then uses blocking calls).")
+            self.clients[participant.id] = other
+
+    def _lineup_plan(self, items: plan.Plan) -> dict[str, Any]:
+        """The run record's `lineup` keyword ({} for a single agent), with the share's
+        task-trials of the primary pairing (what `report`'s headline covers,
+        report/planned.py), by (domain, category)."""
+        if self.lineup is None:
+            return {}
+        counts = items.counts(self.driver.domain)
+        return {"lineup": {**redact(self._lineup_record()), "plan_counts": counts,
+                           "planned": sum(row["task_trials"] for row in counts)}}
+
+    def _lineup_record(self) -> dict[str, Any]:
+        """The lineup for the run record and the compatibility key, URLs without
+        credentials."""
+        assert self.lineup is not None
+        described = self.lineup.describe()
+        for entry in described["participants"].values():
+            if entry["url"]:
+                entry["url"] = redact_url(entry["url"])
+        return described
+
+    def _write_run_record(self, key: dict[str, object], items: plan.Plan, skipped: int,
                           previous: plan.Previous | None,
                           interface: dict[str, object] | None = None) -> None:
         assert self.writer is not None
         manifest = self.driver.manifest()
+        channel = self.driver.mcp_channel()
+        over_mcp = channel is not None and channel.enabled
         self.writer.write(RunRecord(
             run_id=self.run_id, a2abench_version=__version__, benchmark=self.config.benchmark,
             domain=self.driver.domain, config=self.config.public(), compat_key=key,
             data=redact(manifest.get("data", {})), models=redact(manifest.get("models", {})),
-            scoring=self.driver.scoring, planned=planned, skipped=skipped,
+            scoring=self.driver.scoring, planned=len(items),
+            plan_counts=items.counts(self.driver.domain),
+            skipped=skipped,
             shard=(self.config.shard.index, self.config.shard.count) if self.config.shard
             else None, resumed=previous is not None, started_at=now_iso(),
-            interface=interface,
-            adaptive=self.policy.tracker.header() if self.policy else None))
+            interface=interface, tool_channel="mcp" if over_mcp else "a2a",
+            adaptive=self.policy.header() if self.policy else None,
+            **self._lineup_plan(items)))
 
-    def _on_request(self, m: ProtocolMetrics) -> None:
+    def _on_request(self, pid: str, m: ProtocolMetrics) -> None:
         tally = _current.get()
-        if tally is not None:
+        if tally is not None and tally.agent in (None, pid):
             tally.requests += 1
             tally.latency_ms += m.latency_ms
             tally.input_tokens += m.input_tokens
             tally.output_tokens += m.output_tokens
+        if tally is not None and tally.by_participant is not None:
+            usage = tally.by_participant.setdefault(pid, match.Usage())
+            usage.requests += 1
+            usage.latency_ms += m.latency_ms
+            usage.input_tokens += m.input_tokens
+            usage.output_tokens += m.output_tokens
         if self.writer is not None:
             # Our own, already validated metrics: the record as a dict in RequestRecord's
             # field order (a model validated again, or model_construct, cost 17-35 µs each).
-            self.writer.write({**m.__dict__, "schema_version": SCHEMA_VERSION,
-                               "run_id": self.run_id, "type": "request",
-                               "task_id": tally.task_id if tally else None,
-                               "trial": tally.trial if tally else None})
+            record = {**m.__dict__, "schema_version": SCHEMA_VERSION,
+                      "run_id": self.run_id, "type": "request",
+                      "task_id": tally.task_id if tally else None,
+                      "trial": tally.trial if tally else None}
+            if self.lineup is not None:  # which match, and which participant it went to
+                record["pairing"] = tally.pairing if tally else None
+                record["participant"] = pid
+            self.writer.write(record)
 
     async def _execute(self, todo: Iterator[plan.Item], count: int,
                        client: A2AClient) -> Literal["completed", "interrupted", "aborted"]:
@@ -349,7 +433,7 @@ class Engine:
             if self.policy is not None:
                 self._observe(record)
             assert self.writer is not None
-            self.writer.write(record)
+            self.writer.write(record if item.pairing is None else match.record_line(record))
             # The next task-trial starts at once; TaskFinished is emitted once the record is
             # on disk (group commit: one fsync serves every record written meanwhile). Awaiting
             # the fsync here cost a whole disk flush per task-trial (2-3 ms) at concurrency 1.
@@ -358,8 +442,13 @@ class Engine:
 
     async def _run_one(self, item: plan.Item, client: A2AClient) -> TaskRecord:
         tally = _Tally(item.task.task_id, item.trial)
-        token = _current.set(tally)
         ctx = TaskContext(task=item.task, trial=item.trial, seed=item.seed, client=client)
+        if item.pairing is not None and self.lineup is not None:
+            tally.agent, tally.by_participant = item.pairing.of(AGENT), {}
+            tally.pairing = item.pairing.id
+            ctx.pairing, ctx.clients = item.pairing, self.clients
+            ctx.seats = match.seats(self.lineup, item.pairing)
+        token = _current.set(tally)
         started_at, t0 = now_iso(), time.perf_counter()
         try:
             outcome = await self._within_deadline(ctx)
@@ -398,15 +487,17 @@ class Engine:
 
     def _record(self, item: plan.Item, outcome: TaskOutcome, tally: _Tally, ctx: TaskContext,
                 started_at: str, t0: float) -> TaskRecord:
-        scored = outcome.status in SCORED_STATUSES
-        reward = ((outcome.reward or 0.0) if outcome.status != "evaluator_error" else 0.0) \
-            if scored else None
-        success = outcome.success if outcome.success is not None else is_success(reward)
+        # Only an `ok` outcome keeps its reward: an agent or evaluator error is scored 0 and
+        # never passes, whatever the driver said; an unscored status has no reward.
+        ok = outcome.status == "ok"
+        reward = (outcome.reward or 0.0) if ok else failed_reward(outcome.status)
+        success = ok and (outcome.success if outcome.success is not None
+                          else is_success(reward))
         return TaskRecord(
             run_id=self.run_id, benchmark=self.config.benchmark,
             domain=item.task.domain or self.driver.domain, category=item.task.category,
             task_id=item.task.task_id, trial=item.trial, seed=item.seed,
-            status=outcome.status, reward=reward, success=bool(success) and reward is not None,
+            status=outcome.status, reward=reward, success=bool(success),
             reward_components=outcome.reward_components, labels=outcome.labels,
             termination=outcome.termination, turns=outcome.turns, tool_calls=outcome.tool_calls,
             latency_ms=round((time.perf_counter() - t0) * 1000, 3),
@@ -415,7 +506,17 @@ class Engine:
             llm_prompt_tokens=ctx.usage.prompt_tokens,
             llm_completion_tokens=ctx.usage.completion_tokens, cost_usd=ctx.usage.cost_usd,
             error=outcome.error, transcript=outcome.transcript, details=outcome.details,
-            started_at=started_at, finished_at=now_iso())
+            started_at=started_at, finished_at=now_iso(), **self._match(item, outcome, reward,
+                                                                        tally))
+
+    @staticmethod
+    def _match(item: plan.Item, outcome: TaskOutcome, reward: float | None,
+               tally: _Tally) -> dict[str, Any]:
+        """A multi-party record's `match` (run/match.py), as a keyword; {} otherwise."""
+        if item.pairing is None:
+            return {}
+        return {"match": match.match_block(item.pairing, outcome, reward,
+                                           tally.by_participant or {})}
 
     def _count(self, record: TaskRecord) -> None:
         p = self.progress
@@ -447,7 +548,9 @@ class Engine:
         self._consecutive_unreachable = self._consecutive_unreachable + 1 if unreachable else 0
         limit = self.config.max_consecutive_failures
         if self._consecutive_unreachable >= limit and not self._abort:
-            self._abort = (f"the agent was unreachable for {limit} task-trials in a row "
+            who = ("a participant" if record.error and record.error.kind == "forfeit"
+                   else "the agent")
+            self._abort = (f"{who} was unreachable for {limit} task-trials in a row "
                            f"(last: {record.error.message if record.error else ''})")
             self.emit(Notice("error", self._abort))
             self.stop.set()
@@ -479,6 +582,9 @@ def outcome_from_error(exc: A2ABenchError) -> TaskOutcome:
     statuses: dict[str, TaskStatus] = {
         "agent": "agent_error", "infrastructure": "infrastructure_error",
         "data": "harness_error", "usage": "harness_error", "harness": "harness_error"}
+    if isinstance(exc, Forfeit):  # another participant failed: its loss, not the agent's
+        return TaskOutcome(status="forfeit", reward=None, termination="forfeit",
+                           forfeit=exc.role, error=match.forfeit_error(exc))
     status = statuses[exc.kind]
     cause = exc.__cause__
     # An agent reply the harness could not process keeps the original traceback for us.

@@ -53,11 +53,15 @@ class RunRecord(_Record):
     scoring: Scoring = Field(default_factory=Scoring)
     shard: tuple[int, int] | None = None  # (index, count), 1-based
     planned: int = 0  # task-trials in this run's share (before resume skips)
+    # The same share by domain and category: [{domain, category, task_trials}].
+    plan_counts: list[dict[str, Any]] | None = None
     skipped: int = 0  # already recorded when resuming
     resumed: bool = False
     started_at: str
     # The A2A interface used: binding, dialect, url, streaming (absent in runs before 0.2).
     interface: dict[str, Any] | None = None
+    # Where the agent found its tools: in its A2A messages, or over MCP (`Driver.mcp_channel`).
+    tool_channel: Literal["a2a", "mcp"] = "a2a"
     # An adaptive run's plan (run/adaptive): mode, confidence, strata and their weights.
     adaptive: dict[str, Any] | None = None
 

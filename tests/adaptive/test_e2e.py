@@ -149,6 +149,32 @@ async def test_serve_green_tau2_target_ci(tmp_path: Path, airline: dict[str, Tas
     assert metrics[0]["adaptive"]["settings"]["target_ci"] == 0.25
 
 
+async def test_serve_green_ab_against_an_earlier_assessment(
+        tmp_path: Path, airline: dict[str, Task], user_llm: FakeLLMServer) -> None:
+    settings = GreenSettings(output_dir=tmp_path, max_trials=TRIALS, presets={"tau2": {
+        "data_dir": str(shared_data("tau2").parent), "user_llm_base_url": user_llm.base_url,
+        "user_llm": "fake-user"}})
+    request = {"benchmark": "tau2", "domain": "airline", "task_ids": TASKS, "num_trials": 4,
+               "user_llm": "fake-user"}
+    with serve(lambda base: gold_agent.app(base, airline, "gold")[0]) as gold, \
+            green_server(settings) as (base, _):
+        async with sdk_client(base) as client:
+            first = await send(client, agentbeats(gold, **request))
+            assert first.state == STATE.TASK_STATE_COMPLETED, first.final_text()
+            out = await send(client, agentbeats(
+                gold, **request, baseline=first.task.id,  # type: ignore[union-attr]
+                target_ci=0.2, adaptive_gate=True))
+            path = await send(client, agentbeats(gold, **request, baseline="../../etc"))
+    assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+    text, data = result_of(out.task)  # type: ignore[arg-type]
+    paired = data["adaptive"]["paired"]
+    assert paired["lower"] <= 0.0 <= paired["upper"] and paired["baseline_score"] == 1.0
+    assert data["adaptive"]["decision"] == "pass" and data["adaptive"]["N"] == 12
+    assert "difference against the baseline" in text
+    assert path.state == STATE.TASK_STATE_REJECTED
+    assert "task id of an earlier assessment" in path.final_text()
+
+
 @pytest.fixture(scope="module")
 def org(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return small_b2b(tmp_path_factory.mktemp("crm_adaptive"))

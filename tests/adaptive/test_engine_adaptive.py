@@ -93,3 +93,90 @@ def test_kill_9_then_resume_continues_the_sequence(tmp_path: Path) -> None:
     summary = rep.adaptive["summary"]  # type: ignore[index]
     assert (summary["n"], summary["lower"], summary["upper"]) == (
         end["n"], end["lower"], end["upper"])  # the report rebuilds what the engine saw
+
+
+def _baseline(base: str, out: Path) -> None:
+    r = run(base, out, "--option", "tasks=60", "--num-trials", "4", "--seed", "9")
+    assert r.code == 0, r.err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("wrong", "code", "reason"), [
+    (frozenset(), 0, "gate_pass"),  # better: cat0's failures now pass
+    (WRONG, 0, "gate_pass"),  # the same agent: equal within the margin
+    (frozenset(f"t{i:03d}" for i in range(0, 60, 2)), 3, "gate_fail"),  # worse
+])
+def test_ab_against_a_baseline_run(tmp_path: Path, wrong: frozenset[str], code: int,
+                                   reason: str) -> None:
+    first, second = tmp_path / "base", tmp_path / "ab.jsonl"
+    with agent(wrong_for=WRONG) as (_, base):
+        _baseline(base, first)
+    with agent(wrong_for=wrong) as (_, base):
+        r = run(base, second, "--option", "tasks=60", "--baseline", str(first),
+                "--adaptive-gate", "--target-ci", "0.05", "--concurrency", "3")
+    assert r.code == code, r.err
+    recs = records(second)
+    baseline_tasks = {(t["task_id"], t["trial"]): t for t in records(first / "metrics.jsonl")
+                      if t["type"] == "task"}
+    tasks = [x for x in recs if x["type"] == "task"]
+    for t in tasks:  # the baseline's task-trials, with its seeds and rewards
+        mine = baseline_tasks[(t["task_id"], t["trial"])]
+        assert t["seed"] == mine["seed"] and t["adaptive"]["baseline"] == mine["reward"]
+    end = recs[-1]["adaptive"]
+    assert end["stop_reason"] == reason and end["n"] < end["N"] == 240
+    assert recs[0]["adaptive"]["baseline"]["score"] == pytest.approx(1 - 20 / 60)
+    rep = build_report([second])
+    text = render(rep, "markdown", [second])
+    assert "A/B: difference new − baseline" in text and "Flipped:" in text
+    flips = rep.adaptive["summary"]["paired"]["flipped"]  # type: ignore[index]
+    if wrong == frozenset():  # every flip is a cat0 task now passing
+        assert flips["to_fail"]["count"] == 0 < flips["to_pass"]["count"]
+        html = render(rep, "html", [second])
+        assert "Fail → pass against the baseline: <a href=\"#trial=" in html
+    if code == 3:
+        assert "worse than the baseline" in r.err
+
+
+@pytest.mark.slow
+def test_ab_resume_refuses_a_changed_baseline(tmp_path: Path) -> None:
+    first, second = tmp_path / "base", tmp_path / "ab.jsonl"
+    with agent(wrong_for=WRONG) as (_, base):
+        _baseline(base, first)
+        r = run(base, second, "--option", "tasks=60", "--baseline", str(first),
+                "--target-ci", "0.3")
+        assert r.code == 0, r.err
+        with (first / "metrics.jsonl").open("a") as f:  # the baseline grows a result
+            f.write(json.dumps({"type": "task", "run_id": "x", "benchmark": "scripted",
+                                "task_id": "t000", "trial": 7, "seed": 1, "status": "ok",
+                                "reward": 1.0, "success": True}) + "\n")
+        again = run(base, second, "--option", "tasks=60", "--baseline", str(first),
+                    "--target-ci", "0.3", "--resume")
+    assert again.code != 0 and "holds other results than when this run started" in again.err
+
+
+def test_every_run_draws_a_fresh_order_unless_seed_is_given(tmp_path: Path) -> None:
+    seeds = []
+    with agent() as (_, base):
+        for name, extra in (("a", ()), ("b", ()), ("c", ("--seed", "5"))):
+            out = tmp_path / f"{name}.jsonl"
+            r = run(base, out, "--option", "tasks=6", "--target-ci", "0.4", *extra)
+            assert r.code == 0, r.err
+            seeds.append(records(out)[0]["adaptive"]["order_seed"])
+    assert seeds[0] != seeds[1] and seeds[2] == 5
+
+
+def test_unscored_results_keep_counting_and_the_report_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    with agent() as (_, base):  # t001 raises a harness bug: both its trials are unscored
+        r = run(base, out, "--option", "tasks=12", "--option", "boom_task=t001",
+                "--num-trials", "2", "--allocate", "uniform", "--concurrency", "2")
+    assert r.code == 0, r.err
+    recs = records(out)
+    tasks = [t for t in recs if t["type"] == "task"]
+    end = recs[-1]["adaptive"]
+    assert sum(t["status"] == "harness_error" for t in tasks) == 2 == end["errors"]
+    assert end["n"] == len(tasks) == 24 and end["stop_reason"] == "exhausted"
+    assert (end["lower"], end["upper"]) == (pytest.approx(22 / 24), pytest.approx(1.0))
+    assert recs[0]["adaptive"]["strata"] == {"all": 24}
+    text = render(build_report([out]), "markdown", [out])
+    assert "Errors: 2 unscored task-trial(s)" in text

@@ -30,23 +30,43 @@ def instructions() -> list[tuple[str, str]]:
             for line in text.splitlines() if line.strip()]
 
 
-def test_the_healthcheck_probes_healthz_with_what_the_image_has() -> None:
-    (check,) = [args for op, args in instructions() if op == "HEALTHCHECK"]
+def test_the_healthcheck_and_the_entrypoint_are_the_image_s_own_python() -> None:
+    ops = instructions()
+    (check,) = [args for op, args in ops if op == "HEALTHCHECK"]
     probe = json.loads(check.split("CMD", 1)[1])
-    assert probe[:2] == ["python", "-c"] and "/healthz" in probe[2]
+    assert probe == ["python", "/opt/a2abench/entrypoint.py", "--healthcheck"]
     assert "curl" not in check and "wget" not in check  # neither is in a slim image
-    compile(probe[2], "<healthcheck>", "exec")  # the probe is valid Python
+    (entry,) = [json.loads(args) for op, args in ops if op == "ENTRYPOINT"]
+    assert entry == ["python", "/opt/a2abench/entrypoint.py"]
+    assert ("COPY", "examples/agentbeats/entrypoint.py /opt/a2abench/entrypoint.py") in ops
 
 
-def test_nothing_is_left_behind_and_both_extras_are_installed() -> None:
+def test_the_base_image_and_every_dependency_are_pinned() -> None:
+    ops = instructions()
+    base = next(args for op, args in ops if op == "ARG" and args.startswith("BASE_IMAGE="))
+    assert re.fullmatch(r"BASE_IMAGE=python:3\.11-slim@sha256:[0-9a-f]{64}", base)
+    assert ("FROM", "${BASE_IMAGE}") in ops
+    installs = [args for op, args in ops if op == "RUN" and "pip install" in args]
+    assert installs[0] == ("pip install --no-cache-dir --require-hashes -r "
+                           "/tmp/requirements.lock")
+    assert "--no-deps /tmp/a2abench" in installs[1] and "rm -rf /tmp/a2abench" in installs[1]
+    lock = (ROOT / "examples/agentbeats/requirements.lock").read_text()
+    pins = re.findall(r"^([a-z0-9._-]+)==", lock, re.MULTILINE)
+    assert {"httpx", "a2a-sdk", "datasets", "grpcio"} <= set(pins)
+    hashed = re.findall(r"^[a-z0-9._-]+==[^\\\n]*(?: \\\n +--hash=sha256:[0-9a-f]{64})+",
+                        lock, re.MULTILINE)  # a pin, its markers, then its hashes
+    assert len(hashed) == len(pins)  # every pin carries its hashes
+
+
+def test_nothing_is_left_behind_and_the_image_is_closed_by_default() -> None:
     ops = instructions()
     workdirs = [args for op, args in ops if op == "WORKDIR"]
     assert workdirs == ["/home/agentbeats"]  # no root-owned app/ folder in the home
-    (install,) = [args for op, args in ops if op == "RUN" and "pip install" in args]
-    assert '"/tmp/a2abench[hub,grpc]"' in install and "rm -rf /tmp/a2abench" in install
     env = " ".join(args for op, args in ops if op == "ENV")
     assert "A2ABENCH_CACHE_DIR=/home/agentbeats/.cache/a2abench" in env
     assert "A2ABENCH_GRPC=false" in env and "A2ABENCH_HOST=0.0.0.0" in env
+    assert "A2ABENCH_ALLOW_HOST=@participants" in env
+    assert "visible in the image's history" in DOCKERFILE  # the data-mirror argument
 
 
 def test_the_data_build_argument_runs_a_real_data_pull() -> None:
@@ -62,15 +82,33 @@ def test_the_data_build_argument_runs_a_real_data_pull() -> None:
 
 def test_the_workflow_builds_checks_and_pushes_on_tags() -> None:
     flow = yaml.safe_load((ROOT / ".github/workflows/image.yml").read_text())
-    steps = flow["jobs"]["image"]["steps"]
+    test, push = flow["jobs"]["test"], flow["jobs"]["push"]
+    steps = test["steps"] + push["steps"]
     builds = [s for s in steps if "docker/build-push-action" in s.get("uses", "")]
     assert all(s["with"]["platforms"] == "linux/amd64" for s in builds)
     assert all(s["with"]["file"] == "examples/agentbeats/Dockerfile" for s in builds)
-    pushed = [s for s in builds if s["with"]["push"] is True]
-    assert pushed and all(s["if"] == "startsWith(github.ref, 'refs/tags/v')" for s in pushed)
-    script = "\n".join(s.get("run", "") for s in steps)
+    assert [s["with"]["push"] for s in test["steps"] if s in builds] == [False]
+    assert [s["with"]["push"] for s in push["steps"] if s in builds] == [True]
+    script = "\n".join(s.get("run", "") for s in test["steps"])
     assert "--internal" in script and "smoke_assessment.py" in script
     assert "Health.Status" in script and "agent-card.json" in script
+    assert "started open" in script  # the image refuses to start open, checked first
+
+
+def test_only_the_push_job_writes_packages_and_never_for_a_pull_request() -> None:
+    flow = yaml.safe_load((ROOT / ".github/workflows/image.yml").read_text())
+    assert flow["permissions"] == {"contents": "read"}
+    assert flow["jobs"]["test"]["permissions"] == {"contents": "read"}
+    push = flow["jobs"]["push"]
+    assert push["permissions"] == {"contents": "read", "packages": "write"}
+    assert push["needs"] == "test"
+    assert push["if"] == "github.event_name == 'push' && startsWith(github.ref, 'refs/tags/v')"
+
+
+def test_every_action_is_pinned_by_commit() -> None:
+    flow = yaml.safe_load((ROOT / ".github/workflows/image.yml").read_text())
+    uses = [s["uses"] for job in flow["jobs"].values() for s in job["steps"] if "uses" in s]
+    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), uses
 
 
 @pytest.mark.slow

@@ -144,19 +144,11 @@ def _plans(tmp_path: Path, config: dict[str, Any], presets: dict[str, Any]) -> N
              "0123456789abcdef")
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.parent.name)
-def test_scenarios_wire_only_what_exists(tmp_path: Path, scenario: Path) -> None:
-    data = load(scenario)
+def check_wiring(data: dict[str, Any], root: Path) -> dict[str, dict[str, Any]]:
+    """Every component's config fits its manifest's schema and every binding joins a slot
+    and an export that exist; the manifests by component name."""
     components = data["components"]
-    gateway = components["gateway"]
-    assert set(gateway["config"]) == GATEWAY["config"]
-    roles = gateway["config"]["participant_roles"]
-    assert set(roles) <= GATEWAY["slots"] and roles["green"] == "a2abench"
-    assert set(roles.values()) == set(components) - {"gateway"}
-    assert "agent" in roles.values()  # serve-green assesses the participant named `agent`
-    assert set(data["metadata"]["agentbeats_ids"]) == set(components) - {"gateway"}
-    assert data["exports"] == {"results": "#gateway.results"}
-    manifests = {name: load((scenario.parent / c["manifest"]).resolve())
+    manifests = {name: load((root / c["manifest"]).resolve())
                  for name, c in components.items() if name != "gateway"}
     for name, manifest in manifests.items():
         schema = manifest.get("config_schema", {"properties": {}, "required": []})
@@ -171,6 +163,22 @@ def test_scenarios_wire_only_what_exists(tmp_path: Path, scenario: Path) -> None
         exports = GATEWAY["exports"] if from_name == "gateway" else set(
             manifests[from_name]["exports"])
         assert to_slot in to_slots and from_export in exports, binding
+    return manifests
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.parent.name)
+def test_scenarios_wire_only_what_exists(tmp_path: Path, scenario: Path) -> None:
+    data = load(scenario)
+    components = data["components"]
+    gateway = components["gateway"]
+    assert set(gateway["config"]) == GATEWAY["config"]
+    roles = gateway["config"]["participant_roles"]
+    assert set(roles) <= GATEWAY["slots"] and roles["green"] == "a2abench"
+    assert set(roles.values()) == set(components) - {"gateway"}
+    assert "agent" in roles.values()  # serve-green assesses the participant named `agent`
+    assert set(data["metadata"]["agentbeats_ids"]) == set(components) - {"gateway"}
+    assert data["exports"] == {"results": "#gateway.results"}
+    manifests = check_wiring(data, scenario.parent)
     green = components["a2abench"]["config"]
     presets = {"tau2": {"user_llm": green["user_llm"]},
                "crmarena": {"user_llm": green["user_llm"], "judge_llm": green["judge_llm"]}}

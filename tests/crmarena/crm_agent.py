@@ -11,7 +11,8 @@ from a simulated user) and then follows a policy:
 - "ask": interactive; asks the user a question first, then answers;
 - "mcp-oracle", "mcp-sql": the same over MCP (--tool-channel mcp): the "sql" plan's queries
   as `soql_query` / `sosl_search` calls, then the answer as plain text; `mcp_results` keeps
-  what each call returned.
+  what each call returned. A suffix names the MCP client's protocol ("mcp-sql@2026-07-28",
+  "mcp-sql@legacy"; a2abench.mcp.client `Protocol`), kept per task in `mcp_protocols`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from starlette.applications import Starlette
 
 from a2abench.benchmarks.crmarena.tasks import CRMTask
-from a2abench.mcp.client import connect, find_pointer, result_text
+from a2abench.mcp.client import Protocol, connect, find_pointer, result_text
 
 REFUSAL = "I'm sorry, I cannot share that because of privacy and confidentiality policies."
 OBJECT_BY_PREFIX = {"005": "User", "01t": "Product2", "ka0": "Knowledge__kav",
@@ -67,7 +68,10 @@ def oracle_reply(task: CRMTask) -> tuple[str, dict[str, Any] | None]:
 
 class CRMExecutor(AgentExecutor):
     def __init__(self, tasks: Sequence[CRMTask], mode: str) -> None:
+        mode, _, protocol = mode.partition("@")
         self.tasks, self.mode = list(tasks), mode
+        self.protocol: Protocol = protocol or "auto"  # type: ignore[assignment]
+        self.mcp_protocols: dict[int, str] = {}
         self.by_idx = {t.idx: t for t in tasks}
         self.states: dict[str, State] = {}
         self.first_messages: list[str] = []
@@ -135,7 +139,8 @@ class CRMExecutor(AgentExecutor):
         answer = answer_text(task)
         if self.mode == "mcp-sql":
             got = self.mcp_results.setdefault(task.idx, [])
-            async with connect(state.pointer) as client:
+            async with connect(state.pointer, protocol=self.protocol) as client:
+                self.mcp_protocols[task.idx] = client.protocol_version
                 for query in self._sql_queries(task):
                     tool = "sosl_search" if query.startswith("FIND") else "soql_query"
                     got.append(result_text(await client.call_tool(tool, {"query": query})))

@@ -18,8 +18,13 @@ import requests
 from requests.adapters import BaseAdapter
 from simple_salesforce import Salesforce
 
-from a2abench.benchmarks.crmarena.backends import SalesforceBackend, SandboxBackend, credentials
-from a2abench.errors import ConfigError, SalesforceUnavailable
+from a2abench.benchmarks.crmarena.backends import (
+    SalesforceBackend,
+    SalesforceUnavailable,
+    SandboxBackend,
+    credentials,
+)
+from a2abench.errors import ConfigError
 
 INSTANCE = "fake.my.salesforce.com"
 Route = Callable[[str, str], tuple[int, Any]]  # (path, q) -> (status, JSON body)

@@ -3,12 +3,15 @@ expects the agent to echo each one. Reward = fraction of echoed turns (1.0 = pas
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 from pydantic import BaseModel
 
 from a2abench.errors import ProtocolError
 from a2abench.run import Driver, TaskContext, TaskOutcome, TaskSpec
+from a2abench.run.events import Notice
 from a2abench.run.records import Scoring, TaskRecord
 from a2abench.run.registry import register
 
@@ -18,6 +21,7 @@ class ScriptedOptions(BaseModel):
     turns: int = 3
     strict: bool = False  # rescoring option: require the exact echo prefix
     boom_task: str | None = None  # a task id whose run raises a harness bug
+    stuck_task: str | None = None  # a task id whose run says so, then never stops
 
 
 class ScriptedDriver(Driver):
@@ -41,6 +45,8 @@ class ScriptedDriver(Driver):
         opts: ScriptedOptions = self.options  # type: ignore[assignment]
         if ctx.task.task_id == opts.boom_task:
             raise ValueError("scripted harness bug")
+        if ctx.task.task_id == opts.stuck_task:
+            await _stuck(self)
         chat = ctx.conversation()
         transcript: list[dict[str, Any]] = []
         for turn in range(opts.turns):
@@ -72,6 +78,15 @@ class ScriptedDriver(Driver):
                                          "success": outcome.reward == 1.0,
                                          "labels": outcome.labels,
                                          "reward_components": outcome.reward_components})
+
+
+async def _stuck(driver: Driver) -> None:
+    """Say so, then ignore every cancellation: a task-trial whose clean-up never ends."""
+    if driver.emit is not None:
+        driver.emit(Notice("warning", "scripted: this task-trial is stuck"))
+    while True:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.Event().wait()
 
 
 def _info(exc: ProtocolError) -> Any:

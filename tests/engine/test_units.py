@@ -184,3 +184,35 @@ def test_a_progress_copy_is_a_snapshot() -> None:
     p.add("ok", True, 1.0)
     p.running = 0
     assert (snap.done, snap.passed, snap.running, snap.reward_sum) == (2, 1, 1, 1.0)
+
+
+def test_the_plain_lines_have_no_double_space() -> None:
+    """A plugin's run has no domain and its task-trials may have no termination: the run
+    header said "quiz  against" and the task line "reward=0.00  1 turns"."""
+    from rich.console import Console
+
+    from a2abench.render.display import PlainDisplay
+
+    out = Output(OutputMode.PLAIN)
+    buffer = io.StringIO()
+    out._out = Console(file=buffer, width=300)
+    display = PlainDisplay(out)
+    p = Progress(total=1, done=1, scored=1)
+    display(RunStarted("r", "quiz", None, "o.jsonl", "agent", "1.0", 1, 0, 1, 1, None))
+    display(TaskFinished("t1", 0, None, "ok", 0.0, False, None, 1, 10.0, None, p))
+    lines = buffer.getvalue().splitlines()
+    assert lines[0].startswith("run r: quiz against agent (A2A 1.0 JSONRPC)"), lines
+    assert "reward=0.00 1 turns" in lines[1], lines
+    assert ["  " in line for line in lines] == [False, False]
+
+
+@pytest.mark.parametrize("what", ["answer", "the answer", "the agent's answer",
+                                  "The agent's answer", "agent's answer"])
+def test_agent_input_names_the_agents_input_once(what: str) -> None:
+    from a2abench.errors import ProtocolError
+    from a2abench.run.driver import agent_input
+
+    with pytest.raises(ProtocolError) as info, agent_input(what):
+        raise KeyError("total")
+    assert info.value.message == "a2abench could not process the agent's answer (KeyError: " \
+                                 "'total')"

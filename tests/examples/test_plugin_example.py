@@ -94,7 +94,7 @@ def test_the_example_plugin_is_found_by_entry_point_and_scores(tmp_path: Path) -
     listing = _a2abench(env, "run", "--help")
     assert listing.returncode == 0 and "arith" in listing.stdout, listing.stderr
     flags = _a2abench(env, "run", "arith", "--help")  # the options model's fields are flags
-    assert "--count" in flags.stdout and "A2ABENCH_TASK_SEED" in flags.stdout, flags.stderr
+    assert "--count" in flags.stdout and "A2ABENCH_ARITH_TASK_SEED" in flags.stdout, flags.stderr
     with serve(solver_app) as solver:
         good = _a2abench(env, "run", "arith", "--white-agent-url", solver, "--output",
                          str(tmp_path / "good.jsonl"), "--count", "2", "--fail-under", "1.0")

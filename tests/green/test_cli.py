@@ -73,6 +73,10 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
         port = _listening_port(proc.pid)
         card = httpx.get(f"http://127.0.0.1:{port}/.well-known/agent-card.json").json()
         assert card["supportedInterfaces"][0]["url"] == "http://127.0.0.1:1/a2a"
+        # The card answers before the full app is built (green/starting.py): wait for it.
+        while httpx.get(f"http://127.0.0.1:{port}/readyz").status_code != 200:
+            assert time.monotonic() < deadline + 30, "never ready"
+            time.sleep(0.05)
         r = httpx.post(f"http://127.0.0.1:{port}/a2a/", headers={"A2A-Version": "1.0"}, json={
             "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})
         assert r.json()["error"]["code"] == -32001

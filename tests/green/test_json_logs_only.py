@@ -1,6 +1,7 @@
 """`serve-green --log-format json` writes JSON lines only (issue 23 item 9, issue 22 item 7):
-the banner, every library's log lines, tracebacks (an SDK failure on a request holding NaN)
-and a start-up error are each one JSON object, and no secret appears in any of them."""
+the banner, every library's log lines, tracebacks (the SDK's, on a DataPart that is not an
+object) and a start-up error are each one JSON object, and no secret appears in any of them.
+A NaN in a request is rejected without any traceback (issue 34)."""
 
 from __future__ import annotations
 
@@ -72,7 +73,9 @@ def test_every_line_is_json_and_secret_free(tmp_path: Path) -> None:
         rpc(base, json.dumps({"kind": "text", "text": f"{CANARY} is not a request"}))
         nan = ('{"kind": "data", "data": {"participants": {"agent": "http://127.0.0.1:9"}, '
                '"config": {"benchmark": "tau2", "timeout": NaN}}}')
-        rpc(base, nan)  # main: a 40-line plain-text traceback
+        answer = rpc(base, nan)  # once the SDK's traceback (-32603), now our rejection
+        assert answer["result"]["status"]["state"] == "rejected", answer
+        rpc(base, '{"kind": "data", "data": "not an object"}')  # the SDK logs a traceback
         rpc(base, json.dumps({"kind": "text", "text": json.dumps(
             {"participants": {"agent": agent}, "config": {"benchmark": "tau2"}})}))
     finally:

@@ -16,9 +16,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from a2abench.green import GreenSettings
-from a2abench.green.app import start_metrics_server
 from a2abench.green.monitoring import Redactor, StructuredFormatter, error_class, host_of
 from a2abench.green.prom import GreenMetrics
+from a2abench.green.starting import start_metrics_server
 from tests.green.helpers import STATE, agentbeats, cancel, green_server, sdk_client, send
 from tests.green.test_control import until_running
 from tests.waits import HANG_S
@@ -261,7 +261,7 @@ def test_an_unknown_log_format_is_a_usage_error(tmp_path: Any) -> None:
     from tests.clihelp import run_cli
 
     r = run_cli("serve-green", "--log-format", "xml", "--output-dir", str(tmp_path))
-    assert r.code == 2 and "--log-format 'xml' is not text or json" in r.err
+    assert r.code == 2 and "'xml' is not one of text, json" in r.err
 
 
 @pytest.mark.slow
@@ -314,7 +314,7 @@ def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
 
 
 def test_an_exposed_metrics_port_is_warned_about() -> None:
-    from a2abench.green.app import startup_warnings
+    from a2abench.green.starting import startup_warnings
 
     exposed = GreenSettings(host="0.0.0.0", metrics_port=9100, allow_hosts=("x",),
                             auth_token=SecretStr("t"), card_url="http://green:9009/")

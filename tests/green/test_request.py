@@ -181,7 +181,7 @@ def test_plan_run_merges_presets_under_the_request(tmp_path: Path) -> None:
     assert str(config.shard) == "1/2"
     assert config.options == {"data_dir": "/srv/tau2", "user_llm": "gpt-4o", "max_steps": 50,
                               "domain": "retail"}
-    assert planned.driver.opts.data_dir == Path("/srv/tau2")
+    assert planned.driver.options.data_dir == Path("/srv/tau2")
     assert config.output.parent.parent == tmp_path
     assert config.output.parent.name.endswith("_tau2_retail_01234567")
 
@@ -319,3 +319,22 @@ def test_shards_hold_every_task_trial_exactly_once(shards: int) -> None:
     seen = [item.key for index in range(shards) for item in Plan(
         tasks, 3, 300, shard_config({"shard_index": index, "num_shards": shards}).get("shard"))]
     assert sorted(seen) == sorted((f"t{i}", trial) for i in range(5) for trial in range(3))
+
+
+def test_every_participant_and_its_allowed_host_go_through_the_participant_proxy(
+        tmp_path: Path) -> None:
+    """With the image's @participants and the gateway's loopback URLs, the hosts allowed are
+    those reached (the proxy's), and a second participant (scenario dual's user) goes
+    through the proxy too (issue 35)."""
+    settings = GreenSettings(output_dir=tmp_path, participant_proxy="http://gw:8080",
+                             allow_hosts=("@participants",))
+    config = plan({}, settings, agent="http://127.0.0.1:8080/agent").config
+    assert config.white_agent_url == "http://gw:8080/agent"
+    assert config.allowed_hosts == ["gw"]
+    request = AssessmentRequest("agentbeats", "tau2", "http://127.0.0.1:8080/agent",
+                                {"scenario": "dual"},
+                                {"agent": "http://127.0.0.1:8080/agent",
+                                 "user": "http://127.0.0.1:8080/user"})
+    dual = plan_run(request, settings, "0123456789abcdef").config
+    assert dual.participant == ["user=http://gw:8080/user"]
+    assert dual.allowed_hosts == ["gw", "gw"]

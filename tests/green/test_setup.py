@@ -12,9 +12,10 @@ from pydantic import SecretStr
 
 from a2abench.errors import ConfigError
 from a2abench.green import GreenSettings, build_app, build_card, parse_presets, parse_request
-from a2abench.green.app import check_presets, startup_warnings
+from a2abench.green.app import check_presets
 from a2abench.green.guard import HostPolicy
 from a2abench.green.settings import rpc_path
+from a2abench.green.starting import startup_warnings
 
 
 @pytest.mark.parametrize(("url", "allowed"), [
@@ -141,7 +142,10 @@ def test_the_agentbeats_example_scenario_is_a_valid_request(tmp_path: Path) -> N
     assert (planned.config.benchmark, planned.config.max_tasks) == ("tau2", 3)
     assert planned.config.options["user_llm"] == "gpt-4.1"
     dockerfile = (root / "examples/agentbeats/Dockerfile").read_text()
-    assert 'ENTRYPOINT ["a2abench", "serve-green"]' in dockerfile
+    # The image's entrypoint checks it is not open, then execs `a2abench serve-green`.
+    assert 'ENTRYPOINT ["python", "/opt/a2abench/entrypoint.py"]' in dockerfile
+    entry = (root / "examples/agentbeats/entrypoint.py").read_text()
+    assert '["a2abench", "serve-green", *argv]' in entry
     assert "A2ABENCH_HOST=0.0.0.0" in dockerfile and "EXPOSE 9009" in dockerfile
 
 

@@ -16,7 +16,7 @@ def test_the_config_key_reaches_the_tau2_driver(tmp_path: Path, key: str) -> Non
     request = parse_request([], [{"participants": {"agent": AGENT}, "config": {
         "benchmark": "tau2", "domain": "mock", key: "tags"}}], ["tau2", "crmarena"])
     planned = plan_run(request, GreenSettings(output_dir=tmp_path), "0123456789abcdef")
-    assert planned.driver.opts.tool_call_format == "tags"
+    assert planned.driver.options.tool_call_format == "tags"
     assert planned.config.options["tool_call_format"] == "tags"
 
 

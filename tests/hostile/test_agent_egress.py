@@ -14,9 +14,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from a2abench.benchmarks.crmarena.backends import SalesforceBackend
+from a2abench.benchmarks.crmarena.backends import SalesforceBackend, SalesforceUnavailable
 from a2abench.benchmarks.crmarena.tasks import load_hub_rows
-from a2abench.errors import DataMissing, SalesforceUnavailable
+from a2abench.errors import DataMissing
 from a2abench.net import download as _download
 from a2abench.net.egress import HostPolicy, egress_policy, egress_refusal
 from tests.clihelp import run_cli

@@ -119,18 +119,21 @@ def test_oversize_reply_request_record_counts_what_was_read(org: dict[str, Any],
 
 def test_token_goes_only_to_the_host_the_user_gave(org: dict[str, Any],
                                                    tmp_path: Path) -> None:
-    result, _, agent, _ = probe(org, tmp_path, "redirect", "--auth-token", "s3cret")
+    # Two redirects: the lean client's first call, then httpx sending it again (issue 39).
+    result, _, agent, _ = probe(org, tmp_path, "redirect", "--auth-token", "s3cret",
+                                hostile_calls=2)
     assert result.code == 0, result.err
     # 127.0.0.1 (given) got the token; the redirect target `localhost` did not.
-    assert agent.seen[0] == ("127.0.0.1", "Bearer s3cret")
-    assert agent.seen[1] == ("localhost", None)
-    assert all(h == "127.0.0.1" for h, _ in agent.seen[2:])
+    assert agent.seen[:2] == [("127.0.0.1", "Bearer s3cret")] * 2
+    assert agent.seen[2] == ("localhost", None)
+    assert all(h == "127.0.0.1" for h, _ in agent.seen[3:])
     assert "s3cret" not in (tmp_path / "redirect.jsonl").read_text()
 
 
 def test_a_redirect_ending_in_403_names_the_final_url(org: dict[str, Any],
                                                      tmp_path: Path) -> None:
-    result, recs, _, _ = probe(org, tmp_path, "redirect_403", "--auth-token", "s3cret")
+    result, recs, _, _ = probe(org, tmp_path, "redirect_403", "--auth-token", "s3cret",
+                               hostile_calls=2)  # the lean client's 307, then httpx's
     assert result.code == 0, result.err
     error = recs[0]["error"]
     assert error["error"] == "AgentHTTPError"
@@ -154,7 +157,8 @@ def test_token_follows_card_interfaces_on_hosts_allowed_explicitly(
 
 
 def test_redirect_outside_allow_host_is_refused(org: dict[str, Any], tmp_path: Path) -> None:
-    result, recs, agent, _ = probe(org, tmp_path, "redirect", "--allow-host", "10.0.0.0/8")
+    result, recs, agent, _ = probe(org, tmp_path, "redirect", "--allow-host", "10.0.0.0/8",
+                                   hostile_calls=2)  # the lean client's 307, then httpx's
     assert result.code == 0, result.err
     assert (recs[0]["status"], recs[0]["error"]["error"]) == ("agent_error", "HostNotAllowed")
     assert "localhost is not an allowed host" in recs[0]["error"]["message"]

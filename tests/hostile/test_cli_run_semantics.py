@@ -20,7 +20,7 @@ from a2abench.run.registry import unregister
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent
 from tests.engine.scripted import install
-from tests.engine.test_durability import spawn, wait_for_tasks
+from tests.engine.test_durability import _read_until, spawn, task_count, wait_for_tasks
 from tests.servers import free_port, serve
 from tests.waits import HANG_S
 
@@ -131,6 +131,32 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
         resumed = spawn(base, out, "--resume")
         _, err = resumed.communicate(timeout=HANG_S)
         assert resumed.returncode == 0, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGINT"])
+def test_a_second_signal_while_the_run_stops_aborts_quietly(
+        tmp_path: Path, sig: signal.Signals, code: int) -> None:
+    # Issue 34: the second SIGTERM printed a traceback. A task-trial that never stops holds
+    # the first signal's stop; the second must end the run at once, same exit code, no
+    # traceback, every record written so far on disk.
+    out = tmp_path / "m.jsonl"
+    with agent() as (_, base):
+        proc = spawn(base, out, "--option", "tasks=4", "--option", "turns=1",
+                     "--option", "stuck_task=t002", "--concurrency", "1")
+        seen = _read_until(proc, "this task-trial is stuck")
+        proc.send_signal(sig)
+        seen += _read_until(proc, "stopping")
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    err = seen + err
+    assert proc.returncode == code, err
+    assert "Traceback" not in err and "Resume with:" in err, err
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    done = [(r["task_id"], r["trial"]) for r in records if r["type"] == "task"]
+    assert done == [("t000", 0), ("t000", 1), ("t001", 0), ("t001", 1)]  # 2 trials each
+    assert records[0]["type"] == "run" and task_count(out) == 4
 
 
 # ----------------------------------------------------------------- issue 23 item 4

@@ -80,7 +80,8 @@ def test_harness_errors_make_the_score_incomplete_and_fail_the_gate(tmp_path: Pa
     with agent() as (_, base):
         r = run(base, out, {"t0": "harness_bug", "t1": "pass"}, "--fail-under", "0.5")
     assert r.code == 3, r.err
-    assert "score 1.0000 is incomplete: 1 of 2 task-trials not scored (1 harness)" in r.err
+    # the harness error counts 0: the score is over both planned task-trials
+    assert "score 0.5000 is incomplete: 1 of 2 task-trials not scored (1 harness)" in r.err
     assert "--allow-incomplete" in r.err
     report = build_report([out])
     assert not report.score_complete and report.unscored == 1
@@ -112,7 +113,8 @@ def test_forged_rewards_are_validated_when_reading(tmp_path: Path) -> None:
     path.write_text(text)
     report = build_report([path])
     assert report.task_trials == 9  # nothing dropped
-    assert report.score == 1.0 and report.scored == 1
+    assert report.score_scored_only == 1.0 and report.scored == 1
+    assert report.score == pytest.approx(1 / 9)  # the invalid records count 0
     assert report.errors["invalid"] == 8 and not report.score_complete
     invalid = {x.task_id: x.error for x in report.lines if x.status == "invalid_record"}
     assert "reward '5.0' is not a number between 0 and 1" in invalid["big"]

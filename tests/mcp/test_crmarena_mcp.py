@@ -34,9 +34,10 @@ def test_queries_over_mcp_observe_and_score_as_over_a2a(tmp_path: Path,
     a2a_out, mcp_out = tmp_path / "a2a.jsonl", tmp_path / "mcp.jsonl"
     result, _ = with_agent(org, "sql", a2a_out, "--judge-llm", "offline")
     assert result.code == 0, result.err
-    result, agent = with_agent(org, "mcp-sql", mcp_out, "--judge-llm", "offline",
+    result, agent = with_agent(org, "mcp-sql@2026-07-28", mcp_out, "--judge-llm", "offline",
                                "--tool-channel", "mcp")
     assert result.code == 0, result.err
+    assert agent.mcp_protocols and set(agent.mcp_protocols.values()) == {"2026-07-28"}
     run_a2a, over_a2a = records(a2a_out)
     run_mcp, over_mcp = records(mcp_out)
     assert run_mcp["compat_key"]["options"]["tool_channel"] == "mcp"
@@ -85,9 +86,9 @@ def test_the_oracle_over_mcp(tmp_path: Path, org_name: str) -> None:
 
 async def test_the_salesforce_backend_answers_through_the_same_query_path(
         channel: McpChannel) -> None:
+    from a2abench.benchmarks.crmarena.backends import SalesforceUnavailable
     from a2abench.benchmarks.crmarena.episode import EpisodeResult
     from a2abench.benchmarks.crmarena.mcp_tools import RULE, McpEpisode
-    from a2abench.errors import SalesforceUnavailable
     from tests.crmarena.test_backends import backend, org_route
 
     org_backend, fake = backend(org_route)

@@ -1,5 +1,6 @@
-"""The MCP endpoint on loopback with a real `mcp` client: token isolation, the turn, the
-limits, expired tokens, protocol revisions, and the call counters."""
+"""The MCP endpoint on loopback with a real `mcp` client on both eras of the protocol (the
+initialize handshake, and 2026-07-28 only): token isolation, the turn, the limits, expired
+tokens and the call counters hold alike (test_revisions.py: what differs between them)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from a2abench.mcp.channel import McpChannel
-from a2abench.mcp.client import connect, result_text
+from a2abench.mcp.client import Protocol, connect, result_text
 from a2abench.mcp.options import ToolChannelOptions
 from a2abench.mcp.session import McpLimits, ToolCallTimeout, ToolResult, ToolSpec
 
@@ -53,6 +54,13 @@ async def channel() -> AsyncIterator[McpChannel]:
         await chan.aclose()
 
 
+@pytest.fixture(params=["legacy", "2026-07-28"])
+def protocol(request: pytest.FixtureRequest) -> Protocol:
+    """What the client speaks: the handshake era, or the stateless revision only."""
+    value: Protocol = request.param
+    return value
+
+
 def errors(exc: BaseException) -> list[BaseException]:
     """The leaves of an exception group (the SDK raises from task groups)."""
     if isinstance(exc, BaseExceptionGroup):
@@ -60,14 +68,16 @@ def errors(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-async def test_each_token_reaches_only_its_own_environment(channel: McpChannel) -> None:
+async def test_each_token_reaches_only_its_own_environment(channel: McpChannel,
+                                                          protocol: Protocol) -> None:
     a, b = Counter("a"), Counter("b")
     with channel.session("a#0") as sa, channel.session("b#0") as sb:
         sa.backend, sb.backend = a, b
         url = channel.url
 
         async def play(session: Any, env: Counter, n: int) -> tuple[list[str], list[str]]:
-            async with connect(session.pointer(url)["mcp"]) as client, session.turn():
+            async with connect(session.pointer(url)["mcp"], protocol=protocol) as client, \
+                    session.turn():
                 names = [t.name for t in (await client.list_tools()).tools]
                 texts = [result_text(await client.call_tool(f"add_{env.name}", {"n": n}))
                          for _ in range(2)]
@@ -78,7 +88,7 @@ async def test_each_token_reaches_only_its_own_environment(channel: McpChannel) 
         assert names_a == ["add_a", "read", "slow"] and names_b == ["add_b", "read", "slow"]
         assert texts_a == ["a=1", "a=2"] and texts_b == ["b=10", "b=20"]
         # a's token calling b's tool: unknown in a's session, nothing changes anywhere
-        async with connect(sa.pointer(url)["mcp"]) as client, sa.turn():
+        async with connect(sa.pointer(url)["mcp"], protocol=protocol) as client, sa.turn():
             with pytest.raises(MCPError, match="unknown tool 'add_b'"):
                 await client.call_tool("add_b", {"n": 5})
         assert (a.value, b.value) == (2, 20)
@@ -107,21 +117,14 @@ async def test_an_mcp_session_is_bound_to_the_token_that_opened_it(
             assert nobody.status_code == 401
             stream = await http.get(channel.url, headers={"authorization": f"Bearer {sa.token}"})
             assert stream.status_code == 405
-            modern = await http.post(channel.url, headers={
-                **accept, "authorization": f"Bearer {sa.token}",
-                "mcp-protocol-version": "2026-07-28"},
-                json={"jsonrpc": "2.0", "id": 7, "method": "server/discover"})
-            assert modern.status_code == 400
-            assert modern.json()["id"] == 7 and modern.json()["error"]["code"] == -32022
-            assert "2025-11-25" in modern.json()["error"]["data"]["supported"]
 
 
 async def test_calls_outside_the_turn_are_refused_and_change_nothing(
-        channel: McpChannel) -> None:
+        channel: McpChannel, protocol: Protocol) -> None:
     env = Counter("a")
     with channel.session("a#0") as session:
         session.backend = env
-        async with connect(session.pointer(channel.url)["mcp"]) as client:
+        async with connect(session.pointer(channel.url)["mcp"], protocol=protocol) as client:
             with pytest.raises(MCPError, match="only while the agent holds the turn"):
                 await client.call_tool("add_a", {"n": 1})
             async with session.turn():
@@ -134,28 +137,29 @@ async def test_calls_outside_the_turn_are_refused_and_change_nothing(
     assert counts[("add_a", "ok")] == 1 and counts[("add_a", "rejected")] == 2
 
 
-async def test_expired_tokens_are_refused(channel: McpChannel) -> None:
+async def test_expired_tokens_are_refused(channel: McpChannel, protocol: Protocol) -> None:
     env = Counter("a")
     with channel.session("a#0") as session:
         session.backend = env
         pointer = session.pointer(channel.url)["mcp"]
-        async with connect(pointer) as client:
+        async with connect(pointer, protocol=protocol) as client:
             session.close()  # the task-trial ended while the agent was still connected
             with pytest.raises(MCPError):
                 await client.call_tool("add_a", {"n": 1})
     with pytest.raises(BaseException) as caught:
-        async with connect(pointer) as client:
+        async with connect(pointer, protocol=protocol) as client:
             await client.list_tools()
     assert any("error" in str(e).lower() for e in errors(caught.value))
     assert env.calls == []
 
 
 async def test_oversized_arguments_and_too_many_calls_are_refused(
-        channel: McpChannel) -> None:
+        channel: McpChannel, protocol: Protocol) -> None:
     env = Counter("a")
     with channel.session("a#0") as session:
         session.backend = env
-        async with connect(session.pointer(channel.url)["mcp"]) as client, session.turn():
+        async with connect(session.pointer(channel.url)["mcp"], protocol=protocol) as client, \
+                session.turn():
             with pytest.raises(MCPError, match="the limit is 200") as big:
                 await client.call_tool("add_a", {"n": 1, "pad": "x" * 500})
             assert big.value.error.code == -32602
@@ -170,11 +174,12 @@ async def test_oversized_arguments_and_too_many_calls_are_refused(
     assert channel.endpoint.registry.counts[("(unknown)", "rejected")] == 1
 
 
-async def test_a_call_past_its_deadline_ends_the_task_trial(channel: McpChannel) -> None:
+async def test_a_call_past_its_deadline_ends_the_task_trial(channel: McpChannel,
+                                                            protocol: Protocol) -> None:
     env = Counter("a")
     with channel.session("a#0") as session:
         session.backend = env
-        async with connect(session.pointer(channel.url)["mcp"]) as client:
+        async with connect(session.pointer(channel.url)["mcp"], protocol=protocol) as client:
             with pytest.raises(ToolCallTimeout, match="ran past the 0.3 s deadline"):
                 async with session.turn():
                     with pytest.raises(MCPError, match="deadline"):

@@ -87,7 +87,7 @@ def test_the_demo_over_mcp_scores_as_over_a2a(tmp_path: Path) -> None:
     assert scores["mcp"] == scores["a2a"]
     assert [s[0] for s in scores["mcp"]] == ["tau2", "crmarena"]
     run = json.loads((tmp_path / "mcp" / "tau2" / "metrics.jsonl").read_text().splitlines()[0])
-    assert run["data"]["tool_channel"] == "mcp" and run["data"]["mcp_url"].endswith("/mcp")
+    assert run["tool_channel"] == "mcp" and run["data"]["mcp_url"].endswith("/mcp")
     report = run_cli("report", str(tmp_path / "mcp" / "tau2" / "metrics.jsonl"))
     assert "tools over MCP" in report.out
     gc.collect()  # such a socket is collected here, under this test's filter, not in a later one

@@ -1,7 +1,8 @@
 """serve-green with `tool_channel: "mcp"`: the tools are served on the green agent's own
 port under /mcp, at a public URL derived from the card URL, so they work through the
 AgentBeats controller's prefix-stripping proxy; the operator's bearer token guards the A2A
-side, each task-trial's own token the MCP side; /metrics counts the calls."""
+side, each task-trial's own token the MCP side; /metrics counts the calls. The agent's MCP
+client speaks only 2026-07-28 (the 2.x SDK pinned to it)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ async def test_tau2_over_mcp_through_the_prefix_stripping_proxy(
     holder: dict[str, Any] = {}
 
     def agent(base: str) -> Any:
-        app, holder["agent"] = gold_agent.app(base, airline, "mcp")
+        app, holder["agent"] = gold_agent.app(base, airline, "mcp@2026-07-28")
         return app
 
     with user.running(), serve(agent) as white, proxied(dataclasses.replace(
@@ -89,6 +90,7 @@ async def test_tau2_over_mcp_through_the_prefix_stripping_proxy(
     data = result_of(out.task)[1]  # type: ignore[arg-type]
     assert data["tasks"] == {"3": 1.0, "14": 1.0, "19": 1.0}
     executor = holder["agent"]
+    assert set(executor.mcp.protocols.values()) == {"2026-07-28"}
     pointers = list(executor.mcp.pointers.values())
     assert pointers and all(p["url"] == f"{url}/mcp" for p in pointers)
     assert all(p["headers"]["Authorization"] != f"Bearer {TOKEN}" for p in pointers)
@@ -100,7 +102,7 @@ async def test_tau2_over_mcp_through_the_prefix_stripping_proxy(
     records = [json.loads(x) for x in metrics.read_text().splitlines()]
     run = next(r for r in records if r["type"] == "run")
     assert run["compat_key"]["options"]["tool_channel"] == "mcp"
-    assert run["data"]["mcp_url"] == f"{url}/mcp"
+    assert run["data"]["mcp_url"] == f"{url}/mcp" and run["tool_channel"] == "mcp"
 
 
 @pytest.mark.slow
@@ -111,7 +113,7 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     holder: dict[str, Any] = {}
 
     def agent(base: str) -> Any:
-        app, holder["agent"] = crm_agent.app(base, org["tasks"], "mcp-sql")
+        app, holder["agent"] = crm_agent.app(base, org["tasks"], "mcp-sql@2026-07-28")
         return app
 
     with serve(agent) as white, proxied(settings) as (url, _green):
@@ -122,3 +124,56 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     data = result_of(out.task)[1]  # type: ignore[arg-type]
     assert data["tasks"] and set(data["tasks"].values()) == {1.0}
     assert sum(len(v) for v in holder["agent"].mcp_results.values()) >= len(data["tasks"])
+    assert set(holder["agent"].mcp_protocols.values()) == {"2026-07-28"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", ["banking_knowledge", "telecom"])
+async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_green(
+        tmp_path: Path, proxied: Any, domain: str) -> None:
+    """Through serve-green, a client speaking only 2026-07-28 plays banking (its unlocked
+    tools by name) and telecom in solo mode (the user's tools too) with the scores the A2A
+    channel's gold agent gets. The controller buffers whole responses, so a listen stream
+    delivers nothing through it: the agent sees unlocked tools on its next tools/list."""
+    from tests.mcp.test_tau2_gold import CASES, domain_tasks, solo_tasks
+
+    if domain == "telecom":
+        tasks, modes = solo_tasks(domain, 3), ("solo", "mcp-solo@2026-07-28")
+        config: dict[str, Any] = {"solo": True}
+    else:
+        ids, count, _ = CASES[domain]
+        tasks = domain_tasks(domain, ids, count, ("--retrieval-variant", "bm25"))
+        modes, config = ("gold", "mcp-alias@2026-07-28"), {"retrieval_variant": "bm25"}
+    user = FakeLLMServer(handler=gold_agent.gold_user(tasks))
+    scores, agents = [], []
+    with user.running():
+        settings = GreenSettings(output_dir=tmp_path, presets={"tau2": {
+            "data_dir": str(shared_data("tau2").parent), "user_llm": "fake-user",
+            "user_llm_base_url": user.base_url}})
+        with proxied(settings) as (url, _green):
+            for mode in modes:
+                def agent(base: str, mode: str = mode) -> Any:
+                    app, executor = gold_agent.app(base, tasks, mode)
+                    executor.mcp.listen = False
+                    agents.append(executor)
+                    return app
+
+                extra = {"tool_channel": "mcp"} if mode.startswith("mcp") else {}
+                with serve(agent) as white:
+                    async with sdk_client(url) as client:
+                        out = await send(client, agentbeats(
+                            white, benchmark="tau2", domain=domain, task_ids=list(tasks),
+                            user_llm="fake-user", **config, **extra))
+                assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+                scores.append(result_of(out.task)[1]["tasks"])  # type: ignore[arg-type]
+    over_a2a, over_mcp = scores
+    assert over_mcp == over_a2a and set(over_a2a) == set(tasks)
+    assert any(over_a2a.values())
+    mcp = agents[-1].mcp
+    assert set(mcp.protocols.values()) == {"2026-07-28"}
+    if domain == "banking_knowledge":
+        for task_id, calls in mcp.calls.items():
+            unlocked = {c.arguments["agent_tool_name"] for c in calls
+                        if c.name == "unlock_discoverable_agent_tool"}
+            assert unlocked <= set(mcp.tool_lists[task_id][-1]), task_id
+            assert unlocked & {c.name for c in calls}, task_id

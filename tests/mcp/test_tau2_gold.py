@@ -1,6 +1,9 @@
-"""Every tau2 domain's gold trajectories, replayed through MCP by a real `mcp` client, give
-the same rewards, the same transcripts and byte-equal tool outputs as the same calls over the
-A2A channel (whose outputs test_golden.py pins to upstream's)."""
+"""Every tau2 domain's gold trajectories, replayed through MCP by a real `mcp` client speaking
+only 2026-07-28 (the 2.x SDK pinned to it), give the same rewards, the same transcripts and
+byte-equal tool outputs as the same calls over the A2A channel (whose outputs test_golden.py
+pins to upstream's); banking's unlocks reach it through subscriptions/listen, and a
+handshake-era session through the unlocking call's own stream. tests/mcp/test_real_clients.py
+replays the same through the SDKs of both eras in environments of their own."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from tests.servers import serve
 from tests.tau2 import gold_agent
 from tests.tau2.test_run_mock import PLANS
 
+MODERN = "2026-07-28"
 CASES: dict[str, tuple[list[str] | None, int, tuple[str, ...]]] = {
     # domain: (task ids or None for the first `count`, count, extra flags)
     "airline": (["3", "14", "19"], 3, ()),
@@ -37,13 +41,15 @@ def domain_tasks(name: str, ids: list[str] | None, count: int,
     return {t.id: t for t in chosen}
 
 
-def run_gold(name: str, tasks: dict[str, Task], mode: str, out: Path, *flags: str
-             ) -> tuple[dict[str, dict[str, Any]], Any]:
-    """`run tau2` of `tasks` against the gold agent in `mode`; task records and executor."""
+def run_gold(name: str, tasks: dict[str, Task], mode: str, out: Path, *flags: str,
+             caller: Any = None) -> tuple[dict[str, dict[str, Any]], Any]:
+    """`run tau2` of `tasks` against the gold agent in `mode` (its MCP calls made by
+    `caller`, a real_clients.ToolCaller, if given); task records and executor."""
     holder: dict[str, Any] = {}
 
     def factory(base: str) -> Any:
         app, holder["executor"] = gold_agent.app(base, tasks, mode, PLANS)
+        holder["executor"].mcp.caller = caller
         return app
 
     ids = [a for t in tasks for a in ("--task-ids", t)]
@@ -53,6 +59,35 @@ def run_gold(name: str, tasks: dict[str, Task], mode: str, out: Path, *flags: st
                     "--data-dir", str(shared_data("tau2").parent), "--user-llm", "u",
                     "--user-llm-base-url", server.base_url, "--output", str(out), *ids,
                     *flags)
+    assert r.code == 0, r.err
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    return {x["task_id"]: x for x in records if x["type"] == "task"}, holder["executor"]
+
+
+def solo_tasks(name: str, count: int = 4) -> dict[str, Task]:
+    """The first `count` solo tasks with tickets of their own (the gold agent finds its
+    task by the ticket)."""
+    from a2abench.benchmarks.tau2.solo import is_solo_task
+
+    domain = load_domain(name, data_dir=shared_data("tau2").parent, solo=True)
+    by_ticket = {str(t.ticket): t for t in reversed(domain.tasks()) if is_solo_task(t)}
+    return {t.id: t for t in list(reversed(by_ticket.values()))[:count]}
+
+
+def run_solo(name: str, tasks: dict[str, Task], mode: str, out: Path, *flags: str,
+             caller: Any = None) -> tuple[dict[str, dict[str, Any]], Any]:
+    """`run tau2 --solo` of `tasks` against the gold agent in `mode`, as `run_gold`."""
+    holder: dict[str, Any] = {}
+
+    def factory(base: str) -> Any:
+        app, holder["executor"] = gold_agent.app(base, tasks, mode)
+        holder["executor"].mcp.caller = caller
+        return app
+
+    with serve(factory) as base:
+        r = run_cli("run", "tau2", "--white-agent-url", base, "--domain", name, "--solo",
+                    "--data-dir", str(shared_data("tau2").parent), "--output", str(out),
+                    *[a for t in tasks for a in ("--task-ids", t)], *flags)
     assert r.code == 0, r.err
     records = [json.loads(x) for x in out.read_text().splitlines()]
     return {x["task_id"]: x for x in records if x["type"] == "task"}, holder["executor"]
@@ -76,9 +111,10 @@ def test_gold_over_mcp_scores_and_answers_as_over_a2a(tmp_path: Path, name: str)
     ids, count, flags = CASES[name]
     tasks = domain_tasks(name, ids, count, flags)
     over_a2a, _ = run_gold(name, tasks, "gold", tmp_path / "a2a.jsonl", *flags)
-    over_mcp, agent = run_gold(name, tasks, "mcp", tmp_path / "mcp.jsonl",
+    over_mcp, agent = run_gold(name, tasks, f"mcp@{MODERN}", tmp_path / "mcp.jsonl",
                                "--tool-channel", "mcp", *flags)
     assert set(over_mcp) == set(over_a2a) == set(tasks)
+    assert set(agent.mcp.protocols.values()) == {MODERN}
     for task_id, a2a in over_a2a.items():
         mcp = over_mcp[task_id]
         assert (mcp["reward"], mcp["reward_components"], mcp["termination"]) == (
@@ -98,15 +134,18 @@ def test_gold_over_mcp_scores_and_answers_as_over_a2a(tmp_path: Path, name: str)
 
 
 @pytest.mark.slow
-def test_banking_unlocked_tools_are_announced_and_listed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("protocol", [MODERN, "legacy"])
+def test_banking_unlocked_tools_are_announced_and_listed(tmp_path: Path, protocol: str) -> None:
     """After `unlock_discoverable_agent_tool` the tool is listed by its own name, announced
-    with notifications/tools/list_changed; calling it scores as the gold's
+    with notifications/tools/list_changed (2026-07-28: on subscriptions/listen; handshake:
+    on the unlocking call's stream); calling it scores as the gold's
     `call_discoverable_agent_tool` does."""
     ids, count, flags = CASES["banking_knowledge"]
     tasks = domain_tasks("banking_knowledge", ids, count, flags)
     over_a2a, _ = run_gold("banking_knowledge", tasks, "gold", tmp_path / "a.jsonl", *flags)
-    over_mcp, agent = run_gold("banking_knowledge", tasks, "mcp-alias", tmp_path / "m.jsonl",
-                               "--tool-channel", "mcp", *flags)
+    over_mcp, agent = run_gold("banking_knowledge", tasks, f"mcp-alias@{protocol}",
+                               tmp_path / "m.jsonl", "--tool-channel", "mcp", *flags)
+    assert set(agent.mcp.protocols.values()) == {MODERN if protocol == MODERN else "2025-11-25"}
     for task_id, task in tasks.items():
         unlocked = [a.arguments["agent_tool_name"] for a in task.evaluation_criteria.actions
                     if a.name == "unlock_discoverable_agent_tool"]
@@ -124,28 +163,14 @@ def test_banking_unlocked_tools_are_announced_and_listed(tmp_path: Path) -> None
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["mock", "telecom"])
 def test_solo_over_mcp_scores_as_over_a2a(tmp_path: Path, name: str) -> None:
-    from a2abench.benchmarks.tau2.solo import is_solo_task
-
-    data_dir = shared_data("tau2").parent
-    domain = load_domain(name, data_dir=data_dir, solo=True)
-    tasks = {t.id: t for t in domain.tasks() if is_solo_task(t)}
-    tasks = dict(list(tasks.items())[:4])
-    results = {}
-    for mode, extra in (("solo", ()), ("mcp-solo", ("--tool-channel", "mcp"))):
-        def factory(base: str, mode: str = mode) -> Any:
-            return gold_agent.app(base, tasks, mode)[0]
-
-        out = tmp_path / f"{mode}.jsonl"
-        with serve(factory) as base:
-            r = run_cli("run", "tau2", "--white-agent-url", base, "--domain", name, "--solo",
-                        "--data-dir", str(data_dir), "--output", str(out),
-                        *[a for t in tasks for a in ("--task-ids", t)], *extra)
-        assert r.code == 0, r.err
-        results[mode] = {x["task_id"]: x for x in map(json.loads, out.read_text().splitlines())
-                         if x["type"] == "task"}
-    assert set(results["solo"]) == set(tasks)
-    for task_id, a2a in results["solo"].items():
-        mcp = results["mcp-solo"][task_id]
+    tasks = solo_tasks(name)
+    over_a2a, _ = run_solo(name, tasks, "solo", tmp_path / "solo.jsonl")
+    over_mcp, agent = run_solo(name, tasks, f"mcp-solo@{MODERN}", tmp_path / "mcp.jsonl",
+                               "--tool-channel", "mcp")
+    assert set(over_a2a) == set(over_mcp) == set(tasks)
+    assert set(agent.mcp.protocols.values()) == {MODERN}
+    for task_id, a2a in over_a2a.items():
+        mcp = over_mcp[task_id]
         assert (mcp["reward"], mcp["termination"]) == (a2a["reward"], a2a["termination"])
         assert mcp["details"]["steps"] == a2a["details"]["steps"], task_id
         assert comparable(mcp["transcript"]) == comparable(a2a["transcript"]), task_id

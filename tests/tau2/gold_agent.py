@@ -128,18 +128,27 @@ def gold_user(tasks: dict[str, Task], run_seed: int = 300) -> Any:
 
     def handler(body: dict[str, Any]) -> dict[str, Any]:
         task = tasks[seeds[body["seed"]]]
-        mine = [m for m in body["messages"] if m["role"] == "assistant"]
-        done = sum(len(m.get("tool_calls") or []) for m in mine)
-        todo = [a for a in task.evaluation_criteria.actions or []  # type: ignore[union-attr]
-                if a.requestor == "user"]
-        if done < len(todo):
-            return completion(None, [{"name": todo[done].name,
-                                      "arguments": todo[done].arguments}])
-        if not any((m.get("content") or "").startswith("TASK:") for m in mine):
-            return completion(f"TASK:{task.id} I need help.")
-        return completion("Thank you. ###STOP###")
+        move, action = user_move(task, [m for m in body["messages"] if m["role"] == "assistant"])
+        if action is not None:
+            return completion(None, [{"name": action.name, "arguments": action.arguments}])
+        return completion(f"TASK:{task.id} I need help." if move == "name"
+                          else "Thank you. ###STOP###")
 
     return handler
+
+
+def user_move(task: Task, mine: list[dict[str, Any]]) -> tuple[str, Any]:
+    """A scripted user's next move from its own past messages (OpenAI shape): its gold tool
+    calls one at a time ("call", the action), then naming the task ("name", None), then
+    stopping ("stop", None)."""
+    done = sum(len(m.get("tool_calls") or []) for m in mine)
+    todo = [a for a in task.evaluation_criteria.actions or []  # type: ignore[union-attr]
+            if a.requestor == "user"]
+    if done < len(todo):
+        return "call", todo[done]
+    if not any((m.get("content") or "").startswith("TASK:") for m in mine):
+        return "name", None
+    return "stop", None
 
 
 def run_banking_gold(tasks: dict[str, Task], out: Any, llm_base_url: str, data_dir: Any,

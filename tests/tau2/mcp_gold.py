@@ -5,6 +5,9 @@ client while the agent holds the turn, then the same words as text.
 - "mcp-alias": as "mcp", but banking's discoverable calls go to the unlocked tool by its
   own name once `notifications/tools/list_changed` has announced it;
 - "mcp-solo": a solo run: every gold action, then `done`;
+A suffix names the protocol of the in-process `mcp` 2.x client (a2abench.mcp.client
+`Protocol`): "mcp@legacy", "mcp-alias@2026-07-28" (default "auto"). With `caller` set (a
+tests.mcp.real_clients.ToolCaller), another process's client makes the calls instead.
 Every call's name, arguments, result text and error flag is kept in `calls` (per task).
 """
 
@@ -19,7 +22,7 @@ from typing import Any
 from a2a.helpers import get_data_parts, new_text_part
 
 from a2abench.benchmarks.tau2.models import Task
-from a2abench.mcp.client import connect, find_pointer, result_text
+from a2abench.mcp.client import PROTOCOLS, Protocol, connect, find_pointer, result_text
 
 
 @dataclass
@@ -28,6 +31,7 @@ class Call:
     arguments: dict[str, Any]
     text: str
     is_error: bool
+    refused: bool = False  # an MCP error instead of a result (`text` is its message)
 
 
 @dataclass
@@ -41,6 +45,18 @@ class McpGold:
     calls: dict[str, list[Call]] = field(default_factory=dict)
     tool_lists: dict[str, list[list[str]]] = field(default_factory=dict)
     changes: dict[str, int] = field(default_factory=dict)  # list_changed notifications
+    caller: Any = None  # another process's MCP client (tests.mcp.real_clients.ToolCaller)
+    # Listen for list changes (2026-07-28: a listen stream, which a proxy that buffers whole
+    # responses never delivers); without, banking's unlocks are seen by listing again only.
+    listen: bool = True
+    protocols: dict[str, str] = field(default_factory=dict)  # task id -> revision spoken
+    protocol: Protocol = field(init=False, default="auto")
+
+    def __post_init__(self) -> None:
+        self.mode, _, protocol = self.mode.partition("@")
+        if protocol:
+            assert protocol in PROTOCOLS, protocol
+            self.protocol = protocol  # type: ignore[assignment]
 
     async def turn(self, ctx: str, text: str, message: Any) -> list[Any]:
         if ctx not in self.contexts:
@@ -71,6 +87,10 @@ class McpGold:
             if wanted is None or a.requestor == wanted]
 
     async def _call_all(self, task_id: str, pointer: dict[str, Any]) -> None:
+        plan = self._actions(task_id) + ([("done", {})] if self.mode == "mcp-solo" else [])
+        if self.caller is not None:
+            await self._call_elsewhere(task_id, pointer, plan)
+            return
         changed = asyncio.Event()
 
         def on_change() -> None:
@@ -78,18 +98,35 @@ class McpGold:
             changed.set()
 
         calls = self.calls.setdefault(task_id, [])
-        async with connect(pointer, on_change) as client:
+        async with connect(pointer, on_change if self.listen else None,
+                           self.protocol) as client:
+            self.protocols[task_id] = client.protocol_version
             names = [t.name for t in (await client.list_tools()).tools]
             self.tool_lists.setdefault(task_id, []).append(names)
-            plan = self._actions(task_id) + ([("done", {})] if self.mode == "mcp-solo" else [])
             for name, arguments in plan:
-                if changed.is_set():
-                    changed.clear()
-                    names = [t.name for t in (await client.list_tools()).tools]
-                    self.tool_lists[task_id].append(names)
                 target = arguments.get("agent_tool_name")
                 if self.mode == "mcp-alias" and name == "call_discoverable_agent_tool" \
                         and target in names:
                     name, arguments = target, json.loads(arguments.get("arguments", "{}"))
                 result = await client.call_tool(name, arguments)
                 calls.append(Call(name, arguments, result_text(result), bool(result.is_error)))
+                if name == "unlock_discoverable_agent_tool":
+                    after = [t.name for t in (await client.list_tools()).tools]
+                    if after != names:  # the next list shows it, and it is announced
+                        if self.listen:
+                            await asyncio.wait_for(changed.wait(), 60)
+                            changed.clear()
+                        names = after
+                        self.tool_lists[task_id].append(names)
+
+    async def _call_elsewhere(self, task_id: str, pointer: dict[str, Any],
+                              plan: list[tuple[str, dict[str, Any]]]) -> None:
+        """The same calls, made by the real client in `caller`'s process."""
+        got = await self.caller.turn({**pointer, "calls": plan,
+                                      "alias": self.mode == "mcp-alias"})
+        self.protocols[task_id] = got["protocol"]
+        self.tool_lists.setdefault(task_id, []).extend(got["lists"])
+        self.changes[task_id] = self.changes.get(task_id, 0) + got["changes"]
+        self.calls.setdefault(task_id, []).extend(
+            Call(c["name"], c["arguments"], c.get("text", c.get("error", "")),
+                 bool(c.get("is_error", True)), "error" in c) for c in got["calls"])

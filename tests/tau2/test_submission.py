@@ -106,6 +106,20 @@ def test_requirements_not_met_are_refused(tmp_path: Path, case: str) -> None:
     assert not (tmp_path / "sub" / "submission.json").exists()
 
 
+def test_unscored_task_trials_are_refused(tmp_path: Path) -> None:
+    # Upstream's metrics leave infrastructure errors out: the submission's pass^k would be
+    # over fewer task-trials than the run planned (issue 34).
+    path = write_run(tmp_path / "a.jsonl", "mock")
+    lines = path.read_text().splitlines()
+    task = json.loads(lines[1])
+    lines[1] = json.dumps({**task, "status": "infrastructure_error", "reward": None,
+                           "details": {}})
+    path.write_text("\n".join(lines) + "\n")
+    r = submit(tmp_path, [path])
+    assert r.code == 1 and "1 mock task-trial(s) that were not scored" in r.err, r.err
+    assert not (tmp_path / "sub" / "submission.json").exists()
+
+
 def test_metadata_flags_are_required(tmp_path: Path) -> None:
     r = run_cli("report", str(write_run(tmp_path / "a.jsonl", "mock")), "--format",
                 "tau2-submission", "--output", str(tmp_path / "sub"))

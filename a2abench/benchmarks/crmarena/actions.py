@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from a2abench.plugin import DEFAULT_MAX_DEPTH, raw_decode
+from a2abench.plugin import DEFAULT_MAX_DEPTH
+from a2abench.plugin.provisional import raw_decode
 
 ActionName = Literal["execute", "respond"]
 _TAGS: tuple[ActionName, ...] = ("execute", "respond")

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from a2abench.benchmarks.crmarena.sandbox import OrgSandbox, OrgSchema
 from a2abench.benchmarks.crmarena.sandbox.engine import preprocess_soql
 from a2abench.benchmarks.crmarena.sandbox.serialize import API_VERSION, connector_rows, sf_repr
-from a2abench.plugin import ConfigError, SalesforceUnavailable
+from a2abench.plugin import ConfigError, InfrastructureError
 
 ORG_CONCURRENT_REQUESTS = 5
 # Upstream's variables per org; the SECURITY_TOKEN variable's presence selects them.
@@ -33,6 +33,11 @@ ENV_PREFIX = {"b2b": "SALESFORCE_B2B_", "b2c": "SALESFORCE_B2C_", "original": "S
 UNAVAILABLE_CODES = frozenset({"INVALID_SESSION_ID", "REQUEST_LIMIT_EXCEEDED",
                                "API_CURRENTLY_DISABLED", "API_DISABLED_FOR_ORG",
                                "INVALID_LOGIN", "SERVER_UNAVAILABLE"})
+
+
+class SalesforceUnavailable(InfrastructureError):
+    """A live Salesforce org cannot serve queries (login failed, session expired, API limits
+    reached, trial expired): nothing the agent did, so not scored."""
 
 
 class Backend(Protocol):
@@ -135,7 +140,7 @@ class SalesforceBackend:
         """Log in with upstream's environment variables (SOAP username/password/token)."""
         sf = _simple_salesforce()
         auth = credentials(org)
-        from a2abench.plugin import egress_refusal
+        from a2abench.plugin.provisional import egress_refusal
 
         # simple-salesforce logs in at login.salesforce.com (its default domain)
         refusal = egress_refusal("https://login.salesforce.com/", "the Salesforce login")

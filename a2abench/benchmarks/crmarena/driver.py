@@ -33,20 +33,17 @@ from a2abench.plugin import (
     Driver,
     Exporter,
     LLMOptions,
-    LLMUsage,
-    McpChannel,
     Scoring,
     Skill,
     TaskContext,
     TaskOutcome,
     TaskRecord,
     TaskSpec,
-    ToolChannelOptions,
     build_llm,
-    git_blob_sha1_file,
     is_success,
     option,
 )
+from a2abench.plugin.provisional import LLMUsage, McpChannel, ToolChannelOptions, git_blob_sha1_file
 
 log = logging.getLogger(__name__)
 UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator model
@@ -123,7 +120,6 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
 
     def __init__(self, options: CRMArenaOptions) -> None:
         super().__init__(options)
-        self.opts = options
         self.texts = upstream.TextSource(None, "not loaded")
         self.judge_llm: ChatLLM | None = None
         self.user_llm: ChatLLM | None = None
@@ -134,13 +130,16 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         self.backend: Backend | None = None
         self.mcp = McpChannel(options)
 
+    def mcp_channel(self) -> McpChannel:
+        return self.mcp
+
     @property
     def domain(self) -> str | None:
-        return self.opts.split
+        return self.options.split
 
     async def setup(self) -> None:
         """Upstream texts and LLM clients; tasks, schema and org come in `tasks()`."""
-        opts = self.opts
+        opts = self.options
         if not opts.upstream_text:  # asked for: nothing to download, nothing to warn about
             self.texts = upstream.TextSource(None, "our own wording (--no-upstream-text); no "
                                                    "LLM judge")
@@ -175,7 +174,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         return judge
 
     def tasks(self) -> list[TaskSpec]:
-        opts = self.opts
+        opts = self.options
         assert opts.dataset is not None and opts.org is not None
         if self.source is None:
             self.source = load_tasks(opts.dataset, opts.org, opts.interactive, opts.tasks_file)
@@ -191,7 +190,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                 for t in chosen]
 
     def _open_backend(self, records: list[dict[str, Any]] | None) -> Backend:
-        opts = self.opts
+        opts = self.options
         assert opts.org is not None
         if opts.backend == "salesforce":
             return SalesforceBackend.login(opts.org)
@@ -218,7 +217,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                            if self.user_llm else None}}
 
     def compat(self) -> dict[str, Any]:
-        o = self.opts
+        o = self.options
         return {"dataset": o.dataset, "org": o.org, "interactive": o.interactive,
                 "tasks_file": str(o.tasks_file) if o.tasks_file else None,
                 "task_category": o.task_category, "max_turns": o.max_turns,
@@ -238,7 +237,7 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         task = ctx.task.data
         assert isinstance(task, CRMTask) and self.backend is not None
-        opts = self.opts
+        opts = self.options
         user, opening = None, None
         if opts.interactive:
             assert self.user_llm is not None

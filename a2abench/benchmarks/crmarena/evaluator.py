@@ -61,6 +61,7 @@ def parse_extraction(content: str | None) -> Any:
     answer ["None"].
     """
     try:
+        # Upstream's: content may be None, which json.loads refuses (caught just below).
         parsed = json.loads(content)["extracted_answers"]  # type: ignore[arg-type]
     except Exception:  # upstream catches everything here and falls back
         if content is None:

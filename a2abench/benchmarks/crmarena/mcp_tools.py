@@ -26,16 +26,8 @@ from a2abench.benchmarks.crmarena.prompt import (
 from a2abench.benchmarks.crmarena.tasks import CRMTask
 from a2abench.benchmarks.crmarena.upstream import UpstreamTexts
 from a2abench.benchmarks.crmarena.user_sim import is_stop
-from a2abench.plugin import (
-    AgentError,
-    AgentReply,
-    CallRejected,
-    DataPart,
-    TextPart,
-    ToolResult,
-    ToolSession,
-    ToolSpec,
-)
+from a2abench.plugin import AgentError, AgentReply, DataPart, TextPart
+from a2abench.plugin.provisional import CallRejected, ToolResult, ToolSession, ToolSpec
 
 SOQL, SOSL = "soql_query", "sosl_search"
 TOOL_TEXT = {

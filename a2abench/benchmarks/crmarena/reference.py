@@ -13,7 +13,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from a2abench.plugin import RemoteFile, raw_base
+from a2abench.plugin import RemoteFile
+from a2abench.plugin.provisional import raw_base
 
 FOLDER = "crmarena/reference"
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from a2abench.plugin import ConfigError, DataCorrupt, DataMissing, sha256_file
+from a2abench.plugin import ConfigError, DataCorrupt, DataMissing
+from a2abench.plugin.provisional import sha256_file
 
 Dataset = Literal["crmarena", "crmarenapro"]
 Org = Literal["b2b", "b2c", "original"]
@@ -203,7 +204,7 @@ def load_hub_rows(repo: str, config: str, split: str) -> list[dict[str, Any]]:
                           hint="pip install 'a2abench[hub]', or pass --tasks-file PATH.") from None
     from huggingface_hub import constants
 
-    from a2abench.plugin import egress_refusal
+    from a2abench.plugin.provisional import egress_refusal
 
     endpoint = constants.ENDPOINT.rstrip("/")  # HF_ENDPOINT, else https://huggingface.co
     refusal = egress_refusal(f"{endpoint}/datasets/{repo}",

@@ -24,7 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from a2abench.plugin import DataError, RemoteFile, ensure_files, raw_base
+from a2abench.plugin import DataError, RemoteFile, ensure_files
+from a2abench.plugin.provisional import raw_base
 
 URL_ENV = "A2ABENCH_CRMARENA_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
 ENV_PY = "crm_sandbox/env/env.py"

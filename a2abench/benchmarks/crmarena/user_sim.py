@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from a2abench.benchmarks.crmarena.upstream import UpstreamTexts, render
-from a2abench.plugin import ChatLLM, LLMError, LLMUsage
+from a2abench.plugin import ChatLLM, LLMError
+from a2abench.plugin.provisional import LLMUsage
 
 STOP = "###STOP###"
 FALLBACK_GREETING = "Hello! How can I help you today?"

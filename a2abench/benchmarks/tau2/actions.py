@@ -21,16 +21,8 @@ from typing import Any, Literal
 
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall
 from a2abench.benchmarks.tau2.numbers import has_float, restore_integers
-from a2abench.plugin import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_TOOL_CALLS,
-    AgentReply,
-    ProtocolError,
-    ReplyLimitExceeded,
-    TextPart,
-    check_count,
-    loads,
-)
+from a2abench.plugin import DEFAULT_MAX_DEPTH, AgentReply, ProtocolError, TextPart, loads
+from a2abench.plugin.provisional import DEFAULT_MAX_TOOL_CALLS, ReplyLimitExceeded, check_count
 
 ToolCallFormat = Literal["any", "datapart", "tags"]
 TOOL_CALL_FORMATS: tuple[ToolCallFormat, ...] = ("any", "datapart", "tags")

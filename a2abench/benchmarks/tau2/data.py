@@ -29,9 +29,8 @@ from a2abench.plugin import (
     RemoteFile,
     cache_dir,
     ensure_files,
-    raw_base,
-    sha256_file,
 )
+from a2abench.plugin.provisional import raw_base, sha256_file
 
 URL_ENV = "A2ABENCH_TAU2_DATA_URL"  # a mirror of the raw files (tests point it at loopback)
 

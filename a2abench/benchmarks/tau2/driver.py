@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 from a2abench.benchmarks.tau2 import mcp_tools
 from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
+from a2abench.benchmarks.tau2.dual import play as dual
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import AgentLink, Orchestrator, Outcome
 from a2abench.benchmarks.tau2.evaluator import add_nl_judgement, evaluate_offline
@@ -31,20 +32,16 @@ from a2abench.benchmarks.tau2.solo import (
     solo_agent,
     solo_schemas,
 )
-from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
+from a2abench.benchmarks.tau2.user_sim import UserSimulator
 from a2abench.plugin import (
     A2ABenchError,
     ChatLLM,
     ConfigError,
     Conversation,
-    DataProgress,
     DataSet,
     Driver,
-    ErrorInfo,
     Exporter,
     ExportFormat,
-    LLMUsage,
-    McpChannel,
     Scoring,
     Skill,
     TaskContext,
@@ -54,12 +51,24 @@ from a2abench.plugin import (
     build_llm,
     cache_dir,
     evaluator_failure,
-    failed_reward,
     is_success,
+)
+from a2abench.plugin.provisional import (
+    DataProgress,
+    ErrorInfo,
+    LLMUsage,
+    McpChannel,
+    ToolSession,
+    failed_reward,
 )
 
 _MESSAGES = TypeAdapter(list[Message])
 SCRIPTED_USER = "scripted_user"  # label: the demo's scripted user, not an LLM, played the user
+
+
+def played_by_rules(user: object) -> bool:
+    """True when the demo's scripted user (rules, no LLM) answered as the built-in user."""
+    return isinstance(user, UserSimulator) and user.scripted
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -80,6 +89,12 @@ def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversati
     if ctx.usage.by_role:
         result.details["llm_usage"] = ctx.usage.roles()
     return result
+
+
+def _session_key(ctx: TaskContext, task: Task) -> str:
+    """The task-trial's MCP session; the matches of a multi-party run each have their own."""
+    key = f"{task.id}#{ctx.trial}"
+    return key if ctx.pairing is None else f"{key}#{ctx.pairing.id}"
 
 
 T = TypeVar("T")
@@ -123,16 +138,17 @@ class Tau2Driver(Driver[Tau2Options]):
         "Customer-service conversations (airline, retail, mock, telecom) with an LLM user "
         "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
         "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
-        "user_llm_args, judge_llm, max_steps, max_errors, seed.",
+        "user_llm_args, judge_llm, max_steps, max_errors, seed; scenario dual (a `user` "
+        "participant plays the customer) with pairing face, vs_reference or cross.",
         ("benchmark", "tau2", "customer-service", "tool-use"),
         ({"domain": "airline", "max_tasks": 5},
          {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
+    scenarios = (dual.DUAL,)
 
     def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
-        self.opts = options
         self.domain_data: Tau2Domain | None = None
         self.user_llm: ChatLLM | None = None
         self.profile: Profile = get_profile("a2abench")  # set by setup() from the options
@@ -143,12 +159,16 @@ class Tau2Driver(Driver[Tau2Options]):
         self._offload = Offload()
         self.mcp = McpChannel(options)
 
+    def mcp_channel(self) -> McpChannel:
+        return self.mcp
+
     @property
     def domain(self) -> str | None:
-        return self.opts.domain
+        return self.options.domain
 
     async def setup(self) -> None:
-        opts = self.opts
+        opts = self.options
+        dual.check(self._builtins(), opts.solo)
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
@@ -171,31 +191,37 @@ class Tau2Driver(Driver[Tau2Options]):
         if emit is None:
             return None
         loop = asyncio.get_running_loop()
-        what = f"tau2 {self.opts.domain} data"
+        what = f"tau2 {self.options.domain} data"
 
         def progress(done: int, total: int) -> None:
             loop.call_soon_threadsafe(emit, DataProgress(what, done, total))
         return progress
 
+    def _builtins(self) -> set[str] | None:
+        """The built-in partners a multi-party run seats (None: a single-agent run)."""
+        return None if self.lineup is None else self.lineup.builtins()
+
     def _user_llm(self) -> ChatLLM:
+        o = self.options
         if self.user_llm is None:
-            if not self.opts.user_llm:
+            if not o.user_llm:
                 raise ConfigError("tau2 needs a user simulator: pass --user-llm MODEL",
                                   hint="e.g. --user-llm gpt-4.1 (upstream's default), and "
                                        "--user-llm-base-url for other OpenAI-compatible "
                                        "endpoints; the key comes from OPENAI_API_KEY.")
-            args = {"temperature": 0.0, **self.opts.user_llm_args}  # upstream: temperature 0
-            self.user_llm = build_llm(self.opts.user_llm, base_url=self.opts.user_llm_base_url,
-                                      args=args, cache=self.opts.llm_cache, flag="--user-llm",
+            args = {"temperature": 0.0, **o.user_llm_args}  # upstream: temperature 0
+            self.user_llm = build_llm(o.user_llm, base_url=o.user_llm_base_url, args=args,
+                                      cache=o.llm_cache, flag="--user-llm",
                                       max_reply_bytes=self.max_reply_bytes)
         return self.user_llm
 
     def tasks(self) -> list[TaskSpec]:
         domain = self._domain()
-        if self.opts.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
+        if self.options.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
             return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
                     for t in domain.tasks() if is_solo_task(t)]
-        self._user_llm()  # fail before the first task, not in every one
+        if dual.needs_llm_user(self._builtins()):
+            self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
     def _domain(self) -> Tau2Domain:
@@ -205,9 +231,10 @@ class Tau2Driver(Driver[Tau2Options]):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = None if self.opts.solo else self._user_llm()
+        llm = (None if self.options.solo or not dual.needs_llm_user(self._builtins())
+               else self._user_llm())
         solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
-                                            if not is_solo_task(t)]}} if self.opts.solo else {}
+                                            if not is_solo_task(t)]}} if self.options.solo else {}
         return {"data": {**domain.files.describe(), "split": domain.split,
                          "policy": domain.policy_kind,
                          "tool_text_source": domain.tool_text_source,
@@ -217,10 +244,10 @@ class Tau2Driver(Driver[Tau2Options]):
                 "models": {"user_simulator": llm.config.to_record() if llm else None,
                            "judge": self.judge_llm.config.to_record() if self.judge_llm
                            else None,
-                           "reward_basis": self.opts.reward_basis}}
+                           "reward_basis": self.options.reward_basis}}
 
     def compat(self) -> dict[str, Any]:
-        o = self.opts
+        o = self.options
         return {"domain": o.domain, "split": o.split, "user_llm": o.user_llm,
                 "user_llm_args": o.user_llm_args, "judge_llm": o.judge_llm,
                 "max_steps": o.max_steps, "max_errors": o.max_errors,
@@ -237,36 +264,49 @@ class Tau2Driver(Driver[Tau2Options]):
         assert isinstance(task, Task)
         env = await self._offload("environment", domain.new_environment, task)
         history = list(task.initial_state.message_history or []) if task.initial_state else []
-        if self.opts.solo:
+        if self.options.solo:
             return await self._run_solo(ctx, task, env, history)
-        user = UserSimulator(self._user_llm(), system_prompt(domain.guidelines_for(env),
-                                                             str(task.user_scenario)),
-                             tools=env.user_tool_schemas(), seed=ctx.seed, usage=ctx.usage,
-                             history=history)
+        with dual.user_channel(self.mcp, ctx, task) as user_tools:  # None but in dual + MCP
+            return await self._converse(ctx, task, env, history, user_tools)
+
+    async def _converse(self, ctx: TaskContext, task: Task, env: Tau2Environment,
+                        history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
+        """The conversation of one task-trial (or match) and its score."""
+        domain = self._domain()
+        user = dual.user_for(ctx, task, env, history, domain, self._user_llm, user_tools,
+                             self.mcp.url)
+        if dual.plays_gold(ctx):  # --pairing vs_reference: the offline reference agent
+            return await dual.against_gold(
+                ctx, task, env, user, history, domain=domain, max_steps=self.options.max_steps,
+                max_errors=self.options.max_errors, scored=self._scored)
         chat = ctx.conversation()
         start = len(history) if history else 1  # the fixed greeting is not the agent's
         if self.mcp.enabled:
-            with self.mcp.session(f"{task.id}#{ctx.trial}") as session:
+            with self.mcp.session(_session_key(ctx, task)) as session:
                 preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
-                    session, self.mcp.url, chat, lambda agent: Orchestrator(
-                        env, user, agent, history=history, max_steps=self.opts.max_steps,
-                        max_errors=self.opts.max_errors),
+                    session, self.mcp.url, chat, lambda agent: dual.bind(user, Orchestrator(
+                        env, user, agent, history=history, max_steps=self.options.max_steps,
+                        max_errors=self.options.max_errors)),
                     self._run_schemas("agent", env), preamble)
-            return _with_viewer_details(await self._scored(task, outcome, ctx, user), outcome,
-                                        chat, ctx, start, calls)
+            scored = await self._scored(task, outcome, ctx, played_by_rules(user))
+            result = _with_viewer_details(scored, outcome, chat, ctx, start, calls)
+            return result if ctx.pairing is None else dual.finish(
+                result, outcome, task, env, domain, user, start)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
-                          tool_call_format=self.opts.tool_call_format, profile=self.profile,
+                          tool_call_format=self.options.tool_call_format, profile=self.profile,
                           tools=self._run_tools("agent", env))
-        outcome = await Orchestrator(env, user, agent, history=history,
-                                     max_steps=self.opts.max_steps,
-                                     max_errors=self.opts.max_errors).run()
-        return _with_viewer_details(await self._scored(task, outcome, ctx, user), outcome,
-                                    chat, ctx, start)
+        outcome = await dual.bind(user, Orchestrator(env, user, agent, history=history,
+                                                     max_steps=self.options.max_steps,
+                                                     max_errors=self.options.max_errors)).run()
+        scored = await self._scored(task, outcome, ctx, played_by_rules(user))
+        result = _with_viewer_details(scored, outcome, chat, ctx, start)
+        return result if ctx.pairing is None else dual.finish(
+            result, outcome, task, env, domain, user, start)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext,
-                      user: UserSimulator | None = None) -> TaskOutcome:
+                      scripted_user: bool = False) -> TaskOutcome:
         try:
             info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         except A2ABenchError:
@@ -278,7 +318,7 @@ class Tau2Driver(Driver[Tau2Options]):
                 exc, "upstream's tau2 evaluator raises on this trajectory too"))
         else:
             result = self._outcome(outcome, info)
-        if user is not None and user.scripted:  # rules played the user: no measure of skill
+        if scripted_user:  # rules played the user: no measure of skill
             result.labels.append(SCRIPTED_USER)
         return result
 
@@ -311,18 +351,18 @@ class Tau2Driver(Driver[Tau2Options]):
                                                 history)
                 outcome, calls = await mcp_tools.run_over_mcp(
                     session, self.mcp.url, chat, lambda agent: SoloOrchestrator(
-                        env, agent, history=history, max_steps=self.opts.max_steps,
-                        max_errors=self.opts.max_errors),
+                        env, agent, history=history, max_steps=self.options.max_steps,
+                        max_errors=self.options.max_errors),
                     self._run_schemas("solo", env), preamble)
             return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
                                         ctx, len(history), calls)
         agent = solo_agent(chat, env, task, domain.solo_policy, history,
-                           tool_call_format=self.opts.tool_call_format,
+                           tool_call_format=self.options.tool_call_format,
                            schemas=self._run_schemas("solo", env),
                            tools=self._run_tools("solo", env))
         outcome = await SoloOrchestrator(env, agent, history=history,
-                                         max_steps=self.opts.max_steps,
-                                         max_errors=self.opts.max_errors).run()
+                                         max_steps=self.options.max_steps,
+                                         max_errors=self.options.max_errors).run()
         return _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat, ctx,
                                     start=len(history))  # solo: no greeting
 
@@ -349,8 +389,8 @@ class Tau2Driver(Driver[Tau2Options]):
                      usage: LLMUsage | None = None) -> RewardInfo:
         domain = self._domain()
         info = await self._offload("evaluate", evaluate_offline, task, messages, termination,
-                                       domain=domain, reward_basis_mode=self.opts.reward_basis,
-                                       solo=self.opts.solo)
+                                       domain=domain, reward_basis_mode=self.options.reward_basis,
+                                       solo=self.options.solo)
         return await add_nl_judgement(info, task, messages, domain=domain,
                                       judge=self._judge(usage) if self.judge_llm else None)
 

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from a2abench.benchmarks.tau2.actions import EmptyReply, ToolCallFormat
 from a2abench.benchmarks.tau2.environment import Tau2Environment
@@ -25,16 +25,9 @@ from a2abench.benchmarks.tau2.models import (
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile
 from a2abench.benchmarks.tau2.prompt import GREETING
-from a2abench.benchmarks.tau2.user_sim import UserSimulator, is_stop
-from a2abench.plugin import (
-    A2ABenchError,
-    AgentError,
-    Conversation,
-    ErrorInfo,
-    Part,
-    TaskStatus,
-    agent_input,
-)
+from a2abench.benchmarks.tau2.user_sim import is_stop
+from a2abench.plugin import A2ABenchError, AgentError, Conversation, Part, TaskStatus, agent_input
+from a2abench.plugin.provisional import ErrorInfo, Forfeit
 
 
 class Role(Enum):
@@ -79,6 +72,23 @@ class AgentLink:
         return self.profile.is_stop(message)
 
 
+class UserSide(Protocol):
+    """Who plays the user: the built-in simulator, or a participant (dual/relay.py)."""
+
+    async def respond(self, incoming: AssistantMessage | list[ToolMessage]) -> UserMessage: ...
+
+
+class AgentSide(Protocol):
+    """Who plays the agent: `AgentLink` over A2A, or the offline gold agent (dual/)."""
+
+    turns: int
+
+    async def respond(self, incoming: Any, calls: Sequence[ToolCall] = ()
+                      ) -> AssistantMessage: ...
+
+    def is_stop(self, message: AssistantMessage) -> bool: ...
+
+
 @dataclass
 class Outcome:
     messages: list[Any]
@@ -87,8 +97,9 @@ class Outcome:
     errors: int
     agent_turns: int
     error: ErrorInfo | None = None
-    status: TaskStatus = "ok"  # ok | agent_error | infrastructure_error
+    status: TaskStatus = "ok"  # ok | agent_error | infrastructure_error | forfeit
     notes: dict[str, Any] = field(default_factory=dict)
+    forfeit: str | None = None  # the role of a participant that forfeited (scenario dual)
 
 
 class Orchestrator:
@@ -101,7 +112,7 @@ class Orchestrator:
     `Outcome`; agent errors and infrastructure failures become outcomes, never exceptions.
     """
 
-    def __init__(self, env: Tau2Environment, user: UserSimulator, agent: AgentLink, *,
+    def __init__(self, env: Tau2Environment, user: UserSide, agent: AgentSide, *,
                  history: Sequence[Any] = (), max_steps: int = 200,
                  max_errors: int = 10) -> None:
         self.env, self.user, self.agent = env, user, agent
@@ -145,6 +156,12 @@ class Orchestrator:
                 self._check_limits()
         except AgentError as exc:
             return self._fail("agent_error", TerminationReason.AGENT_ERROR, exc)
+        except Forfeit as exc:  # a user participant failed (docs/multi-agent.md)
+            outcome = self._fail("forfeit", TerminationReason.USER_ERROR, exc)
+            outcome.error = ErrorInfo(error=type(exc.cause).__name__, kind=exc.kind,
+                                      message=exc.message, hint=exc.hint)
+            outcome.forfeit = exc.role
+            return outcome
         except A2ABenchError as exc:
             if exc.kind != "infrastructure":
                 raise
@@ -163,6 +180,8 @@ class Orchestrator:
         msg: UserMessage | AssistantMessage
         if self.target is Role.USER:
             msg = await self.user.respond(self.message)
+            if self.done:  # a user's tool call over MCP during its turn ended the conversation
+                return
             self.trajectory.append(msg)
             if is_stop(msg):
                 self.done, self.termination = True, TerminationReason.USER_STOP
@@ -207,6 +226,19 @@ class Orchestrator:
         and its result (a step), and the limits are checked after it as after those."""
         self.trajectory.append(AssistantMessage(content=None, tool_calls=[call]))
         self._count_agent_step()
+        return await self._mcp_result(call)
+
+    async def run_user_mcp_call(self, call: ToolCall) -> ToolMessage:
+        """A user participant's call over MCP while it holds its turn (scenario dual): as
+        its DataPart call would, the user's call message (a step) and its result (a step),
+        the limits checked after it."""
+        self.trajectory.append(UserMessage(content=None, tool_calls=[call]))
+        self.steps += 1
+        return await self._mcp_result(call)
+
+    async def _mcp_result(self, call: ToolCall) -> ToolMessage:
+        """Run a call made over MCP (its message is in the trajectory, counted): its result
+        is a step, and the limits are checked after it."""
         self.env.sync_tools()
         (result,) = await self._execute([call])
         self.steps += 1

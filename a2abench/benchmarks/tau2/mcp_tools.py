@@ -29,16 +29,13 @@ from a2abench.benchmarks.tau2.solo import DONE, SoloOrchestrator
 from a2abench.plugin import (
     AgentError,
     AgentReply,
-    CallRejected,
     Conversation,
     DataPart,
     Part,
     TextPart,
-    ToolResult,
-    ToolSession,
-    ToolSpec,
     agent_input,
 )
+from a2abench.plugin.provisional import CallRejected, ToolResult, ToolSession, ToolSpec
 
 INSTRUCTIONS = """\
 You are a customer service agent. Help the user according to the policy in <policy> below,

@@ -10,14 +10,8 @@ from typing import Any, Literal
 from pydantic import SecretStr, model_validator
 
 from a2abench.benchmarks.tau2.profiles import PromptStyle
-from a2abench.plugin import (
-    ConfigError,
-    LLMConfig,
-    LLMOptions,
-    ToolChannelOptions,
-    api_key_from_env,
-    option,
-)
+from a2abench.plugin import ConfigError, LLMOptions, option
+from a2abench.plugin.provisional import LLMConfig, ToolChannelOptions, api_key_from_env
 
 
 class Tau2Options(LLMOptions, ToolChannelOptions):

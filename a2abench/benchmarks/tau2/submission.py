@@ -27,7 +27,8 @@ from a2abench.benchmarks.tau2.domain import load_domain
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.export import _simulation
 from a2abench.plugin import A2ABENCH_VERSION as __version__
-from a2abench.plugin import ConfigError, RecordsError, iter_records
+from a2abench.plugin import ConfigError, iter_records
+from a2abench.plugin.provisional import SCORED_STATUSES, RecordsError
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,11 @@ def _read(path: Path) -> DomainRun:
     if run is None or run.get("benchmark") != "tau2":
         raise RecordsError(f"{path} is not a tau2 run's metrics.jsonl",
                           hint="Pass one `a2abench run tau2` metrics.jsonl per domain")
+    if run.get("lineup") is not None:  # another participant played the user
+        raise RecordsError(f"{path} is a multi-party run (scenario "
+                           f"{run['lineup'].get('scenario')}): the leaderboard takes runs "
+                           "whose user is the built-in LLM user simulator",
+                           hint="Submit a single-agent run (without --user-agent-url).")
     return DomainRun(path, run, tasks)
 
 
@@ -131,6 +137,14 @@ def _complete(r: DomainRun, domain: Tau2Domain) -> None:
                           f"{r.domain} task-trials, e.g. {', '.join(missing[:5])}",
                           hint="The leaderboard needs every base-split task with every trial: "
                                "finish the run with --resume (no --task-ids/--max-tasks)")
+    unscored = [f"{t} (trial {k})" for (t, k), rec in sorted(r.tasks.items())
+                if rec.get("status") not in SCORED_STATUSES]
+    if unscored:  # upstream's metrics leave them out: the submission's pass^k would be over fewer
+        raise RecordsError(f"{r.path} has {len(unscored)} {r.domain} task-trial(s) that were "
+                          f"not scored (infrastructure or harness errors), e.g. "
+                          f"{', '.join(unscored[:5])}",
+                          hint="The leaderboard's pass^k would leave them out; re-run them "
+                               "with --resume --retry-errors")
     extra = sorted({t for t, _ in r.tasks} - set(ids))
     if extra:
         raise RecordsError(f"{r.path} has tasks outside the {r.domain} base split: {extra[:5]}",

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolCall, ToolMessage, UserMessage
-from a2abench.plugin import ChatLLM, LLMError, LLMUsage
+from a2abench.plugin import ChatLLM, LLMError
+from a2abench.plugin.provisional import LLMUsage
 
 STOP, TRANSFER, OUT_OF_SCOPE = "###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"
 

@@ -1,18 +1,25 @@
 """Betting confidence sequences for a bounded mean sampled without replacement.
 
-The method is Waudby-Smith & Ramdas' betting confidence sequence ("Estimating means of
-bounded random variables by betting", JRSS-B 2023; "Confidence sequences for sampling
-without replacement", NeurIPS 2020): for each candidate population mean m, a gambler bets
-on every new draw against the mean of what is left, (N·m − sum so far) / (N − t), with a
-predictable bet (`Stratum.add` says which). Under the true m the capital is a non-negative
-martingale, so by Ville's inequality it exceeds 1/α with probability at most α *ever*: the
-candidates whose capital stays below 1/α form a confidence sequence, valid at every stopping
-time.
+The method is Waudby-Smith & Ramdas' betting confidence sequence ("Confidence sequences for
+sampling without replacement", NeurIPS 2020; "Estimating means of bounded random variables
+by betting", JRSS-B 2023): for each candidate population mean m, a gambler bets on every new
+draw against the mean of what is left, (N·m − sum so far) / (N − t), with a predictable bet.
+Under the true m the capital is a non-negative martingale, so by Ville's inequality it
+exceeds 1/α with probability at most α *ever*: the candidates whose capital stays below 1/α
+form a confidence sequence, valid at every stopping time.
+
+Unresolved draws (a task-trial an infrastructure or harness error left unscored) keep
+counting. Each draw comes as a range [low, high] that holds its true value (a point when
+scored; [0, 1] when not). A candidate betting that the mean is higher (λ > 0) sees the low
+end and measures what is left against the lowest sum so far; one betting lower sees the high
+ends. Each factor 1 + λ·(x̃ − left̃) is then at most the factor the true values would give,
+1 + λ·(x − left), so the capital stays below a martingale of the true population and Ville's
+inequality still holds at level α (no split of α between the two sides).
 
 Strata (categories, domains) each keep their own capital; the product over strata is again
-a martingale when the stratum of the next draw is chosen from the past only (proportional or
-Neyman allocation), and a weighted mean's bounds follow by Lagrangian weak duality: a valid
-(if slightly conservative) bound for any multiplier, the best of a grid taken.
+a (super)martingale when the stratum of the next draw is chosen from the past only, and a
+weighted mean's bounds follow by Lagrangian weak duality: a valid (if slightly conservative)
+bound for any multiplier, the best of a grid taken.
 
 Candidates are a grid of `GRID` + 1 means; each cell between two grid points counts as
 plausible when either end is (a one-cell slack, as in the authors' reference code).
@@ -32,12 +39,15 @@ import numpy as np
 import numpy.typing as npt
 
 GRID = 400
-TRUNCATION = 0.5  # bets capped at c/m (and c/(1-m)): the paper's default c = 1/2
+RENORM = 16  # draws between folds of the capital into its logarithm
+TRUNCATION = 0.5  # bets capped at c/left (and c/(top − left)): the paper's default c = 1/2
 PRIOR_MEAN, PRIOR_VAR = 0.5, 0.25  # the plug-in's one pseudo-observation
 _EPS = 1e-9
 _NU = np.geomspace(1e-4, 1e3, 40)  # Lagrange multipliers tried for stratified bounds
 
 Array = npt.NDArray[np.float64]
+Value = float | Array  # one run's value, or one per run (simulations)
+DualTerms = tuple[Array, Array, Array, tuple[float, float]]
 
 
 @dataclass(frozen=True)
@@ -52,88 +62,188 @@ class Interval:
     def __contains__(self, value: float) -> bool:
         return self.lower - 1e-12 <= value <= self.upper + 1e-12
 
+    def meet(self, other: Interval) -> Interval:
+        """The intersection; when the two are disjoint (the sequence missed, chance ≤ α)
+        `other`, the newer, is kept: an empty set says nothing a reader can use."""
+        lower, upper = max(self.lower, other.lower), min(self.upper, other.upper)
+        return Interval(lower, upper) if lower <= upper else other
+
 
 class Stratum:
     """Betting capital, over a grid of candidate means, for the mean of one finite population
-    of values in [0, 1] drawn without replacement in uniformly random order."""
+    of values in [0, 1] drawn without replacement in uniformly random order.
 
-    def __init__(self, size: int, alpha: float, grid: int = GRID) -> None:
+    `runs` > 0 keeps that many independent populations side by side (simulations: every
+    quantity gains a leading axis); the engine keeps one (`runs` = 0, scalars)."""
+
+    def __init__(self, size: int, alpha: float, grid: int = GRID,
+                 bounds: tuple[float, float] | None = None, runs: int = 0) -> None:
+        """`bounds`: the sums of the smallest and largest values the population's units can
+        take (default 0 and `size`), for the logical bounds of what is not drawn yet."""
         if size < 1:
             raise ValueError("a stratum needs at least one unit")
+        shape: tuple[int, ...] = (runs,) if runs else ()
         self.size, self.alpha = size, alpha
         self.grid: Array = np.linspace(0.0, 1.0, grid + 1)
-        self.log_capital_: Array = np.zeros(grid + 1)  # log capital of every grid mean
+        self._base: Array = size * self.grid
+        # The capital of each mean: exp(_log) · _lin. Factors lie in [1 − c, 1 + c·top/ε],
+        # so RENORM of them fit a float: folding them into _log only then saves a logarithm
+        # per mean per draw (most of a simulation's time).
+        self._log: Array = np.zeros((*shape, grid + 1))
+        self._lin: Array = np.ones((*shape, grid + 1))
+        self._limit: Array = np.full((*shape, grid + 1), 1 / alpha)  # 1/α as a _lin value
         self.n = 0
-        self.total = 0.0
-        self._ysum = 0.0  # the draws as the bets see them (x·scale; = total when uniform)
-        self._sq = PRIOR_VAR  # the plug-in's sum of squares (regularised running variance)
-        self._log_bet = 2 * math.log(2 / alpha)
+        self.low: Array = np.zeros(shape)  # drawn values' sum, unresolved at their low end
+        self.high: Array = np.zeros(shape)  # ... at their high end
+        self.resolved: Array = np.zeros(shape)  # draws whose value is known
+        self.total: Array = np.zeros(shape)  # the sum of the known values
+        left = bounds if bounds is not None else (0.0, float(size))
+        self.left_low: Array = np.full(shape, left[0])  # what the units left can sum to
+        self.left_high: Array = np.full(shape, left[1])
+        self._ysum: Array = np.zeros(shape)  # known draws as the bets see them (x·scale)
+        self._sq: Array = np.full(shape, PRIOR_VAR)  # the plug-in's sum of squares
+        self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
 
-    def variance(self) -> float:
-        """The plug-in's variance of the draws so far (one pseudo-observation of 1/4)."""
-        return self._sq / (self.n + 1)
+    def variance(self) -> Array:
+        """The plug-in's variance of the known draws (one pseudo-observation of 1/4)."""
+        return self._sq / (self.resolved + 1)
 
-    def add(self, x: float, horizon: float | None = None, scale: float = 1.0,
-            top: float = 1.0) -> None:
-        """One more draw. Every candidate mean m bets on it against the mean of what is
-        left under m, using only the draws before it (predictable bets):
+    def add(self, low: Value, high: Value | None = None, *, margin: Value,
+            scale: float = 1.0, top: float = 1.0,
+            unit: tuple[Value, Value] = (0.0, 1.0)) -> None:
+        """One more draw whose value lies in [low, high] (high = low: known). Every candidate
+        mean m bets on it against the mean of what is left under m, using only the draws
+        before it (predictable bets):
 
-        * direction and size: aGRAPA, (mean − left)/(variance + (mean − left)²) with the
-          running mean and variance (the betting paper's approximate growth-rate adaptive
-          bet), so a candidate near the estimate bets almost nothing and keeps its capital
-          near 1;
-        * capped at the predictable plug-in sqrt(2·log(2/α) / (variance·s)), with s =
-          max(horizon, t): `horizon`, the draws by which the caller expects to stop
-          (itself from past draws only), aims the bets at that time; without it the
-          paper's t·log(1 + t), which spreads power over every t;
+        * direction: towards the running mean (the mean of what is left, estimated);
+        * size: Kelly's, gap/(variance + gap²), for the gap between that estimate and m's
+          mean left, but never for a gap wider than `margin`·N/(N − t): the precision the
+          run stops at (the caller's: the target, the distance to a gate), scaled by how
+          sampling without replacement sharpens each later draw. Candidates that far away
+          are what the stop needs rejected; betting more on those further out buys nothing
+          the stop needs and costs at every other time;
         * truncated to (−c/(top − left), c/left), c = 1/2, so capital never reaches 0.
 
-        A draw that was not uniform among the units left (chosen with probability q among
-        R of them) enters as x·scale with scale = 1/(q·R), whose expectation is still the
-        mean left (Horvitz-Thompson); `top` is the largest value x·scale could have taken.
+        A draw that was not uniform among the units left (chosen with probability q among R
+        of them) enters as x·scale with scale = 1/(q·R), whose expectation is still the mean
+        left (Horvitz-Thompson); `top` is the largest value x·scale could have taken.
+        `unit`: the smallest and largest value this unit could have had (for the logical
+        bounds of what is left; [0, 1] unless the caller knows better).
         """
-        if not 0.0 <= x <= 1.0 or self.n >= self.size or scale <= 0 or top < 1.0:
-            raise ValueError(f"draw {x!r} outside [0, 1] or beyond the population")
-        t = self.n + 1
-        y = x * scale
-        variance = self.variance()
-        spread = max(horizon, t) if horizon else t * math.log1p(t)
-        cap = math.sqrt(self._log_bet / (variance * spread))
-        # The mean of the units still to draw if the population mean were m.
-        left = (self.size * self.grid - self.total) / (self.size - self.n)
-        left = np.clip(left, _EPS, 1 - _EPS)  # impossible m: any finite capital will do
-        gap = (PRIOR_MEAN + self._ysum) / t - left
-        bet = np.clip(gap / (variance + gap * gap), -cap, cap)
-        bet = np.clip(bet, -TRUNCATION / (top - left), TRUNCATION / left)
-        self.log_capital_ += np.log1p(bet * (y - left))
-        self.n, self.total, self._ysum = t, self.total + x, self._ysum + y
-        self._sq += (y - (PRIOR_MEAN + self._ysum) / (t + 1)) ** 2
+        lo = np.asarray(low, dtype=float)
+        hi = lo if high is None else np.asarray(high, dtype=float)
+        reach = np.asarray(margin, dtype=float)
+        if (self.n >= self.size or scale <= 0 or top < 1.0 or not np.all(reach > 0)
+                or not np.all((lo >= 0) & (lo <= hi) & (hi <= 1))):
+            raise ValueError(f"draw [{low!r}, {high!r}] outside [0, 1] or beyond the "
+                             "population")
+        rest = self.size - self.n
+        variance = self.variance()[..., None]
+        estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[..., None]
+        # The mean left under each m, from the lowest and from the highest sum so far.
+        up_left = self._base - self.low[..., None]
+        up_left /= rest
+        reach = (reach * self.size / rest)[..., None]
+        if np.array_equal(self.high, self.low) and np.array_equal(lo, hi):
+            left = _unit(up_left)  # nothing unresolved: one mean left, one gap (fast path)
+            gap = np.clip(estimate - left, -reach, reach)
+            seen = np.broadcast_to((lo * scale)[..., None], left.shape) - left
+        else:
+            down_left = _unit(up_left - ((self.high - self.low) / rest)[..., None])
+            _unit(up_left)
+            up_gap = np.minimum(estimate - up_left, reach)
+            up = up_gap > 0  # down_left <= up_left, so at most one side bets
+            down_gap = estimate - down_left
+            np.maximum(down_gap, -reach, out=down_gap)
+            np.minimum(down_gap, 0.0, out=down_gap)
+            gap = np.where(up, up_gap, down_gap)
+            left = np.where(up, up_left, down_left)
+            seen = np.where(up, (lo * scale)[..., None], (hi * scale)[..., None]) - left
+        bet = gap / (variance + gap * gap)
+        np.maximum(bet, -TRUNCATION / np.maximum(top - left, _EPS), out=bet)
+        np.minimum(bet, TRUNCATION / np.maximum(left, _EPS), out=bet)
+        seen *= bet
+        seen += 1.0
+        self._lin *= seen
+        self.n += 1
+        if self.n % RENORM == 0:
+            self._log += np.log(self._lin)
+            self._lin[...] = 1.0
+            with np.errstate(over="ignore"):
+                self._limit = np.exp(math.log(1 / self.alpha) - self._log)
+        self.low = self.low + lo
+        self.high = self.high + hi
+        self.left_low = self.left_low - np.asarray(unit[0])
+        self.left_high = self.left_high - np.asarray(unit[1])
+        known = lo == hi
+        y = np.where(known, lo * scale, 0.0)
+        self.resolved = self.resolved + known
+        self.total = self.total + np.where(known, lo, 0.0)
+        self._ysum = self._ysum + y
+        self._sq = self._sq + np.where(
+            known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
+
+    @property
+    def unresolved(self) -> Array:
+        return self.n - self.resolved
+
+    def mean(self) -> float | None:
+        """The mean of the known draws (None before the first; one run only)."""
+        return float(self.total / self.resolved) if self.resolved else None
+
+    def logical_bounds(self) -> tuple[Array, Array]:
+        """What the draws alone prove: every unit left lies in its own range ([0, 1])."""
+        lower = (self.low + np.maximum(self.left_low, 0.0)) / self.size
+        upper = np.minimum((self.high + self.left_high) / self.size, 1.0)
+        return lower, upper
 
     def logical(self) -> Interval:
-        """What the draws alone prove: the undrawn units are somewhere in [0, 1]."""
-        return Interval(self.total / self.size,
-                        (self.total + self.size - self.n) / self.size)
+        lower, upper = self.logical_bounds()
+        return Interval(float(lower), float(upper))
 
     def log_capital(self) -> Array:
-        return self.log_capital_
+        return self._log + np.log(self._lin)
+
+    def _plausible(self, alpha: float | None) -> npt.NDArray[np.bool_]:
+        """Grid means whose capital is below 1/α (never rejected at this level)."""
+        if alpha is None or alpha == self.alpha:
+            return self._lin < self._limit
+        return self.log_capital() < math.log(1 / alpha)
 
     def cells(self) -> tuple[Array, Array, Array]:
-        """Cells [low, high] of candidate means within the logical bounds, each with the
-        smaller log-capital of its two ends (the one-cell slack)."""
+        """Cells [low, high] of candidate means clipped to the logical bounds, each with the
+        smaller log-capital of its two ends (the one-cell slack); cells outside the logical
+        bounds get log-capital +inf (never plausible)."""
         capital = self.log_capital()
-        logical = self.logical()
-        low = np.maximum(self.grid[:-1], logical.lower)
-        high = np.minimum(self.grid[1:], logical.upper)
-        keep = low <= high + 1e-15
-        proxy = np.minimum(capital[:-1], capital[1:])
-        return low[keep], high[keep], proxy[keep]
+        lower, upper = self.logical_bounds()
+        low = np.maximum(self.grid[:-1], lower[..., None])
+        high = np.minimum(self.grid[1:], upper[..., None])
+        proxy = np.minimum(capital[..., :-1], capital[..., 1:])
+        proxy = np.where(low <= high + 1e-15, proxy, np.inf)
+        return low, high, proxy
+
+    def bounds(self, alpha: float | None = None) -> tuple[Array, Array]:
+        """The confidence set's lower and upper ends (one per run): the cells within the
+        logical bounds with a plausible end."""
+        lower, upper = self.logical_bounds()
+        low = np.maximum(self.grid[:-1], lower[..., None])
+        high = np.minimum(self.grid[1:], upper[..., None])
+        point = self._plausible(alpha)
+        inside = (point[..., :-1] | point[..., 1:]) & (low <= high + 1e-15)
+        lo = np.where(inside, low, np.inf).min(axis=-1)
+        hi = np.where(inside, high, -np.inf).max(axis=-1)
+        none = ~inside.any(axis=-1)  # every mean rejected (chance ≤ α): only what is proven
+        return np.where(none, lower, lo), np.where(none, upper, hi)
 
     def interval(self, alpha: float | None = None) -> Interval:
-        low, high, proxy = self.cells()
-        inside = proxy < math.log(1 / (alpha or self.alpha))
-        if not inside.any():  # every mean rejected (chance ≤ α): say only what is proven
-            return self.logical()
-        return Interval(float(low[inside].min()), float(high[inside].max()))
+        lower, upper = self.bounds(alpha)
+        return Interval(float(lower), float(upper))
+
+
+def _unit(values: Array) -> Array:
+    """Clip to [0, 1] in place."""
+    np.maximum(values, 0.0, out=values)
+    return np.minimum(values, 1.0, out=values)
 
 
 def stratified_interval(strata: list[Stratum], weights: list[float],
@@ -152,34 +262,47 @@ def stratified_interval(strata: list[Stratum], weights: list[float],
         one = s.interval(alpha)
         return Interval(w * one.lower, w * one.upper)
     threshold = math.log(1 / alpha)
-    cells = [(s.cells(), w, s.logical()) for s, w in used]
-    floors = [float(proxy.min()) if len(proxy) else math.inf for (_, _, proxy), _, _ in cells]
+    terms = [_dual_terms(s, w) for s, w in used]
+    floors = [float(t[0][0]) if len(t[0]) else math.inf for t in terms]
+    total = sum(floors)
     lows, highs = np.zeros(len(_NU)), np.zeros(len(_NU))
     lower = upper = 0.0
-    for index, ((low, high, proxy), w, logical) in enumerate(cells):
-        lower += w * logical.lower
-        upper += w * logical.upper
+    for (proxy, low_min, high_max, logical), floor in zip(terms, floors, strict=True):
+        lower += logical[0]
+        upper += logical[1]
         # A mean whose capital alone exceeds what the other strata can lose is impossible
         # in every feasible combination: leaving it out keeps the bound valid and tighter.
-        room = threshold - (sum(floors) - floors[index])
-        keep = proxy <= room
-        if not keep.any():  # no candidate survives (chance ≤ α): only the logical bounds
+        kept = int(proxy.searchsorted(threshold - (total - floor), side="right"))
+        if kept == 0:  # no candidate survives (chance ≤ α): only the logical bounds
             return _logical(used)
-        low, high, proxy = low[keep], high[keep], proxy[keep]
-        lows += np.min(w * low[None, :] + _NU[:, None] * proxy[None, :], axis=1)
-        highs += np.max(w * high[None, :] - _NU[:, None] * proxy[None, :], axis=1)
+        lows += low_min[:, kept - 1]
+        highs += high_max[:, kept - 1]
     lows -= _NU * threshold
     highs += _NU * threshold
     return Interval(max(lower, float(lows.max())), min(upper, float(highs.min())))
 
 
+def _dual_terms(s: Stratum, w: float) -> DualTerms:
+    """A stratum's cells sorted by log-capital, with the running minimum of w·low + ν·log K
+    and maximum of w·high − ν·log K over them, per ν (the terms of every pruning at once),
+    and its weighted logical bounds. Kept until the stratum's next draw (a run changes one
+    stratum at a time)."""
+    key = (s.n, w)
+    if s.dual is not None and s.dual[0] == key:
+        return s.dual[1]
+    low, high, proxy = s.cells()
+    finite = np.isfinite(proxy)
+    order = np.argsort(proxy[finite], kind="stable")
+    sorted_proxy = proxy[finite][order]
+    nu = _NU[:, None] * sorted_proxy[None, :]
+    low_min = np.minimum.accumulate(w * low[finite][order][None, :] + nu, axis=1)
+    high_max = np.maximum.accumulate(w * high[finite][order][None, :] - nu, axis=1)
+    logical = s.logical()
+    terms = (sorted_proxy, low_min, high_max, (w * logical.lower, w * logical.upper))
+    s.dual = (key, terms)
+    return terms
+
+
 def _logical(used: list[tuple[Stratum, float]]) -> Interval:
     bounds = [(w, s.logical()) for s, w in used]
     return Interval(sum(w * b.lower for w, b in bounds), sum(w * b.upper for w, b in bounds))
-
-
-def draws_for(variance: float, size: int, half_width: float, z: float = 1.96) -> float:
-    """Draws after which a fixed-time interval of a population of `size` with this variance
-    would be ±half_width (finite-population correction): where the bets aim (power only)."""
-    zv = z * z * variance
-    return zv * size / (half_width * half_width * size + zv)

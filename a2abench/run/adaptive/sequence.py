@@ -1,60 +1,38 @@
 """The adaptive plan the engine consults: which task-trial runs next, and when to stop.
 
-Task-trials are split into strata (category, else domain). Each stratum's task-trials get
-one seeded random order, fixed by `--seed`, so a stratum's draws are a uniformly random
-sample without replacement whatever the interleaving. The next stratum is chosen from what is
-already known (predictable): `proportional` keeps every prefix representative (each stratum
-within two task-trials of its share), `neyman` gives strata shares ∝ weight × estimated spread.
-Each stratum feeds its contiguous prefix of results, in its own order, to a betting capital
-(confseq.py); the headline's bounds combine them. A run stops starting task-trials once the
-half-width is ≤ `--target-ci` or a `--fail-under` gate is decided (`--adaptive-gate`).
+Task-trials are split into strata (category, else domain; one stratum with `--allocate
+uniform`). Each stratum's task-trials get one random order from the run's order seed (fresh
+per run and recorded; derived from `--seed` when one is given), so a stratum's draws are a
+uniformly random sample without replacement whatever the interleaving. The next stratum is
+chosen from what is already known (predictable): `proportional` keeps every prefix
+representative (each stratum within two task-trials of its share), `neyman` gives strata
+shares ∝ weight × estimated spread; a stratum whose last results were all unscored is no
+longer picked. Results are counted by the Tracker (tracker.py) in pick order.
 
-Everything the bounds depend on is in the records (each task record's stratum and rank, the
-run record's strata), so `--resume` and `report` rebuild exactly the same sequence.
+Everything the bounds depend on is in the records (each task record's stratum, rank and pick;
+the run record's plan), so `--resume` and `report` rebuild exactly the same sequence.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import random
+import secrets
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import replace
 from typing import Any
 
-from a2abench.run.adaptive import CONFIDENCE
-from a2abench.run.adaptive.confseq import Interval, Stratum, draws_for, stratified_interval
+from a2abench.errors import ConfigError, ResumeMismatch
+from a2abench.run.adaptive.baseline import Baseline
+from a2abench.run.adaptive.baseline import load as load_baseline
+from a2abench.run.adaptive.tracker import Settings, Tracker
 from a2abench.run.config import trial_seed
 from a2abench.run.driver import TaskSpec
 from a2abench.run.plan import Item
 from a2abench.run.status import SCORED_STATUSES, is_success
 
-GATE_FLOOR = 0.02  # bets aim at a margin of at least this around a gate
-MIN_SPREAD = 0.05  # Neyman shares: a stratum that looks constant still gets some draws
 MAX_UNITS = 100_000  # the plan lists every task-trial (the full-run Plan streams them)
-METHOD = ("betting confidence sequence for sampling without replacement (Waudby-Smith & "
-          "Ramdas; aGRAPA bets capped by a predictable plug-in), product over strata")
-
-
-@dataclass(frozen=True)
-class Settings:
-    target_ci: float | None = None
-    fail_under: float | None = None
-    gate: bool = False  # stop once fail_under is decided
-    allocate: str = "proportional"
-    confidence: float = CONFIDENCE
-
-    @classmethod
-    def of(cls, config: Any) -> Settings:
-        return cls(config.target_ci, config.fail_under, bool(config.adaptive_gate),
-                   config.allocate)
-
-    @property
-    def mode(self) -> str:
-        parts = [f"target ±{self.target_ci:g}" if self.target_ci is not None else "",
-                 f"gate {self.fail_under:g}" if self.gate and self.fail_under is not None
-                 else "", "neyman allocation" if self.allocate == "neyman" else ""]
-        return "adaptive (" + ", ".join(p for p in parts if p) + ")"
+UNIFORM = "all"  # the one stratum of `--allocate uniform`
 
 
 def stratum_of(task: TaskSpec) -> str:
@@ -75,154 +53,19 @@ def headline_weights(sizes: dict[str, int], scoring: dict[str, Any]) -> dict[str
     return {s: (main[s] / total if s in main else 0.0) for s in sizes}
 
 
-class Tracker:
-    """The statistics of one adaptive run: results fed in the order they were *picked*, the
-    confidence sequence, the stop rule. Shared by the engine (live) and `report` (rebuilt
-    from the records).
+def uniform_problem(scoring: dict[str, Any]) -> str | None:
+    """Why one unstratified order cannot give this benchmark's headline (None: it can)."""
+    if scoring.get("headline") == "macro_category_mean":
+        return "the headline is a macro average over categories"
+    if any(scoring.get("separate") or {}):
+        return "some categories are scored apart from the headline"
+    return None
 
-    Results arrive out of order (concurrency); they are fed in pick order, waiting for the
-    earliest one still running, so the bounds are always those of a prefix of the picks: the
-    path along which the product of the strata's capitals is a martingale (the stratum of
-    each pick was chosen before its result was known). An unscored result (infrastructure or
-    harness error) stalls its stratum: its later results are not fed, the others go on.
-    """
 
-    def __init__(self, sizes: dict[str, int], weights: dict[str, float],
-                 settings: Settings) -> None:
-        self.sizes, self.weights, self.settings = dict(sizes), dict(weights), settings
-        self.alpha = 1 - settings.confidence
-        self.strata = {name: Stratum(size, self.alpha) for name, size in sizes.items()}
-        # pick -> (stratum, rank, value, draw); None: a void pick
-        self.pending: dict[int, tuple[str, int, float | None, tuple[float, float] | None]
-                           | None] = {}
-        self.next_pick = 0  # the first pick not fed yet
-        self.stalled: set[str] = set()
-        self.interval = Interval(0.0, 1.0)
-        self.stop_reason: str | None = None
-        self.decided_at: int | None = None
-        self.voids: list[int] = []  # picks a resumed session left empty (in its run record)
-
-    @classmethod
-    def from_header(cls, header: dict[str, Any]) -> Tracker:
-        settings = Settings(**header["settings"])
-        return cls({str(k): int(v) for k, v in header["strata"].items()},
-                   {str(k): float(v) for k, v in header["weights"].items()}, settings)
-
-    def header(self) -> dict[str, Any]:
-        return {"mode": self.settings.mode, "confidence": self.settings.confidence,
-                "method": METHOD, "settings": asdict(self.settings), "strata": self.sizes,
-                "weights": self.weights, "units": sum(self.sizes.values()),
-                "void_picks": self.voids}
-
-    @property
-    def fed(self) -> int:
-        return sum(s.n for s in self.strata.values())
-
-    @property
-    def units(self) -> int:
-        return sum(self.sizes.values())
-
-    def record(self, stratum: str, rank: int, value: float | None, pick: int,
-               draw: tuple[float, float] | None = None) -> None:
-        """The result (None: not scored) of the `pick`-th pick, rank `rank` of `stratum`.
-        `draw`: (scale, top) of a weighted draw (Stratum.add); then `rank` is -1."""
-        if stratum not in self.strata or not (0 <= rank < self.sizes[stratum]
-                                              or (rank == -1 and draw is not None)):
-            raise ValueError(f"rank {rank} of stratum {stratum!r} is not in this plan")
-        if pick < self.next_pick or pick in self.pending:
-            raise ValueError(f"pick {pick} was recorded twice")
-        self.pending[pick] = (stratum, rank, value, draw)
-        self._advance()
-
-    def void(self, pick: int) -> None:
-        """A pick a resumed run leaves empty: an earlier session started a task-trial there
-        whose identity it never recorded; its task-trial is simply picked again later."""
-        if pick < self.next_pick or pick in self.pending:
-            raise ValueError(f"pick {pick} was recorded twice")
-        self.pending[pick] = None
-        self._advance()
-
-    def _advance(self) -> None:
-        while self.next_pick in self.pending:
-            entry = self.pending.pop(self.next_pick)
-            self.next_pick += 1
-            if entry is None:
-                continue
-            name, rank, value, draw = entry
-            if name in self.stalled:
-                continue
-            if value is None:  # unscored: this stratum's prefix ends here
-                self.stalled.add(name)
-                continue
-            stratum_ = self.strata[name]
-            if draw is None and rank != stratum_.n:
-                raise ValueError(f"stratum {name!r}: pick {self.next_pick - 1} has rank "
-                                 f"{rank}, expected {stratum_.n}")
-            scale, top = draw or (1.0, 1.0)
-            stratum_.add(value, horizon=self._horizon(name), scale=scale, top=top)
-        self._check()
-
-    def _horizon(self, name: str) -> float | None:
-        """Where the stratum's bets aim: the draws a fixed-time interval would need for the
-        precision that stops the run (from this stratum's own past only, so the report's
-        rebuild is exact)."""
-        s, stratum = self.settings, self.strata[name]
-        margins = []
-        if s.target_ci is not None:
-            margins.append(s.target_ci)
-        if s.gate and s.fail_under is not None:
-            mean = stratum.total / stratum.n if stratum.n else 0.5
-            margins.append(max(abs(mean - s.fail_under), GATE_FLOOR))
-        if not margins:
-            return None
-        # This stratum's share of the draws after which the whole run would stop.
-        total = self.units
-        return stratum.size / total * draws_for(stratum.variance(), total, max(margins))
-
-    def _check(self) -> None:
-        self.interval = stratified_interval(
-            list(self.strata.values()), [self.weights[n] for n in self.strata], self.alpha)
-        if self.stop_reason is not None:
-            return
-        s, iv = self.settings, self.interval
-        if self.fed == self.units:
-            reason: str | None = "exhausted"
-        elif s.gate and s.fail_under is not None and iv.lower >= s.fail_under:
-            reason = "gate_pass"
-        elif s.gate and s.fail_under is not None and iv.upper < s.fail_under:
-            reason = "gate_fail"
-        elif s.target_ci is not None and iv.half_width <= s.target_ci:
-            reason = "target_ci"
-        else:
-            reason = None
-        if reason is not None:
-            self.stop_reason, self.decided_at = reason, self.fed
-
-    def estimate(self) -> float | None:
-        """The stratified mean of the results fed so far (None until every weighted stratum
-        has one)."""
-        parts = [(self.weights[n], s) for n, s in self.strata.items() if self.weights[n] > 0]
-        if any(s.n == 0 for _, s in parts):
-            return None
-        return min(1.0, max(0.0, sum(w * s.total / s.n for w, s in parts)))  # float sums
-
-    def decision(self) -> str | None:
-        s = self.settings
-        if s.fail_under is None:
-            return None
-        if self.interval.lower >= s.fail_under:
-            return "pass"
-        if self.interval.upper < s.fail_under:
-            return "fail"
-        return None
-
-    def summary(self) -> dict[str, Any]:
-        iv = self.interval
-        return {"stop_reason": self.stop_reason, "decided_at": self.decided_at,
-                "n": self.fed, "N": self.units, "lower": round(iv.lower, 6),
-                "upper": round(iv.upper, 6), "half_width": round(iv.half_width, 6),
-                "estimate": self.estimate(), "decision": self.decision(),
-                "stalled": sorted(self.stalled)}
+def units_of(tasks: Iterable[TaskSpec], num_trials: int, seed: int) -> list[Item]:
+    """Every task-trial of a run, with its per-trial seed."""
+    return [Item(task, trial, trial_seed(seed, task.task_id, trial))
+            for task in tasks for trial in range(num_trials)]
 
 
 def _stratum_seed(seed: int, name: str) -> int:
@@ -234,20 +77,24 @@ class Sequence:
     """The engine's adaptive plan: `next_item()` for workers, `observe(record)` after each
     task-trial, `replay()` for `--resume`."""
 
-    def __init__(self, tasks: Iterable[TaskSpec], num_trials: int, seed: int,
-                 scoring: dict[str, Any], settings: Settings) -> None:
-        units: dict[str, list[Item]] = {}
-        for task in tasks:
-            for trial in range(num_trials):
-                units.setdefault(stratum_of(task), []).append(
-                    Item(task, trial, trial_seed(seed, task.task_id, trial)))
-        for name, items in units.items():  # one seeded order per stratum
-            random.Random(_stratum_seed(seed, name)).shuffle(items)
-        self.units = dict(sorted(units.items()))
+    def __init__(self, units: list[Item], order_seed: int, scoring: dict[str, Any],
+                 settings: Settings, baseline: Baseline | None = None) -> None:
+        settings = replace(settings, paired=baseline is not None)
+        strata: dict[str, list[Item]] = {}
+        for item in units:
+            name = UNIFORM if settings.allocate == "uniform" else stratum_of(item.task)
+            strata.setdefault(name, []).append(item)
+        for name, items in strata.items():  # one seeded order per stratum
+            random.Random(_stratum_seed(order_seed, name)).shuffle(items)
+        self.units = dict(sorted(strata.items()))
         self.where = {item.key: (name, rank) for name, items in self.units.items()
                       for rank, item in enumerate(items)}
         sizes = {name: len(items) for name, items in self.units.items()}
-        self.tracker = Tracker(sizes, headline_weights(sizes, scoring), settings)
+        weights = headline_weights(sizes, scoring)
+        self.baseline = baseline
+        self.tracker = Tracker(sizes, weights, settings, **_paired(self.units, weights,
+                                                                   baseline))
+        self.order_seed = order_seed
         self.picked = dict.fromkeys(self.units, 0)
         self.pick_of: dict[tuple[str, int], int] = {}
         self.picks = 0
@@ -255,15 +102,28 @@ class Sequence:
         self.obey_stop = True  # simulations switch it off to follow the sequence to the end
         # pass^k under Neyman: within a stratum, tasks whose trials so far disagree are twice
         # as likely to be drawn (weighted draws, Horvitz-Thompson in the bets).
-        self.weighted = settings.allocate == "neyman" and num_trials > 1
-        self.seed = seed
+        self.weighted = (settings.allocate == "neyman" and baseline is None
+                         and len(units) > len({i.task.task_id for i in units}))
         self.left = {name: list(items) for name, items in self.units.items()} \
             if self.weighted else {}  # weighted draws only: the task-trials not drawn yet
         self.outcomes: dict[str, set[bool]] = {}  # task id -> the outcomes of its trials
         self.draws: dict[tuple[str, int], tuple[float, float]] = {}  # key -> (scale, top)
+        self.notes: list[str] = []  # warnings for the engine to show
+
+    def header(self) -> dict[str, Any]:
+        """The run record's `adaptive` plan."""
+        out = self.tracker.header() | {"order_seed": self.order_seed}
+        if self.baseline is not None:
+            out["baseline"] = self.baseline.describe() | {
+                "score": self.tracker.baseline_score}
+        return out
 
     def __len__(self) -> int:
         return len(self.where)
+
+    def items(self) -> Iterable[Item]:
+        """Every task-trial of the plan (any order)."""
+        return (item for items in self.units.values() for item in items)
 
     def __iter__(self) -> Sequence:
         return self
@@ -302,7 +162,8 @@ class Sequence:
         weights = [2.0 if len(self.outcomes.get(i.task.task_id, ())) == 2 else 1.0
                    for i in left]
         total = sum(weights)
-        point = random.Random(_stratum_seed(self.seed, f"draw {self.picks}")).random() * total
+        point = random.Random(_stratum_seed(self.order_seed, f"draw {self.picks}")).random() \
+            * total
         index = 0
         while index < len(left) - 1 and point >= weights[index]:
             point -= weights[index]
@@ -312,20 +173,21 @@ class Sequence:
         return left[index]
 
     def _choose(self) -> str | None:
+        """The stratum furthest behind its share, among those with task-trials left and not
+        stalled; None when none is left (a stalled run stops: `stalled`)."""
         open_ = [n for n, items in self.units.items() if self.picked[n] < len(items)]
-        if not open_:
+        ready = [n for n in open_ if n not in self.tracker.stalled]
+        if open_ and not ready:
+            self.tracker.stop("stalled")
+            if self.obey_stop:
+                return None
+            ready = open_  # simulations follow the sequence to the end all the same
+        if not ready:
             return None
-        shares = {n: self._share(n) for n in open_}
-        total, picked = sum(shares.values()), sum(self.picked.values())
-        return max(open_, key=lambda n: shares[n] / total * (picked + 1) - self.picked[n])
-
-    def _share(self, name: str) -> float:
         t = self.tracker
-        size = t.sizes[name]
-        if t.settings.allocate != "neyman":
-            return float(size)
-        weight = t.weights[name] or size / t.units  # scored-apart strata: by size
-        return weight * max(math.sqrt(t.strata[name].variance()), MIN_SPREAD)
+        shares = {n: t.share(n) for n in ready}
+        total, picked = sum(shares.values()), sum(self.picked[n] for n in ready)
+        return max(ready, key=lambda n: shares[n] / total * (picked + 1) - self.picked[n])
 
     def observe(self, record: Any) -> None:
         """Tag a finished task record with its stratum, rank and pick, and count it."""
@@ -336,11 +198,18 @@ class Sequence:
         draw = self.draws.get(key)
         if draw is not None:
             record.adaptive |= {"rank": -1, "scale": draw[0], "top": draw[1]}
+        base = self.baseline.units[key] if self.baseline is not None else None
+        if base is not None:
+            record.adaptive |= {"baseline": base.reward, "baseline_success": base.success}
         scored = record.status in SCORED_STATUSES
         if scored:
             self.outcomes.setdefault(record.task_id, set()).add(is_success(record.reward))
         self.tracker.record(name, record.adaptive["rank"],
-                            (record.reward or 0.0) if scored else None, pick, draw)
+                            (record.reward or 0.0) if scored else None, pick, draw,
+                            base.reward if base is not None else None)
+
+    def _baseline_of(self, key: tuple[str, int]) -> float | None:
+        return self.baseline.units[key].reward if self.baseline is not None else None
 
     def replay(self, records: Iterable[dict[str, Any]], retry_errors: bool) -> None:
         """Rebuild the state from an earlier session's task records (`--resume`). The picks
@@ -356,6 +225,7 @@ class Sequence:
             if rec.get("type") == "run":  # picks an earlier resume left void stay void
                 voids |= {p for p in (tag or {}).get("void_picks") or [] if isinstance(p, int)}
                 continue
+            # A forged trial (None, a string) is looked up as it is: it finds no entry.
             where = self.where.get((str(rec.get("task_id")), rec.get("trial")))  # type: ignore[arg-type]
             if where is None or not isinstance(tag, dict) or not isinstance(tag.get("pick"), int):
                 continue
@@ -372,7 +242,9 @@ class Sequence:
         self.picks = max([self.picks, *(p + 1 for p in voids)])
         for pick in sorted(done.keys() | voids):
             if pick in done:
-                self.tracker.record(*done[pick], pick=pick)
+                name, rank, value = done[pick]
+                self.tracker.record(name, rank, value, pick,
+                                    baseline=self._baseline_of(self.units[name][rank].key))
             else:
                 self.tracker.void(pick)
                 self.tracker.voids.append(pick)
@@ -470,25 +342,94 @@ class Sequence:
         return min(ready)[1] if ready else None
 
 
+def _paired(units: dict[str, list[Item]], weights: dict[str, float],
+            baseline: Baseline | None) -> dict[str, Any]:
+    """The Tracker's paired arguments: each stratum's value-space bounds, the baseline's
+    headline score over the run's task-trials."""
+    if baseline is None:
+        return {}
+    bounds, score = {}, 0.0
+    for name, items in units.items():
+        rewards = [baseline.units[i.key].reward for i in items]
+        bounds[name] = (sum((1 - b) / 2 for b in rewards), sum((2 - b) / 2 for b in rewards))
+        score += weights[name] * sum(rewards) / len(rewards)
+    return {"bounds": bounds, "baseline_score": score}
+
+
 def start(config: Any, tasks: list[TaskSpec], scoring: dict[str, Any],
           previous: Iterable[dict[str, Any]] | None) -> Sequence:
-    """The adaptive plan of a run, continued from an earlier session's task records."""
-    if len(tasks) * config.num_trials > MAX_UNITS:
-        from a2abench.errors import ConfigError
-
-        raise ConfigError(f"an adaptive run holds its plan in memory: at most {MAX_UNITS:,} "
-                          f"task-trials, not {len(tasks) * config.num_trials:,}",
-                          hint="Select fewer tasks or trials (--task-ids, --max-tasks, "
-                               "--num-trials), or run without --target-ci/--adaptive-gate/"
-                               "--allocate neyman.")
-    sequence = Sequence(tasks, config.num_trials, config.seed, scoring, Settings.of(config))
-    if previous is not None:
+    """The adaptive plan of a run, continued from an earlier session's records."""
+    records = list(previous) if previous is not None else None
+    header = next((r["adaptive"] for r in records or () if r.get("type") == "run"
+                   and isinstance(r.get("adaptive"), dict)), None)
+    settings = Settings.of(config)
+    baseline = None
+    if config.baseline is not None:
+        baseline = load_baseline(config.baseline, config.benchmark)
+        recorded = (header or {}).get("baseline")
+        if records is not None and (not isinstance(recorded, dict)
+                                    or recorded.get("fingerprint") != baseline.fingerprint):
+            raise ResumeMismatch(f"cannot resume: the baseline {config.baseline} holds other "
+                                 "results than when this run started",
+                                 hint="Resume with the baseline as it was, or start a new "
+                                      "--output.")
+        units = paired_units(baseline, tasks, config.num_trials)
+    else:  # checked before the plan is listed: it may be far too large to hold
+        _check_plan(len(tasks) * config.num_trials, settings, scoring)
+        units = units_of(tasks, config.num_trials, config.seed)
+    _check_plan(len(units), settings, scoring)
+    sequence = Sequence(units, order_seed(config, header), scoring, settings, baseline)
+    if baseline is not None and len(units) < len(baseline.units):
+        sequence.notes.append(f"{len(baseline.units) - len(units)} of the baseline's "
+                              f"{len(baseline.units)} scored task-trials are not in this "
+                              "run's task selection: compared on the other "
+                              f"{len(units)}")
+    if records is not None:
         try:
-            sequence.replay(previous, config.retry_errors)
+            sequence.replay(records, config.retry_errors)
         except ValueError as exc:
-            from a2abench.errors import ResumeMismatch
-
             raise ResumeMismatch(f"cannot resume: the adaptive records disagree with the plan "
                                  f"({exc})", hint="The file was edited or written by another "
                                  "version; choose a new --output.") from None
     return sequence
+
+
+def order_seed(config: Any, header: dict[str, Any] | None) -> int:
+    """The order's seed: the one recorded (resume; a run recorded before order seeds were
+    recorded used --seed), --seed when given, else a fresh one (an agent tuned to the
+    first task-trials of one fixed order must not look better than it is)."""
+    recorded = (header or {}).get("order_seed")
+    if isinstance(recorded, int) and not isinstance(recorded, bool):
+        return recorded
+    if header is not None or "seed" in config.model_fields_set:
+        return int(config.seed)
+    return secrets.randbits(63)
+
+
+def paired_units(baseline: Baseline, tasks: list[TaskSpec], num_trials: int) -> list[Item]:
+    """The baseline's scored task-trials among `tasks`, each with the baseline's seed."""
+    if num_trials > 1 and num_trials != baseline.trials:
+        raise ConfigError(f"--num-trials {num_trials}: the baseline ran {baseline.trials} "
+                          "trial(s) per task, and an A/B run replays the baseline's "
+                          "task-trials", hint="Drop --num-trials.")
+    order = {t.task_id: (i, t) for i, t in enumerate(tasks)}
+    keys = sorted((k for k in baseline.units if k[0] in order),
+                  key=lambda k: (order[k[0]][0], k[1]))
+    if not keys:
+        raise ConfigError(f"--baseline {baseline.path}: none of its scored task-trials is "
+                          "among this run's tasks",
+                          hint="Select the baseline's tasks (domain, split, --task-ids).")
+    return [Item(order[k[0]][1], k[1], baseline.units[k].seed) for k in keys]
+
+
+def _check_plan(count: int, settings: Settings, scoring: dict[str, Any]) -> None:
+    if count > MAX_UNITS:
+        raise ConfigError(f"an adaptive run holds its plan in memory: at most {MAX_UNITS:,} "
+                          f"task-trials, not {count:,}",
+                          hint="Select fewer tasks or trials (--task-ids, --max-tasks, "
+                               "--num-trials), or run without --target-ci/--adaptive-gate/"
+                               "--allocate/--baseline.")
+    problem = uniform_problem(scoring) if settings.allocate == "uniform" else None
+    if problem is not None:
+        raise ConfigError(f"--allocate uniform: {problem}, so one unstratified order does not "
+                          "estimate it", hint="Use --allocate proportional (the default).")

@@ -149,6 +149,7 @@ class Customer(_NoExtra):
     payment_methods: list[PaymentMethod] = Field(default_factory=list)
     line_ids: list[str] = Field(default_factory=list)
     bill_ids: list[str] = Field(default_factory=list)
+    # Upstream's: a date as the default of a datetime field (kept: it shapes the DB hash).
     created_at: datetime.datetime = DEFAULT_START_DATE  # type: ignore[assignment]
     last_extension_date: datetime.date | None = None
     goodwill_credit_used_this_year: float = 0.0
@@ -243,7 +244,7 @@ class TelecomTools(Toolkit[ModelDB[TelecomDB]]):
             found = self._get_plan_by_id(id)
         else:
             raise ValueError(f"Unknown ID format or type: {id}")
-        return found  # type: ignore[no-any-return]
+        return found  # type: ignore[no-any-return]  # upstream's: a model, not the dict declared
 
     @tool(ToolType.WRITE)
     def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict[str, Any]:
@@ -334,9 +335,10 @@ class TelecomTools(Toolkit[ModelDB[TelecomDB]]):
 
     @tool(ToolType.WRITE)
     def enable_roaming(self, customer_id: str, line_id: str) -> dict[str, Any]:
+        # Upstream's: text returned where the signature (and so the schema) says a dict.
         target_line = self._get_target_line(customer_id, line_id)
         if target_line.roaming_enabled:
-            return "Roaming was already enabled"  # type: ignore[return-value]  # upstream's
+            return "Roaming was already enabled"  # type: ignore[return-value]
         target_line.roaming_enabled = True
         return "Roaming enabled successfully"  # type: ignore[return-value]
 

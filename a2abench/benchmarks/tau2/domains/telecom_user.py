@@ -415,7 +415,8 @@ class TelecomUserTools(Toolkit[ModelDB[TelecomUserDB]]):
 
     def break_vpn(self) -> str:
         self.connect_vpn()
-        self.device.vpn_details.server_performance = PerformanceLevel.POOR  # type: ignore
+        # Upstream's: None when the VPN did not connect, and then an AttributeError as there.
+        self.device.vpn_details.server_performance = PerformanceLevel.POOR  # type: ignore[union-attr]
         return "VPN connection broken."
 
     @tool(ToolType.READ)

@@ -1,5 +1,6 @@
 -- pass^k (tau2's reliability metric): for each task, C(successes, k) / C(trials, k) over its
--- scored trials, averaged over tasks; defined for k up to the fewest trials of any task.
+-- recorded trials, a trial that was not scored counting as failed (docs/run-semantics.md),
+-- averaged over tasks; defined for k up to the fewest trials of any task.
 -- Computed from the per-trial rows of every shard, so N shards give the unsharded figure.
 -- One row per submission.
 WITH submissions AS (
@@ -12,8 +13,8 @@ trials AS (
 ),
 per_task AS (
   SELECT submission, id, t.domain AS domain, t.task_id AS task_id,
-         count(*)::INTEGER AS n, (count(*) FILTER (WHERE t.success))::INTEGER AS c
-  FROM trials WHERE t.scored
+         count(*)::INTEGER AS n, (count(*) FILTER (WHERE t.scored AND t.success))::INTEGER AS c
+  FROM trials
   GROUP BY ALL
 ),
 per_k AS (

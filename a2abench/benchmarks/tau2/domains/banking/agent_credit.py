@@ -128,6 +128,7 @@ class _CreditTools(BankingToolkit):
                     transaction_date, discovery_date, disputed_amount, transaction_type,
                     pin_compromised, card_action]):
             return "Error: Missing required parameters."
+        # Upstream's checks: a JSON null gets here, whatever the annotations say.
         if customer_max_liability_amount is None:
             return "Error: customer_max_liability_amount is required."  # type: ignore[unreachable]
         if (card_in_possession is None or contacted_merchant is None

@@ -502,7 +502,7 @@ class _DebitTools(BankingToolkit):
             return "Error: Missing required parameter: limit_type."
         if limit_type not in ["atm", "purchase"]:
             return f"Error: Invalid limit_type '{limit_type}'. Must be 'atm' or 'purchase'."
-        if new_limit is None:
+        if new_limit is None:  # upstream's check: a JSON null gets here, whatever the type says
             return "Error: Missing required parameter: new_limit."  # type: ignore[unreachable]
         try:
             value = float(new_limit)

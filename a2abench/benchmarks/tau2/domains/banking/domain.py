@@ -71,7 +71,7 @@ class BankingDomain(Tau2Domain):
         self.query_instruction = query_instruction
         self.dense = None
         if variant.dense:
-            from a2abench.plugin import EmbeddingClient
+            from a2abench.plugin.provisional import EmbeddingClient
 
             # Upstream's OpenAI embedder lets the SDK ask for base64 (float32 vectors); its
             # OpenRouter embedder asks for floats. Same request, same numbers.
@@ -85,6 +85,7 @@ class BankingDomain(Tau2Domain):
             self.reranker = LLMReranker(reranker, reranker_prompt)
         task_keys = sorted(k for k in files.data if k.startswith("tasks/task_"))
         self._tasks = [_task(data.read_json(files.data[k]), files.data[k]) for k in task_keys]
+        # Banking's own base DB (tables and a read log), neither of the shared base types.
         self.base_db = BankingBase(data.read_json(files.data["db.json"]),
                                    str(files.data["db.json"]))  # type: ignore[assignment]
         self.user_base_db = None

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from a2abench.plugin import ConfigError, LLMError
 
 if TYPE_CHECKING:
-    from a2abench.plugin import LLMConfig
+    from a2abench.plugin.provisional import LLMConfig
 
 logger = logging.getLogger(__name__)
 

@@ -251,14 +251,14 @@ class KnowledgeToolsCore(BankingToolkit):
         except json.JSONDecodeError as e:
             return f"Error: Invalid JSON in arguments: {e}"
         try:
-            result = tools[agent_tool_name](**args)
+            result: str = tools[agent_tool_name](**args)  # each tool returns its text
         except TypeError as e:
             return f"Error: Invalid arguments: {e}"
         defn = self._defs[agent_tool_name]
         if defn.mutates_state or agent_tool_name in self.read_log_allowlist:
             self.db.add("agent_discoverable_tools", ids.agent_tool_id(agent_tool_name),
                         {"tool_name": agent_tool_name, "status": "CALLED"})
-        return result  # type: ignore[no-any-return]
+        return result
 
     @tool(ToolType.READ)
     def list_discoverable_agent_tools(self) -> str:

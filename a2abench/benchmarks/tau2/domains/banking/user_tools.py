@@ -205,7 +205,8 @@ class KnowledgeUserTools(BankingToolkit):
             if name not in params:
                 return f"Error: Unexpected parameter: {name}"
         try:
-            return method(**args)  # type: ignore[no-any-return]
+            result: str = method(**args)  # every discoverable user tool returns its text
+            return result
         except TypeError as e:
             return f"Error: Invalid arguments for tool '{discoverable_tool_name}': {e}"
 

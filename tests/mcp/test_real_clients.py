@@ -1,0 +1,110 @@
+"""Real MCP clients of both eras, each in an environment of its own (real_clients.py: the
+official Python SDK 1.x on the handshake and 2.x pinned to 2026-07-28, the TypeScript SDK
+likewise), replay gold trajectories over MCP in `run tau2`: airline, telecom in solo mode
+(the user's tools too) and banking (its unlocked tools called by name). The rewards, the
+transcripts and every tool text equal the A2A channel's, and each client spoke its era."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mcp import real_clients
+from tests.mcp.test_tau2_gold import (
+    CASES,
+    MODERN,
+    comparable,
+    domain_tasks,
+    run_gold,
+    run_solo,
+    solo_tasks,
+)
+
+DOMAINS = ["airline", "telecom", "banking_knowledge"]
+_baselines: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+@pytest.fixture
+def caller(request: pytest.FixtureRequest) -> Iterator[real_clients.ToolCaller]:
+    try:
+        argv = real_clients.command(request.param)
+    except RuntimeError as exc:
+        pytest.skip(f"the {request.param} MCP client is not available: {exc}")
+    tool_caller = real_clients.ToolCaller(argv)
+    try:
+        yield tool_caller
+    finally:
+        tool_caller.close()
+
+
+def replay(domain: str, out: Path, mode: str, caller: Any = None
+           ) -> tuple[dict[str, dict[str, Any]], Any]:
+    extra = ("--tool-channel", "mcp") if mode != "gold" else ()
+    if domain == "telecom":
+        tasks = solo_tasks(domain, 3)
+        return run_solo(domain, tasks, "solo" if mode == "gold" else "mcp-solo", out, *extra,
+                        caller=caller)
+    ids, count, flags = CASES[domain]
+    tasks = domain_tasks(domain, ids, count, flags)
+    mcp_mode = "mcp-alias" if domain == "banking_knowledge" else "mcp"
+    return run_gold(domain, tasks, "gold" if mode == "gold" else mcp_mode, out, *flags, *extra,
+                    caller=caller)
+
+
+def same_numbers(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`comparable`, with banking's JSON-text arguments read as JSON: JavaScript has one
+    number type, so a TypeScript client sends the gold's `100.0` as `100`, and the call is
+    recorded as the agent sent it (as the A2A channel records an agent's own JSON text)."""
+    out = comparable(transcript)
+    for message in out:
+        for call in message.get("tool_calls") or []:
+            inner = call["arguments"].get("arguments")
+            if call["name"] == "call_discoverable_agent_tool" and isinstance(inner, str):
+                call["arguments"] = {**call["arguments"], "arguments": json.loads(inner)}
+    return out
+
+
+def baseline(domain: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """The A2A channel's records, once per domain for every client."""
+    if domain not in _baselines:
+        _baselines[domain] = replay(domain, tmp_path / "a2a.jsonl", "gold")[0]
+    return _baselines[domain]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("caller", real_clients.CLIENTS, indirect=True)
+def test_a_real_client_replays_gold_as_the_a2a_channel_scores(
+        tmp_path: Path, domain: str, caller: real_clients.ToolCaller,
+        request: pytest.FixtureRequest) -> None:
+    client = request.node.callspec.params["caller"]
+    over_a2a = baseline(domain, tmp_path)
+    over_mcp, agent = replay(domain, tmp_path / "mcp.jsonl", "mcp", caller)
+    spoken = MODERN if client in real_clients.MODERN else "2025-11-25"
+    assert set(agent.mcp.protocols.values()) == {spoken}
+    assert set(over_mcp) == set(over_a2a)
+    same = comparable if client.startswith("python") else same_numbers
+    for task_id, a2a in over_a2a.items():
+        mcp = over_mcp[task_id]
+        assert (mcp["reward"], mcp["reward_components"], mcp["termination"]) == (
+            a2a["reward"], a2a["reward_components"], a2a["termination"]), task_id
+        assert same(mcp["transcript"]) == same(a2a["transcript"]), task_id
+        calls = agent.mcp.calls[task_id]
+        assert not [c for c in calls if c.refused], task_id
+        # What the client got back is byte for byte the transcript's tool message.
+        made = [(c, i) for c, i in zip(calls, mcp["details"]["mcp_calls"], strict=True)
+                if c.name != "done"]
+        assert [(c.text, c.is_error) for c, _ in made] == [
+            (mcp["transcript"][i + 1]["content"], mcp["transcript"][i + 1]["error"])
+            for _, i in made], task_id
+    if domain == "banking_knowledge":
+        for task_id, calls in agent.mcp.calls.items():
+            unlocked = {c.arguments["agent_tool_name"] for c in calls
+                        if c.name == "unlock_discoverable_agent_tool"}
+            assert agent.mcp.changes[task_id] == len(unlocked), task_id
+            assert unlocked & {c.name for c in calls}, "no unlocked tool was called by name"
+            assert unlocked <= set(agent.mcp.tool_lists[task_id][-1])
