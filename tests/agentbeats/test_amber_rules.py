@@ -25,6 +25,8 @@ import json5
 import pytest
 import yaml
 
+from tests.agentbeats.image import argv_of, image_entrypoint, start
+
 ROOT = Path(__file__).parents[2]
 KIT = ROOT / "examples/agentbeats"
 FILES = sorted(KIT.rglob("*.json5"))
@@ -207,6 +209,8 @@ def test_each_scenario_runs_in_the_leaderboard_workflow_and_quick_submit(path: P
         "gateway"}
     assert set(m["metadata"]["agentbeats_ids"]) == set(m["components"]) - {"gateway"}
     green = child(path, m["components"][green_name])
+    # The image's own entrypoint, never a bare serve-green (test_every_green_...).
+    assert argv_of(green["program"])[:2] == image_entrypoint()
     # The green agent reaches participants through the gateway's proxy, and references it.
     assert {"to": f"#{green_name}.proxy", "from": "#gateway.proxy", "weak": True} \
         in m["bindings"]
@@ -217,19 +221,57 @@ def test_each_scenario_runs_in_the_leaderboard_workflow_and_quick_submit(path: P
         assert spec.get("secret") or "default" in spec, f"{green_name}.{key} has no default"
     meta = green["metadata"]
     assert meta["participant_roles"] == [r for s, r in roles.items() if s != "green"]
-    for key in ("benchmark", "tool_channel"):  # a CRMArena leaderboard never runs tau2
+    for key in ("benchmark", "tool_channel", "scenario", "pairing"):  # never another assessment
         assert meta["assessment_config"].get(key) == gateway["config"][
             "assessment_config"].get(key), key
 
 
 def test_every_image_is_the_one_the_workflow_pushes() -> None:
     workflow = yaml.safe_load((ROOT / ".github/workflows/image.yml").read_text())
-    steps = {s.get("id"): s for s in workflow["jobs"]["image"]["steps"] if s.get("id")}
+    push = workflow["jobs"]["push"]
+    steps = {s.get("id"): s for s in push["steps"] if s.get("id")}
     assert "ghcr.io/${GITHUB_REPOSITORY,,}" in steps["name"]["run"]  # owner/repo, lowercase
-    tags = steps["meta"]["with"]["tags"]
-    assert "value=latest,enable=${{ startsWith(github.ref, 'refs/tags/v') }}" in tags
+    # `latest` exists only once a v* tag was pushed: the push job runs for those alone.
+    assert "startsWith(github.ref, 'refs/tags/v')" in push["if"]
+    assert "type=raw,value=latest" in steps["meta"]["with"]["tags"]
     images = {str(p.relative_to(KIT)): load(p)["program"]["image"] for p in FILES
               if "program" in load(p)}
     assert images
     for name, image in images.items():
         assert re.fullmatch(r"ghcr\.io/owner/a2abench:latest", image), (name, image)
+
+
+def _programs() -> dict[str, dict[str, Any]]:
+    return {str(p.relative_to(KIT)): load(p)["program"] for p in FILES if "program" in load(p)}
+
+
+GREENS = [name for name, program in _programs().items()
+          if argv_of(program)[0] != "a2abench-example-agent"]
+
+
+def test_no_manifest_bypasses_the_image_entrypoint() -> None:
+    """`a2abench serve-green --host 0.0.0.0` as a manifest's entrypoint would skip the image's
+    check that refuses an open bind (examples/agentbeats/entrypoint.py)."""
+    assert {"leaderboard/a2abench.json5", "leaderboard/crmarena/a2abench.json5",
+            "mcp-green.json5", "dual-green.json5"} <= set(GREENS)
+    for name, program in _programs().items():
+        argv = argv_of(program)
+        assert "serve-green" not in argv and argv[0] != "a2abench", (name, argv)
+
+
+@pytest.mark.parametrize("name", GREENS)
+def test_every_green_starts_through_the_image_entrypoint_open_only_on_agentbeats(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    program = _programs()[name]
+    env = {k: str(v) for k, v in program["env"].items()}
+    # On AgentBeats only the gateway reaches the container: the manifest says so, and no
+    # token (which the gateway would not send) is configured.
+    assert env.get("A2ABENCH_ALLOW_OPEN") == "1" and "A2ABENCH_AUTH_TOKEN" not in env
+    code, execed = start(argv_of(program), env, tmp_path / "port", monkeypatch)
+    assert execed[:2] == ["a2abench", "serve-green"], code
+    assert (tmp_path / "port").read_text() == "9009"  # the health check's port
+    assert program["network"]["endpoints"][0]["port"] == 9009
+    # Without the manifest's word the same command refuses to serve 0.0.0.0 open.
+    closed = {k: v for k, v in env.items() if k != "A2ABENCH_ALLOW_OPEN"}
+    code, execed = start(argv_of(program), closed, tmp_path / "port2", monkeypatch)
+    assert (code, execed) == (2, [])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 from a2abench.green import GreenSettings, parse_request, plan_run
 from a2abench.run.registry import names
+from tests.agentbeats.image import argv_of, image_env, start
 from tests.clihelp import run_cli
 
 KIT = Path(__file__).parents[2] / "examples/agentbeats/leaderboard"
@@ -25,7 +27,8 @@ GATEWAY = {"config": {"assessment_config", "participant_roles"},
                      "purple5"},
            "exports": {"proxy", "results"}}
 # Variables a2abench reads besides its flags' A2ABENCH_<FLAG>.
-OTHER_ENV = {"OPENAI_API_KEY", "A2ABENCH_LLM_API_KEY", "A2ABENCH_CACHE_DIR"}
+# A2ABENCH_ALLOW_OPEN is the image entrypoint's (examples/agentbeats/entrypoint.py).
+OTHER_ENV = {"OPENAI_API_KEY", "A2ABENCH_LLM_API_KEY", "A2ABENCH_CACHE_DIR", "A2ABENCH_ALLOW_OPEN"}
 PLACEHOLDER = re.compile(r"\$\{config\.([a-z_]+)\}")
 
 
@@ -61,18 +64,21 @@ def _with_defaults(manifest: dict[str, Any], config: dict[str, Any]) -> dict[str
 
 def _serve_green_settings(monkeypatch: pytest.MonkeyPatch, config: dict[str, Any],
                           manifest_path: Path = KIT / "a2abench.json5") -> GreenSettings:
-    """Run `a2abench serve-green` as the manifest starts it (entrypoint and env), capturing
-    the settings instead of serving."""
+    """Run the manifest's command as the image runs it (the Dockerfile's ENV under the
+    manifest's env, the image's entrypoint, then the `a2abench serve-green` it execs),
+    capturing the settings instead of serving."""
     manifest = load(manifest_path)
     program = manifest["program"]
     config = _with_defaults(manifest, config)
-    for key, value in program["env"].items():
-        monkeypatch.setenv(key, _filled(value, config))
+    env = {**image_env(), **{k: _filled(v, config) for k, v in program["env"].items()}}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with tempfile.TemporaryDirectory() as folder:
+        _, execed = start(argv_of(program), env, Path(folder) / "port", monkeypatch)
+    assert execed[:2] == ["a2abench", "serve-green"]
     captured: list[GreenSettings] = []
     monkeypatch.setattr("a2abench.green.serve", lambda settings, **_: captured.append(settings))
-    argv = shlex.split(program["entrypoint"])
-    assert argv[:2] == ["a2abench", "serve-green"]
-    result = run_cli(*argv[1:])
+    result = run_cli(*execed[1:])
     assert result.code == 0, result.err
     return captured[0]
 
@@ -97,6 +103,7 @@ def test_the_green_manifest_starts_serve_green_with_what_it_declares(
     config = load(KIT / "scenario.json5")["components"]["a2abench"]["config"]
     settings = _serve_green_settings(monkeypatch, {**config, "openai_api_key": "sk-test"})
     assert (settings.host, settings.port, settings.grpc) == ("0.0.0.0", 9009, False)
+    assert settings.allow_hosts == ("@participants",)  # the image's, kept by the manifest
     assert settings.heartbeat_s == 30 and settings.max_trials == config["max_trials"]
     assert settings.presets["tau2"] == {"user_llm": "gpt-4.1",
                                         "user_llm_base_url": config["llm_base_url"]}
