@@ -33,6 +33,7 @@ from a2abench.benchmarks.tau2.solo import (
     solo_schemas,
 )
 from a2abench.benchmarks.tau2.team import play as team
+from a2abench.benchmarks.tau2.user_sim import UserSimulator
 from a2abench.plugin import (
     A2ABenchError,
     ChatLLM,
@@ -63,6 +64,12 @@ from a2abench.plugin.provisional import (
 )
 
 _MESSAGES = TypeAdapter(list[Message])
+SCRIPTED_USER = "scripted_user"  # label: the demo's scripted user, not an LLM, played the user
+
+
+def played_by_rules(user: object) -> bool:
+    """True when the demo's scripted user (rules, no LLM) answered as the built-in user."""
+    return isinstance(user, UserSimulator) and user.scripted
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -295,8 +302,9 @@ class Tau2Driver(Driver[Tau2Options]):
 
         if squad is not None and squad.front is not None:  # the reference front agent
             outcome = await make(None).run()
-            return self._finish(await self._scored(task, outcome, ctx), outcome, ctx, task,
-                                env, user, start_of=dual.start_of(history), squad=squad)
+            scored = await self._scored(task, outcome, ctx, played_by_rules(user))
+            return self._finish(scored, outcome, ctx, task, env, user,
+                                start_of=dual.start_of(history), squad=squad)
         chat = ctx.conversation()
         start = len(history) if history else 1  # the fixed greeting is not the agent's
         calls: list[int] | None = None
@@ -313,8 +321,9 @@ class Tau2Driver(Driver[Tau2Options]):
                               tool_call_format=o.tool_call_format, profile=self.profile,
                               tools=tools)
             outcome = await make(agent).run()
+        scored = await self._scored(task, outcome, ctx, played_by_rules(user))
         result = _with_viewer_details(
-            await self._scored(task, outcome, ctx), outcome, chat, ctx, start, calls,
+            scored, outcome, chat, ctx, start, calls,
             squad.orch.specialist_messages if squad and squad.orch else None)
         return self._finish(result, outcome, ctx, task, env, user, start_of=start,
                             squad=squad)
@@ -329,7 +338,8 @@ class Tau2Driver(Driver[Tau2Options]):
             return team.finish(result, outcome, squad)
         return dual.finish(result, outcome, task, env, self._domain(), user, start_of)
 
-    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
+    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext,
+                      scripted_user: bool = False) -> TaskOutcome:
         try:
             info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         except A2ABenchError:
@@ -337,9 +347,13 @@ class Tau2Driver(Driver[Tau2Options]):
         except Exception as exc:
             # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
             # never created: "Task task_2 not found"); its runner then records an error.
-            return self._evaluator_error(outcome, evaluator_failure(
+            result = self._evaluator_error(outcome, evaluator_failure(
                 exc, "upstream's tau2 evaluator raises on this trajectory too"))
-        return self._outcome(outcome, info)
+        else:
+            result = self._outcome(outcome, info)
+        if scripted_user:  # rules played the user: no measure of skill
+            result.labels.append(SCRIPTED_USER)
+        return result
 
     def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
         if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
@@ -449,7 +463,8 @@ class Tau2Driver(Driver[Tau2Options]):
         info = await self._score(task, messages,
                                  TerminationReason(record.termination or "infrastructure_error"))
         labels = (["nl_skipped"] if info.nl_skipped else []) + (
-            ["classic"] if info.reward_basis_mode == "classic" else [])
+            ["classic"] if info.reward_basis_mode == "classic" else []) + (
+            [SCRIPTED_USER] if SCRIPTED_USER in record.labels else [])  # who played the user
         return record.model_copy(update={
             "reward": info.reward, "success": is_success(info.reward), "labels": labels,
             "reward_components": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
