@@ -138,20 +138,26 @@ def test_hostile_specialists_forfeit_and_nothing_is_dropped(tmp_path: Path) -> N
         assert "--delegation-timeout" in x["error"]["message"]
 
 
-def test_the_front_agent_delegates_over_mcp(tmp_path: Path) -> None:
-    """--tool-channel mcp: `delegate` is one of the front agent's MCP tools (the write tools
-    are not), and the team scores the gold as over A2A."""
-    ids = IDS[:3]
+def mcp_team_run(tmp_path: Path, ids: list[str], mode: str) -> Path:
+    """The front agent that delegates over MCP (gold_agent "mcp-team") and the example
+    specialist in `mode`, one run; its records."""
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
-    out = tmp_path / "mcp.jsonl"
+    out = tmp_path / f"mcp-{mode}.jsonl"
     with llm.running(), serve(lambda b: gold_agent.app(b, tasks, "mcp-team")[0]) as front, \
-            specialist("gold") as (spec, _):
+            specialist(mode) as (spec, _):
         r = run_tau2("airline", front, out, ids, "--specialist-url", spec,
                      "--tool-channel", "mcp", "--user-llm", "fake-user",
                      "--user-llm-base-url", llm.base_url)
     assert r.code == 0, r.err
-    by = by_pairing(records(out))
+    return out
+
+
+def test_the_front_agent_delegates_over_mcp(tmp_path: Path) -> None:
+    """--tool-channel mcp: `delegate` is one of the front agent's MCP tools (the write tools
+    are not), and the team scores the gold as over A2A."""
+    ids = IDS[:3]
+    by = by_pairing(records(mcp_team_run(tmp_path, ids, "gold")))
     assert set(by) == {"agent+specialist", "agent+no_specialist"}
     for pairing, found in by.items():
         assert [x["reward"] for x in found] == [1.0] * len(ids), pairing
@@ -210,16 +216,6 @@ def test_over_mcp_a_hanging_specialist_forfeits_before_the_mcp_call_limit(
     from a2abench.mcp.session import McpLimits
 
     monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=10.0))
-    ids = IDS[:1]
-    tasks = tasks_of("airline", ids)
-    llm = FakeLLMServer(handler=user_llm(tasks))
-    out = tmp_path / "mcp-hang.jsonl"
-    with llm.running(), serve(lambda b: gold_agent.app(b, tasks, "mcp-team")[0]) as front, \
-            specialist("hang") as (spec, _):
-        r = run_tau2("airline", front, out, ids, "--specialist-url", spec,
-                     "--tool-channel", "mcp", "--user-llm", "fake-user",
-                     "--user-llm-base-url", llm.base_url)
-    assert r.code == 0, r.err
-    (team,) = by_pairing(records(out))["agent+specialist"]
+    (team,) = by_pairing(records(mcp_team_run(tmp_path, IDS[:1], "hang")))["agent+specialist"]
     assert team["status"] == "forfeit" and team["match"]["forfeit"] == "specialist"
     assert "the MCP tool call's limit" in team["error"]["message"]
