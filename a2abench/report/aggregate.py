@@ -8,8 +8,10 @@ failure, and the later of two equal kinds wins.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import heapq
 import math
 import re
@@ -23,6 +25,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from a2abench.errors import RecordsError
 from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
+from a2abench.report.reading import ErrorFields, read_file
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
 from a2abench.report.wording import trials_range, unscored_note
@@ -214,7 +217,9 @@ def _row(values: tuple[Any, ...], problem: str | None) -> Row:
         success = success is True
         if err is not None:
             err = (f"{_text(err.get('error'))}: {_text(err.get('message'))}"
-                   if err.__class__ is dict else None)
+                   if err.__class__ is dict
+                   else f"{_text(err.error)}: {_text(err.message)}"
+                   if err.__class__ is ErrorFields else None)
     text = _text
     return _new_row(Row, (
         str(benchmark or ""),
@@ -243,22 +248,45 @@ class _Accumulator:
         self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
-        self._latencies: list[float] = []  # not yet in req_latency (`histogram()`)
+        self.latencies: list[float] = []  # not yet in req_latency (`request_latency()`)
         self.requests = 0
         self.request_errors = 0
         self.matches = Collector()  # a multi-party run's matches (report/matches.py)
+
+    def take(self, rec: dict[str, Any], task_filter: TaskFilter | None = None,
+             tap: Tap | None = None, line: bytes | None = None) -> None:
+        """Fold in one record as `iter_records` yields it (`line`: its bytes, for `tap`)."""
+        kind = rec["type"]
+        if kind == "request":
+            self.add_request(rec)
+            if tap is not None:
+                tap.request(rec)
+        elif kind == "task":
+            if tap is not None:
+                tap.task(rec, line)  # the record as read (a task_filter may change it)
+            if "match" in rec and not self.matches.task(rec):
+                return  # another pairing than the primary one: the per-role view's
+            self.add_task(task_filter(rec) if task_filter else rec)
+        elif kind == "run":
+            self.runs.append(rec)
+            self.matches.run(rec)
+        else:
+            self.run_ends[str(rec["run_id"])] = rec
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
         latency = safe_number(rec.get("latency_ms"))
         if latency is not None:
-            pending = self._latencies
-            pending.append(latency)
-            if len(pending) >= 4096:  # into the histogram in batches: constant memory
-                self.req_latency.extend(pending)
-                pending.clear()
+            self.latencies.append(latency)
+            if len(self.latencies) >= 4096:
+                self.flush_latencies()
         if rec.get("error"):
             self.request_errors += 1
+
+    def flush_latencies(self) -> None:
+        """Into the histogram in batches: constant memory."""
+        self.req_latency.extend(self.latencies)
+        self.latencies.clear()
 
     def add_task(self, rec: dict[str, Any]) -> None:
         # Only the key and the dedup rule per record; the line and the counts are computed
@@ -269,15 +297,11 @@ class _Accumulator:
                trial if trial.__class__ is int and 0 <= trial < 2**31 else 0)
         problem = record_problem(rec)
         scored = problem is None and rec.get("status", "ok") in SCORED
-        old = self.tasks.get(key)
-        if old is not None:
-            self.duplicates += 1
-            if old[0] and not scored:
-                return  # keep the scored result over a later infrastructure failure
         # Its _KEPT values as a tuple (absent ones their default): 1.2-1.8 us less per record
         # than a dict of them; keeping the record itself took 1.3x the memory
         # (docs/performance.md).
-        self.tasks[key] = (scored, tuple(map(rec.get, _KEPT, _DEFAULTS)), problem)
+        if not self.keep(key, scored, tuple(map(rec.get, _KEPT, _DEFAULTS)), problem):
+            return
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
@@ -287,18 +311,29 @@ class _Accumulator:
                               safe_number(tag.get("baseline")),
                               success if isinstance(success, bool) else None)
 
+    def keep(self, key: tuple[Any, ...], scored: bool, values: tuple[Any, ...],
+             problem: str | None) -> bool:
+        """Keep a task record's values under its key unless a scored result holds it (the
+        later of two equal kinds wins); whether they were kept."""
+        old = self.tasks.get(key)
+        if old is not None:
+            self.duplicates += 1
+            if old[0] and not scored:
+                return False  # the scored result over a later infrastructure failure
+        self.tasks[key] = (scored, values, problem)
+        return True
+
     def request_latency(self) -> LogHistogram:
         """The request latencies read, all of them in the histogram."""
-        self.req_latency.extend(self._latencies)
-        self._latencies.clear()
+        self.flush_latencies()
         return self.req_latency
 
     def extras(self) -> list[tuple[int, int, int, int, float | None]]:
         """The token counts and cost of each kept task-trial (_EXTRA_KEYS); an absent value
         is neither a count nor a number: 0 and None."""
-        count, number, first = safe_count, safe_number, _FIRST_EXTRA
-        return [(count(a), count(b), count(c), count(d), number(cost))
-                for a, b, c, d, cost in (values[first:] for _, values, _ in self.tasks.values())]
+        count, number, first, end = safe_count, safe_number, _FIRST_EXTRA, len(_KEPT)
+        return [(count(a), count(b), count(c), count(d), number(cost)) for a, b, c, d, cost
+                in (values[first:end] for _, values, _ in self.tasks.values())]
 
 
 # What the report reads of a kept task record: the line's fields, then the token counts.
@@ -312,24 +347,9 @@ _DEFAULTS = tuple("ok" if key == "status" else None for key in _KEPT)  # of an a
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
              task_filter: TaskFilter | None, tap: Tap | None, raw: RawLine) -> None:
-    add_request, add_task = acc.add_request, acc.add_task
+    take = acc.take
     for rec in records:
-        kind = rec["type"]
-        if kind == "request":
-            add_request(rec)
-            if tap is not None:
-                tap.request(rec)
-        elif kind == "task":
-            if tap is not None:
-                tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
-            if "match" in rec and not acc.matches.task(rec):
-                continue  # another pairing than the primary one: the per-role view's
-            add_task(task_filter(rec) if task_filter else rec)
-        elif kind == "run":
-            acc.runs.append(rec)
-            acc.matches.run(rec)
-        else:
-            acc.run_ends[str(rec["run_id"])] = rec
+        take(rec, task_filter, tap, raw.line)
 
 
 def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
@@ -444,13 +464,15 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
     acc = _Accumulator()
     raw = RawLine()
     groups: list[RunGroup] = []
-    for path in paths:  # file by file: which runs each holds (two runs are never merged)
-        before = len(acc.runs)
-        # summary: task records are read without their transcripts (the report shows none).
-        # (a task_filter sees whole records: it may read the transcript)
-        _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
-                 task_filter, tap, raw)
-        place(groups, path, acc.runs[before:])
+    with _gc_paused():
+        for path in paths:  # file by file: which runs each holds (two runs are never merged)
+            before = len(acc.runs)
+            if task_filter is None and tap is None:  # the fields the report reads, alone
+                read_file(acc, path, stats)
+            else:  # whole records (a task_filter may read the transcript; a tap shows it)
+                _consume(acc, iter_records([path], stats, summary=task_filter is None,
+                                           raw=raw), task_filter, tap, raw)
+            place(groups, path, acc.runs[before:])
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
                            f"({stats.lines} lines read, {stats.foreign} foreign, "
@@ -463,7 +485,22 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
     if stats.malformed:
         warnings.append(f"skipped {stats.malformed} malformed record(s): a list or object "
                         "where a status, benchmark or domain name belongs")
-    return _finish(paths, acc, stats, warnings)
+    with _gc_paused():
+        return _finish(paths, acc, stats, warnings)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a report is built: records are acyclic (JSON),
+    and with 500,000 task-trials kept its passes over them cost a quarter of the report's
+    time (docs/performance.md)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _headline(lines: list[Row], how: str) -> float | None:

@@ -1,0 +1,158 @@
+"""The report's reader: each line decoded straight into the few fields the report reads.
+
+A run's metrics file is mostly what the report never shows: transcripts, details, request
+metadata. msgspec decodes each line into a Struct of the fields the report reads, typed and
+bounded as `run` writes them, and skips the rest without building it (about half the cost of
+`orjson.loads` building the whole record). A line that does not fit (a run or run_end record,
+a multi-party or adaptive task record, a value of another type or out of bounds, a record that
+cannot be true, anything damaged or forged) goes to `iter_records`' tolerant reader instead,
+line by line (`read_line`), so every odd line is counted, kept or refused exactly as there:
+the fast path decides nothing the tolerant one would decide otherwise
+(tests/report/test_reading.py compares the two on odd and generated lines).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Protocol
+
+import msgspec
+from msgspec import Meta, Struct, UnsetType
+from msgspec.structs import astuple
+
+from a2abench.run.status import SCORED_STATUSES, UNSCORED_STATUSES
+from a2abench.run.writer import (
+    TOO_LONG,
+    RawLine,
+    ReadStats,
+    RecordLines,
+    open_records,
+    read_line,
+)
+
+# A number `safe_number` reads as itself: an int within int64 (orjson's ints; msgspec's
+# bounds) or a finite float (msgspec refuses inf as orjson does). Anything else, and a
+# negative int, goes to the tolerant reader.
+_Number = Annotated[int, Meta(ge=0, le=2**63 - 1)] | Annotated[float, Meta(ge=0.0)]
+_Name = Annotated[str, Meta(max_length=500)]  # as `_text` cuts it: a longer one is odd
+
+
+class ErrorFields(Struct, gc=False):
+    """What the report reads of a task record's `error` (the class name and the message)."""
+
+    error: str | None = None
+    message: str | None = None
+
+
+class TaskFields(Struct, tag_field="type", tag="task", kw_only=True, gc=False):
+    """A task record's fields the report reads, in the order of `aggregate._KEPT`: the first
+    `len(_KEPT)` values of `astuple` are what `add_task` keeps of a record read as a dict.
+    An absent field is None, as `dict.get` reads it (success: False, as `record_problem`)."""
+
+    benchmark: str | None = None
+    domain: _Name | None = None
+    category: str | None = None
+    task_id: Annotated[str, Meta(min_length=1, max_length=500)]
+    trial: Annotated[int, Meta(ge=0, le=2**31 - 1)]
+    status: Annotated[str, Meta(max_length=40)] = "ok"
+    reward: Annotated[int, Meta(ge=0, le=1)] | Annotated[float, Meta(ge=0.0, le=1.0 + 1e-6)] \
+        | None = None  # above 1 + SUCCESS_EPS a record cannot be true: the tolerant reader
+    success: bool = False
+    termination: str | None = None
+    latency_ms: _Number | None = None
+    turns: _Number | None = None
+    labels: list[str] | None = None
+    error: ErrorFields | None = None
+    input_tokens: _Number | None = None
+    output_tokens: _Number | None = None
+    llm_prompt_tokens: _Number | None = None
+    llm_completion_tokens: _Number | None = None
+    cost_usd: _Number | None = None
+    run_id: str
+    adaptive: None = None  # an adaptive run's tag: the tolerant reader (report/adaptive.py)
+    match: UnsetType = msgspec.UNSET  # a multi-party record: the tolerant reader (matches.py)
+
+
+class RequestFields(Struct, tag_field="type", tag="request", gc=False):
+    run_id: str
+    latency_ms: _Number | None = None
+    error: Any = None  # read for its truth alone
+
+
+_DECODE = msgspec.json.Decoder(TaskFields | RequestFields).decode
+_ODD = (ValueError, RecursionError)  # msgspec's DecodeError is a ValueError
+_SCORED = frozenset(SCORED_STATUSES)
+_UNSCORED = frozenset(UNSCORED_STATUSES)
+
+
+class Sink(Protocol):
+    """What `read_file` fills (report/aggregate._Accumulator)."""
+
+    requests: int
+    request_errors: int
+    latencies: list[float]
+
+    def keep(self, key: tuple[Any, ...], scored: bool, values: tuple[Any, ...],
+             problem: str | None) -> bool: ...
+
+    def flush_latencies(self) -> None: ...
+
+    def take(self, rec: dict[str, Any]) -> None: ...
+
+
+def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
+    """Read one metrics file into `sink`, counting in `stats` as `iter_records` does."""
+    out = RawLine()
+    records_before = stats.records
+    fast = 0  # lines read here (each a record); the tolerant reader counts its own
+    requests = errors = 0
+    latencies = sink.latencies
+    keep, task_of = sink.keep, _task
+    with open_records(path) as handle:
+        lines = RecordLines(handle)
+        for raw in lines:
+            if raw is not TOO_LONG and not lines.torn:
+                try:
+                    rec = _DECODE(raw)
+                except _ODD:
+                    rec = None
+                if rec.__class__ is TaskFields:
+                    kept = task_of(rec)
+                    if kept is not None:
+                        keep(*kept)
+                        fast += 1
+                        continue
+                elif rec.__class__ is RequestFields:
+                    fast += 1
+                    requests += 1
+                    if rec.latency_ms is not None:  # as safe_number reads it
+                        latencies.append(float(rec.latency_ms))
+                        if len(latencies) >= 4096:
+                            sink.flush_latencies()
+                    if rec.error:
+                        errors += 1
+                    continue
+            obj = read_line(raw, lines.torn, stats, True, out)
+            if obj is not None:
+                sink.take(obj)
+    sink.requests += requests
+    sink.request_errors += errors
+    stats.lines += fast
+    stats.records += fast
+    stats.by_file[str(path)] = stats.records - records_before
+
+
+def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, tuple[Any, ...], None] | None:
+    """(key, scored, values, no problem) as `add_task` keeps the record, or None when the
+    record may not be true (`record_problem` decides that, and words it, on the dict)."""
+    status, reward = rec.status, rec.reward
+    if status in _SCORED:
+        if reward is None or (status != "ok" and (reward or rec.success)):
+            return None  # no reward, or an error that claims a pass
+        scored = True
+    elif status in _UNSCORED and reward is None:
+        scored = False
+    else:
+        return None  # an unknown status, or an unscored record with a reward
+    return (rec.benchmark or "", rec.domain, rec.task_id, rec.trial), scored, astuple(rec), None
+
