@@ -9,25 +9,26 @@ failure, and the later of two equal kinds wins.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 import gc
 import heapq
+import itertools
 import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field, PrivateAttr
 
 from a2abench.errors import RecordsError
+from a2abench.report import figures
 from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
 from a2abench.report.reading import ErrorFields, read_file
 from a2abench.report.runs import RunGroup, place
-from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
+from a2abench.report.stats import LogHistogram
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
@@ -236,6 +237,10 @@ def _row(values: tuple[Any, ...], problem: str | None) -> Row:
 
 
 _new_row = tuple.__new__  # a Row from a tuple of its values, without NamedTuple's __new__
+_STATUS, _TASK, _LABELS = attrgetter("status"), attrgetter("benchmark", "domain", "task_id"), \
+    attrgetter("labels")
+_LATENCY, _TURNS = attrgetter("latency_ms"), attrgetter("turns")
+_REWARD, _CATEGORY = attrgetter("reward"), attrgetter("category")
 
 
 class _Accumulator:
@@ -328,12 +333,15 @@ class _Accumulator:
         self.flush_latencies()
         return self.req_latency
 
-    def extras(self) -> list[tuple[int, int, int, int, float | None]]:
-        """The token counts and cost of each kept task-trial (_EXTRA_KEYS); an absent value
-        is neither a count nor a number: 0 and None."""
-        count, number, first, end = safe_count, safe_number, _FIRST_EXTRA, len(_KEPT)
-        return [(count(a), count(b), count(c), count(d), number(cost)) for a, b, c, d, cost
-                in (values[first:end] for _, values, _ in self.tasks.values())]
+    def usage(self) -> tuple[list[int], list[float]]:
+        """The kept task-trials' token counts summed (_EXTRA_KEYS' four, in order) and their
+        costs (in order); an absent value is neither a count nor a number: 0, no cost."""
+        kept = [values for _, values, _ in self.tasks.values()]
+        tokens = [sum(map(safe_count, [values[i] for values in kept]))
+                  for i in range(_FIRST_EXTRA, _FIRST_EXTRA + 4)]
+        cost = _FIRST_EXTRA + 4
+        costs = [c for c in map(safe_number, [values[cost] for values in kept]) if c is not None]
+        return tokens, costs
 
 
 # What the report reads of a kept task record: the line's fields, then the token counts.
@@ -402,33 +410,14 @@ def _is_shard(value: Any) -> bool:
             and 1 <= value[0] <= value[1] <= 100_000)
 
 
-def _groups(lines: Iterable[Row], attr: str) -> list[GroupStats]:
-    buckets: dict[str, list[Row]] = defaultdict(list)
-    for line in lines:
-        buckets[str(getattr(line, attr) or "-")].append(line)
-    return [_group(name, items) for name, items in sorted(buckets.items())]
+def _groups(lines: list[Row], attr: str, whole: Counts | None = None) -> list[GroupStats]:
+    """`whole`: the tally of `lines`, for a group that holds them all."""
+    return [_group(name, items, whole if items is lines else None)
+            for name, items in figures.buckets(lines, attr)]
 
 
-def _tally(items: Iterable[Row]) -> Counts:
-    """`Counts.add` over `items`, with its counts taken once per distinct (status, success)
-    and multiplied (they depend on those alone), and the reward sum added in line order, as
-    `add` adds it: the same Counts at a fraction of the cost for 500,000 task-trials."""
-    rows = items if isinstance(items, list) else list(items)
-    counts = Counts()
-    for (status, success), n in Counter([(i.status, i.success) for i in rows]).items():
-        one = Counts()
-        one.add(status, success, None)
-        for name in _INT_COUNTS:
-            setattr(counts, name, getattr(counts, name) + n * getattr(one, name))
-    counts.reward_sum = sum([i.reward or 0.0 for i in rows if i.status in SCORED], 0.0)
-    return counts
-
-
-_INT_COUNTS = tuple(f.name for f in dataclasses.fields(Counts) if f.type in ("int", int))
-
-
-def _group(name: str, items: list[Row]) -> GroupStats:
-    c = _tally(items)
+def _group(name: str, items: list[Row], c: Counts | None = None) -> GroupStats:
+    c = figures.tally(items) if c is None else c
     return GroupStats(
         name=name, task_trials=len(items), scored=c.scored, mean_reward=c.mean_reward,
         pass_rate=c.pass_rate, passed=c.passed, agent_errors=c.agent_errors,
@@ -436,20 +425,12 @@ def _group(name: str, items: list[Row]) -> GroupStats:
 
 
 def _pass_k(scored: list[Row]) -> tuple[list[PassK], str]:
-    per_task: dict[tuple[Any, ...], list[bool]] = defaultdict(list)
-    for line in scored:
-        per_task[(line.benchmark, line.domain, line.task_id)].append(line.success)
-    if not per_task:
+    values = figures.pass_k(scored)
+    if not values:
         return [], "none"
-    max_k = min(len(v) for v in per_task.values())
-    out, methods = [], set()
-    for k in range(1, max_k + 1):
-        values = [pass_hat_k(len(v), sum(v), k) for v in per_task.values()]
-        mean, low, high, method = mean_ci(values)
-        methods.add(method)
-        out.append(PassK(k=k, value=mean, ci_low=None if math.isnan(low) else low,
-                         ci_high=None if math.isnan(high) else high, method=method))
-    return out, "/".join(sorted(methods))
+    out = [PassK(k=k, value=mean, ci_low=figures.nan_none(low), ci_high=figures.nan_none(high),
+                 method=method) for k, mean, low, high, method in values]
+    return out, "/".join(sorted({v[4] for v in values}))
 
 
 def _latency(h: LogHistogram) -> Latency:
@@ -504,13 +485,13 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _headline(lines: list[Row], how: str) -> float | None:
-    scored = [i for i in lines if i.status in SCORED]
+    scored = figures.scored_rows(lines)
     if not scored:
         return None
     if how == "macro_category_mean":
         groups = [g.mean_reward for g in _groups(scored, "category") if g.mean_reward is not None]
         return sum(groups) / len(groups)
-    return sum(i.reward or 0.0 for i in scored) / len(scored)
+    return sum([reward or 0.0 for reward in map(_REWARD, scored)]) / len(scored)
 
 
 def _score(lines: list[Row], runs: list[dict[str, Any]], plan: Plan
@@ -527,10 +508,10 @@ def _score(lines: list[Row], runs: list[dict[str, Any]], plan: Plan
         for name, cats in (raw.items() if isinstance(raw, dict) else ())
         if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
-    main = [i for i in lines if i.category not in apart]
+    main = [i for i in lines if i.category not in apart] if apart else lines
     groups = {name: score_over_plan(lines, how, plan, cats)
               for name, cats in separate.items() if any(i.category in cats for i in lines)}
-    kept = {i.category for i in main} | {c for _, c in plan.groups if c not in apart}
+    kept = set(map(_CATEGORY, main)) | {c for _, c in plan.groups if c not in apart}
     return score_over_plan(lines, how, plan, kept if apart else None), _headline(main, how), \
         how, groups
 
@@ -559,10 +540,8 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
     by_key = {key: _row(values, problem) for key, (_, values, problem) in acc.tasks.items()}
-    order = functools.cache(natural)  # each task's key once, not once per trial
-    lines = sorted(by_key.values(),
-                   key=lambda i: (i.benchmark, str(i.domain), order(i.task_id), i.trial))
-    scored = [i for i in lines if i.status in SCORED]
+    lines = figures.task_order(by_key, natural)
+    scored = figures.scored_rows(lines)
     pass_k, ci_method = _pass_k(scored)
     adaptive_run = any(isinstance(r.get("adaptive"), dict) for r in acc.runs)
     # An adaptive run plans to stop early: what it drew is its plan (report/adaptive.py says
@@ -570,10 +549,10 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     plan = Plan(len(lines)) if adaptive_run else planned(acc.runs)
     total = max(plan.total, len(lines))
     score, scored_only, method, group_scores = _score(lines, acc.runs, plan)
-    c = _tally(lines)
+    c = figures.tally(lines)
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
-              "invalid": sum(i.status == INVALID for i in lines)}
+              "invalid": list(map(_STATUS, lines)).count(INVALID)}
     if c.forfeits:  # only multi-party runs have them: a single agent's report is unchanged
         errors["forfeit"] = c.forfeits
     warnings += _error_warnings(errors, len(lines))
@@ -581,8 +560,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         warnings.append(f"{total - len(lines)} of the {total} planned task-trials were never "
                         "recorded (the run stopped early): they count 0 in the score; finish "
                         "the run with --resume")
-    per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
-    labels = Counter(label for i in lines for label in i.labels)
+    per_task = Counter(map(_TASK, lines))
+    labels = Counter(itertools.chain.from_iterable(map(_LABELS, lines)))
     if labels.get("nl_skipped"):
         warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
                         "NL assertions (no --judge-llm): those scores are not official")
@@ -590,12 +569,11 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     if mixed:
         warnings.append("offline (no-judge) and judged scores are mixed in these files")
     task_h, turns_h = LogHistogram(), LogHistogram()
-    task_h.extend(i.latency_ms for i in lines)
-    turns_h.extend(float(i.turns) for i in lines)
+    task_h.extend(map(_LATENCY, lines))
+    turns_h.extend(map(float, map(_TURNS, lines)))
     failed = [i for i in lines if not i.success]
-    extras = acc.extras()
-    costs = [e[4] for e in extras if e[4] is not None]
-    adaptive = _adaptive(acc, by_key, extras, costs, warnings)
+    tokens, costs = acc.usage()
+    adaptive = _adaptive(acc, by_key, sum(tokens), costs, warnings)
     if adaptive is not None and adaptive.get("summary") and \
             adaptive["summary"]["n"] < adaptive["summary"]["N"]:
         score = adaptive["summary"]["estimate"]  # stratified: Neyman over-samples strata
@@ -617,16 +595,15 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         missing=total - len(lines), plan=plan.rows(),
         score_complete=total == len(scored), passed=c.passed,  # among scored, `ok` only
         mean_reward=c.mean_reward, pass_rate=c.pass_rate,
-        pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
-        by_category=_groups(lines, "category"),
+        pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain", c),
+        by_category=_groups(lines, "category", c),
         terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),
         errors=errors,
         error_classes=dict(Counter(i.error.split(":")[0] for i in lines if i.error)),
         request_latency_ms=_latency(acc.request_latency()), task_latency_ms=_latency(task_h),
         turns=_latency(turns_h), requests=acc.requests, request_errors=acc.request_errors,
-        tokens={"a2a_input": sum(e[0] for e in extras), "a2a_output": sum(e[1] for e in extras),
-                "llm_prompt": sum(e[2] for e in extras),
-                "llm_completion": sum(e[3] for e in extras)},
+        tokens=dict(zip(("a2a_input", "a2a_output", "llm_prompt", "llm_completion"), tokens,
+                        strict=True)),
         cost_usd=sum(costs) if costs else None,
         slowest=[i.line() for i in heapq.nsmallest(10, lines, key=lambda i: -i.latency_ms)],
         failed=[i.line() for i in failed[:FAILED_SHOWN]], failed_total=len(failed),
@@ -641,8 +618,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     return report
 
 
-def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row],
-              extras: list[tuple[int, int, int, int, float | None]],
+def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row], tokens: int,
               costs: list[float], warnings: list[str]) -> dict[str, Any] | None:
     """The adaptive run's confidence sequence and cost view (None for a full run)."""
     if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
@@ -654,7 +630,6 @@ def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row],
         warnings.append(f"adaptive run: {(out or {}).get('error', 'no plan')}; its score "
                         "has no confidence sequence")
         return out
-    tokens = sum(sum(e[:4]) for e in extras)
     out["cost"] = cost_view(len(acc.tasks), out["summary"]["N"], tokens,
                             sum(costs) if costs else None)
     summary = out["summary"]
