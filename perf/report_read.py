@@ -1,6 +1,7 @@
 """`report` against a bare `orjson.loads` loop over the same file of real records.
 
-    python perf/report_read.py [--records 1000000] [--source METRICS.jsonl] [--rounds 3]
+    python perf/report_read.py [--records 1000000] [--source METRICS.jsonl] [--distinct]
+                               [--rounds 3] [--file METRICS.jsonl] [--no-child]
 
 The file: the records of a real run, repeated until it holds `--records` records (with
 `--distinct`, every task-trial distinct: a run of many tasks x 4 trials, the task ids renamed
@@ -97,6 +98,8 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--source", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--file", type=Path,
+                        help="time this metrics file as it is (kept), instead of making one")
     parser.add_argument("--no-child", action="store_true",
                         help="skip `a2abench report` as a child process")
     parser.add_argument("--distinct", action="store_true",
@@ -105,11 +108,17 @@ def main() -> None:
                              "re-reported run does")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="a2abench-report-read-"))
-    source = args.source or real_run(tmp)
-    path = tmp / "big.jsonl"
-    n = multiply(source, path, args.records, args.distinct)
+    if args.file:
+        path = args.file
+        with path.open("rb") as f:
+            n = sum(1 for _ in f)
+    else:
+        source = args.source or real_run(tmp)
+        path = tmp / "big.jsonl"
+        n = multiply(source, path, args.records, args.distinct)
     print(f"# report_read, {machine()}, {load()}")
-    print(f"file: {n:,} records, {path.stat().st_size / 1e6:,.0f} MB, from {source.name}")
+    print(f"file: {n:,} records, {path.stat().st_size / 1e6:,.0f} MB, "
+          f"{'as given' if args.file else 'from ' + source.name}")
     base_s, ours_s = [], []
     for _ in range(args.rounds):
         base_s.append(bare(path))
@@ -121,7 +130,8 @@ def main() -> None:
           f"ratio {b / o:.2f}x the baseline's rate, {bc / oc:.2f}x by CPU time (target >= 0.5;"
           f" on a busy machine the CPU ratio is the one to read) ({load()})")
     if args.no_child:
-        path.unlink()
+        if not args.file:
+            path.unlink()
         return
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "a2abench", "report", str(path), "--format", "json",
@@ -131,7 +141,8 @@ def main() -> None:
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"a2abench report --format json (child process): {wall:.2f} s, "
           f"{n / wall:,.0f} records/s, peak RSS {peak:.0f} MB")
-    path.unlink()
+    if not args.file:
+        path.unlink()
 
 
 if __name__ == "__main__":

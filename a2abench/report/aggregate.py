@@ -20,13 +20,14 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from msgspec.structs import astuple
 from pydantic import BaseModel, Field, PrivateAttr
 
 from a2abench.errors import RecordsError
 from a2abench.report import figures
 from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
-from a2abench.report.reading import ErrorFields, read_file
+from a2abench.report.reading import TaskFields, read_file
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram
 from a2abench.report.wording import trials_range, unscored_note
@@ -205,8 +206,19 @@ def safe_count(value: Any) -> int:
     return int(number) if number is not None and number < _BIG else 0
 
 
-def _row(values: tuple[Any, ...], problem: str | None) -> Row:
-    """A kept task record's row, from what `_Accumulator.add_task` kept of it (`_KEPT`)."""
+_Kept = tuple[Any, ...] | TaskFields  # a dict record's _KEPT values, or the fast reader's
+
+
+def _row(values: _Kept, problem: str | None) -> Row:
+    """A kept task record's row, from what `_Accumulator.add_task` kept of it (`_KEPT`), or
+    from the fast reader's fields (decoded as the row holds them, but the error)."""
+    if values.__class__ is TaskFields:
+        row = astuple(values)[:_FIRST_EXTRA]
+        err = row[-1]
+        if err is not None:
+            row = (*row[:-1], f"{_text(err.error)}: {_text(err.message)}")
+        return _new_row(Row, row)
+    assert isinstance(values, tuple)
     (benchmark, domain, category, task_id, trial, status, reward, success, termination,
      latency, turns, labels, err) = values[:_FIRST_EXTRA]
     if problem is not None:  # kept and shown, never scored
@@ -218,9 +230,7 @@ def _row(values: tuple[Any, ...], problem: str | None) -> Row:
         success = success is True
         if err is not None:
             err = (f"{_text(err.get('error'))}: {_text(err.get('message'))}"
-                   if err.__class__ is dict
-                   else f"{_text(err.error)}: {_text(err.message)}"
-                   if err.__class__ is ErrorFields else None)
+                   if err.__class__ is dict else None)
     text = _text
     return _new_row(Row, (
         str(benchmark or ""),
@@ -249,7 +259,7 @@ class _Accumulator:
         self.run_ends: dict[str, dict[str, Any]] = {}
         # key -> (scored, what the report reads of the record kept for that key, why the
         # record cannot be true or None)
-        self.tasks: dict[tuple[Any, ...], tuple[bool, tuple[Any, ...], str | None]] = {}
+        self.tasks: dict[tuple[Any, ...], tuple[bool, _Kept, str | None]] = {}
         self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
@@ -316,7 +326,7 @@ class _Accumulator:
                               safe_number(tag.get("baseline")),
                               success if isinstance(success, bool) else None)
 
-    def keep(self, key: tuple[Any, ...], scored: bool, values: tuple[Any, ...],
+    def keep(self, key: tuple[Any, ...], scored: bool, values: _Kept,
              problem: str | None) -> bool:
         """Keep a task record's values under its key unless a scored result holds it (the
         later of two equal kinds wins); whether they were kept."""
@@ -336,7 +346,8 @@ class _Accumulator:
     def usage(self) -> tuple[list[int], list[float]]:
         """The kept task-trials' token counts summed (_EXTRA_KEYS' four, in order) and their
         costs (in order); an absent value is neither a count nor a number: 0, no cost."""
-        kept = [values for _, values, _ in self.tasks.values()]
+        kept = [astuple(values) if isinstance(values, TaskFields) else values
+                for _, values, _ in self.tasks.values()]
         tokens = [sum(map(safe_count, [values[i] for values in kept]))
                   for i in range(_FIRST_EXTRA, _FIRST_EXTRA + 4)]
         cost = _FIRST_EXTRA + 4

@@ -18,9 +18,8 @@ from typing import Annotated, Any, Protocol
 
 import msgspec
 from msgspec import Meta, Struct, UnsetType
-from msgspec.structs import astuple
 
-from a2abench.run.status import SCORED_STATUSES, UNSCORED_STATUSES
+from a2abench.run.status import SCORED_STATUSES, SUCCESS_EPS, UNSCORED_STATUSES
 from a2abench.run.writer import (
     TOO_LONG,
     RawLine,
@@ -30,9 +29,9 @@ from a2abench.run.writer import (
     read_line,
 )
 
-# A number `safe_number` reads as itself: an int within int64 (orjson's ints; msgspec's
-# bounds) or a finite float (msgspec refuses inf as orjson does). Anything else, and a
-# negative int, goes to the tolerant reader.
+# A number `safe_count` and `safe_number` read as themselves: an int within int64 (orjson's
+# ints; msgspec's bounds) or a finite float (msgspec refuses inf as orjson does). Anything
+# else, and a negative int, goes to the tolerant reader.
 _Number = Annotated[int, Meta(ge=0, le=2**63 - 1)] | Annotated[float, Meta(ge=0.0)]
 _Name = Annotated[str, Meta(max_length=500)]  # as `_text` cuts it: a longer one is odd
 
@@ -45,23 +44,28 @@ class ErrorFields(Struct, gc=False):
 
 
 class TaskFields(Struct, tag_field="type", tag="task", kw_only=True, gc=False):
-    """A task record's fields the report reads, in the order of `aggregate._KEPT`: the first
-    `len(_KEPT)` values of `astuple` are what `add_task` keeps of a record read as a dict.
-    An absent field is None, as `dict.get` reads it (success: False, as `record_problem`)."""
+    """A task record's fields the report reads, in the order of `aggregate._KEPT` (so that
+    `astuple` holds its token counts where a dict record's kept values do). The first ones
+    are typed so narrowly that each decoded value is the one its row holds (`Row`: an int
+    reward is a float, a long name cut, an absent latency 0.0); a value outside goes to the
+    tolerant reader, whose row reads it as a validated `TaskLine` would."""
 
-    benchmark: str | None = None
+    benchmark: str = ""  # an absent one is "" (`str(None or "")`); null: the tolerant reader
     domain: _Name | None = None
-    category: str | None = None
+    category: _Name | None = None
     task_id: Annotated[str, Meta(min_length=1, max_length=500)]
     trial: Annotated[int, Meta(ge=0, le=2**31 - 1)]
     status: Annotated[str, Meta(max_length=40)] = "ok"
-    reward: Annotated[int, Meta(ge=0, le=1)] | Annotated[float, Meta(ge=0.0, le=1.0 + 1e-6)] \
-        | None = None  # above 1 + SUCCESS_EPS a record cannot be true: the tolerant reader
+    # An int reward decodes as its float ("-0" as 0.0, as float(0)); above 1 + SUCCESS_EPS a
+    # record cannot be true: the tolerant reader.
+    reward: Annotated[float, Meta(ge=0.0, le=1.0 + SUCCESS_EPS)] | None = None
     success: bool = False
-    termination: str | None = None
-    latency_ms: _Number | None = None
-    turns: _Number | None = None
-    labels: list[str] | None = None
+    termination: _Name | None = None
+    # Positive and below 2**63 (a larger int is no number to `safe_number`), else the
+    # tolerant reader (0.0 and -0.0 read as 0.0 there).
+    latency_ms: Annotated[float, Meta(gt=0.0, lt=2.0**63)] = 0.0
+    turns: Annotated[int, Meta(ge=0, le=2**63 - 1)] = 0
+    labels: list[Annotated[str, Meta(max_length=100)]] = []
     error: ErrorFields | None = None
     input_tokens: _Number | None = None
     output_tokens: _Number | None = None
@@ -92,7 +96,7 @@ class Sink(Protocol):
     request_errors: int
     latencies: list[float]
 
-    def keep(self, key: tuple[Any, ...], scored: bool, values: tuple[Any, ...],
+    def keep(self, key: tuple[Any, ...], scored: bool, values: tuple[Any, ...] | TaskFields,
              problem: str | None) -> bool: ...
 
     def flush_latencies(self) -> None: ...
@@ -142,8 +146,8 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
     stats.by_file[str(path)] = stats.records - records_before
 
 
-def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, tuple[Any, ...], None] | None:
-    """(key, scored, values, no problem) as `add_task` keeps the record, or None when the
+def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, TaskFields, None] | None:
+    """(key, scored, the record, no problem) as `add_task` keeps a record, or None when the
     record may not be true (`record_problem` decides that, and words it, on the dict)."""
     status, reward = rec.status, rec.reward
     if status in _SCORED:
@@ -154,5 +158,5 @@ def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, tuple[Any, ...], None
         scored = False
     else:
         return None  # an unknown status, or an unscored record with a reward
-    return (rec.benchmark or "", rec.domain, rec.task_id, rec.trial), scored, astuple(rec), None
+    return (rec.benchmark, rec.domain, rec.task_id, rec.trial), scored, rec, None
 

@@ -5,6 +5,7 @@ byte for byte the report read through `iter_records` alone (a tap forces that pa
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,9 @@ def _task(task_id: str, **fields: Any) -> dict[str, Any]:
            "output_tokens": 2, "llm_prompt_tokens": 0, "llm_completion_tokens": 0,
            "cost_usd": None, "error": None}
     rec.update(fields)
-    tail = {"transcript": [{"role": "assistant", "content": "hi"}], "details": {"x": 1},
-            "adaptive": None, "started_at": "s", "finished_at": "2026-11-26T07:00:00.000+00:00"}
+    tail: dict[str, Any] = {
+        "transcript": [{"role": "assistant", "content": "hi"}], "details": {"x": 1},
+        "adaptive": None, "started_at": "s", "finished_at": "2026-11-26T07:00:00.000+00:00"}
     for key in tail:
         if key in rec:
             tail[key] = rec.pop(key)
@@ -71,6 +73,7 @@ def _line(rec: Any) -> bytes:
 ODD: list[Any] = [None, True, False, 0, -0, 1, 2, -1, 0.0, -0.0, 0.5, 1.0, 1.0000005, 1.00001,
                   3.7, 1e300, 2**31, 2**63 - 1, 2**63, "", "x", "x" * 600, "ok", "forfeit",
                   "infrastructure_error", "agent_error", "evaluator_error", [], ["a", 5],
+                  ["l" * 150],
                   {}, {"error": "E", "message": "m"}, {"error": 5, "message": None}]
 RAW_ODD = [b"NaN", b"-Infinity", b"1e400", b"-0", b"-0.0", b"18446744073709551616",
            b"123456789012345678901234567", b'"\\ud800"', b'"\xff"', b"1E2", b"0.1e-400"]
@@ -96,8 +99,10 @@ def _odd_lines() -> list[bytes]:
              _line(_task("adaptive", adaptive={"stratum": "s", "rank": 1, "pick": 1})),
              _line(_task("dup", trial=1) | {"trial": 1}),
              _line(_task("dup", trial=1, status="infrastructure_error", reward=None)),
-             _line(_task("long-ids", domain="d" * 700, category="c" * 700,
-                         termination="t" * 700, labels=["l" * 200, "x"])),
+             _line(_task("long-domain", domain="d" * 700)),
+             _line(_task("long-category", category="c" * 700)),
+             _line(_task("long-termination", termination="t" * 700)),
+             _line(_task("long-label", labels=["l" * 200, "x"])),
              _line(_task("")), _line(_task("x" * 501)),
              _line(_task("labels", labels="nope")), _line(_task("err", error="boom")),
              _line(_request(latency_ms=-1.0, error={"code": 1})),
@@ -184,7 +189,12 @@ def test_msgspec_refuses_what_the_fast_path_must_not_read() -> None:
     for raw in (b"NaN", b"1e400", b"18446744073709551616", b'"\\ud800"', b"true"):
         with pytest.raises(ValueError):
             decode(base.replace(b'"latency_ms":12.5', b'"latency_ms":' + raw))
-    assert decode(base.replace(b'"reward":1.0', b'"reward":1')).reward.__class__ is int
+    one = decode(base.replace(b'"reward":1.0', b'"reward":1')).reward
+    zero = decode(base.replace(b'"reward":1.0', b'"reward":-0')).reward  # float(0), not -0.0
+    assert zero is not None and math.copysign(1.0, zero) == 1.0
+    assert (one, one.__class__) == (1.0, float)
+    with pytest.raises(ValueError):  # no number to safe_number: the tolerant reader says so
+        decode(base.replace(b'"latency_ms":12.5', b'"latency_ms":9223372036854775808'))
     with pytest.raises(ValueError):
         decode(base.replace(b'"trial":0', b'"trial":true'))
     with pytest.raises(ValueError):
