@@ -34,6 +34,7 @@ from a2abench.run.writer import (
 # else, and a negative int, goes to the tolerant reader.
 _Number = Annotated[int, Meta(ge=0, le=2**63 - 1)] | Annotated[float, Meta(ge=0.0)]
 _Name = Annotated[str, Meta(max_length=500)]  # as `_text` cuts it: a longer one is odd
+_Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 
 
 class ErrorFields(Struct, gc=False):
@@ -67,11 +68,12 @@ class TaskFields(Struct, tag_field="type", tag="task", kw_only=True, gc=False):
     turns: Annotated[int, Meta(ge=0, le=2**63 - 1)] = 0
     labels: list[Annotated[str, Meta(max_length=100)]] = []
     error: ErrorFields | None = None
-    input_tokens: _Number | None = None
-    output_tokens: _Number | None = None
-    llm_prompt_tokens: _Number | None = None
-    llm_completion_tokens: _Number | None = None
-    cost_usd: _Number | None = None
+    # As `safe_count` and `safe_number` read them (an absent count 0).
+    input_tokens: _Count = 0
+    output_tokens: _Count = 0
+    llm_prompt_tokens: _Count = 0
+    llm_completion_tokens: _Count = 0
+    cost_usd: Annotated[float, Meta(ge=0.0, lt=2.0**63)] | None = None
     run_id: str
     adaptive: None = None  # an adaptive run's tag: the tolerant reader (report/adaptive.py)
     match: UnsetType = msgspec.UNSET  # a multi-party record: the tolerant reader (matches.py)

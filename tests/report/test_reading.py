@@ -17,6 +17,7 @@ import pytest
 from a2abench.report import build_report, text
 from a2abench.report.aggregate import _KEPT
 from a2abench.report.reading import TaskFields
+from a2abench.report.stats import LogHistogram
 from a2abench.run import writer
 from tests.report.runs import write_run
 
@@ -199,3 +200,20 @@ def test_msgspec_refuses_what_the_fast_path_must_not_read() -> None:
         decode(base.replace(b'"trial":0', b'"trial":true'))
     with pytest.raises(ValueError):
         decode(base.replace(b'"error":null', b'"match":{},"error":null'))
+
+
+def test_a_histogram_extended_equals_one_added_value_by_value() -> None:
+    """`LogHistogram.extend` counts at C speed what `add` counts one value at a time: the
+    same buckets, bounds and total (added in the same order)."""
+    rng = random.Random(7)
+    values = [0.0, -0.0, 0.0, 1e-9, 3.0, 3.0, *(rng.lognormvariate(3, 2) for _ in range(5000))]
+    for batch in (values, values[::-1], [], [0.0], [-0.0, 0.0]):
+        one, many = LogHistogram(), LogHistogram()
+        for value in batch:
+            one.add(value)
+        many.extend(iter(batch))
+        many.extend([])
+        assert (many.counts, many.n, many.total, many.low, many.high) == \
+            (one.counts, one.n, one.total, one.low, one.high)
+        assert [math.copysign(1.0, x) for x in (many.low, many.high) if not math.isinf(x)] == \
+            [math.copysign(1.0, x) for x in (one.low, one.high) if not math.isinf(x)]
