@@ -75,7 +75,7 @@ def buckets(rows: list[R], attr: str) -> list[tuple[str, list[R]]]:
 
 
 def scored_rows(rows: Iterable[R]) -> list[R]:
-    return [row for row in rows if row.status in _SCORED]  # type: ignore[attr-defined]
+    return [row for row in rows if _STATUS(row) in _SCORED]
 
 
 def pass_k(scored: list[Any]) -> list[tuple[int, float, float, float, str]]:
