@@ -116,9 +116,12 @@ def _row(scheme: str, c: int, calls: int, walls: dict[str, list[float]]) -> str:
         values = sorted(x / y for x, y in zip(walls[a], walls[b], strict=True))
         return f"{values[len(values) // 2]:.3f}"
     shown = " · ".join(f"{k} {sum(v) / len(v):.2f} s" for k, v in walls.items())
+    rounds = "; ".join(f"round {i + 1}: lean {lean / raw:.3f}, httpx {httpx / raw:.3f}, raw / "
+                       f"floor {raw / low:.3f}" for i, (raw, lean, httpx, low)
+                       in enumerate(zip(*walls.values(), strict=True)))
     return (f"{scheme}, c={c}, {calls} task-trials: {shown}; a2abench / raw loop: lean "
             f"{ratio('lean', 'raw')}, httpx {ratio('httpx', 'raw')} (target <= 1.03); raw / "
-            f"floor {ratio('raw', 'floor')} ({load()})")
+            f"floor {ratio('raw', 'floor')} ({load()})\n  {rounds}")
 
 
 def main() -> None:

@@ -1,6 +1,8 @@
 """`report` against a bare `orjson.loads` loop over the same file of real records.
 
-    python perf/report_read.py [--records 1000000] [--source METRICS.jsonl] [--rounds 3]
+    python perf/report_read.py [--records 1000000] [--source METRICS.jsonl] [--distinct]
+                               [--rounds 3] [--file METRICS.jsonl] [--no-child]
+                               [--against CHECKOUT]
 
 The file: the records of a real run, repeated until it holds `--records` records (with
 `--distinct`, every task-trial distinct: a run of many tasks x 4 trials, the task ids renamed
@@ -12,6 +14,8 @@ Timed in this process, alternating, best of `--rounds`:
 * baseline: `for line in file: orjson.loads(line)` (the parse alone, nothing kept);
 * `build_report` (what `a2abench report` computes before rendering).
 Then `a2abench report --format json` as a child process once (wall, peak RSS).
+`--against CHECKOUT`: in each round, that checkout's `build_report` too (a child process with
+the checkout first on its path; its CPU time, imports left out), e.g. main against a branch.
 Target (issue 27): report >= 0.5x the baseline's records/s.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
 import subprocess
 import sys
@@ -92,11 +97,36 @@ def ours(path: Path) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - c0
 
 
+_AGAINST = """
+import sys, time
+from pathlib import Path
+import a2abench
+assert a2abench.__file__.startswith(sys.argv[2]), a2abench.__file__
+from a2abench.report import build_report
+t0 = time.process_time()
+build_report([Path(sys.argv[1])])
+print(time.process_time() - t0)
+"""
+
+
+def against(checkout: Path, path: Path) -> float:
+    """CPU seconds of `build_report` with the code of `checkout`, in a child process."""
+    out = subprocess.run([sys.executable, "-c", _AGAINST, str(path), str(checkout)],
+                         check=True, capture_output=True, text=True, cwd=checkout,
+                         env={**os.environ, "PYTHONPATH": str(checkout),
+                              "PYTHONDONTWRITEBYTECODE": "1"})
+    return float(out.stdout.strip())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--source", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--file", type=Path,
+                        help="time this metrics file as it is (kept), instead of making one")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="time that checkout's build_report too, in the same rounds")
     parser.add_argument("--no-child", action="store_true",
                         help="skip `a2abench report` as a child process")
     parser.add_argument("--distinct", action="store_true",
@@ -105,23 +135,37 @@ def main() -> None:
                              "re-reported run does")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="a2abench-report-read-"))
-    source = args.source or real_run(tmp)
-    path = tmp / "big.jsonl"
-    n = multiply(source, path, args.records, args.distinct)
+    if args.file:
+        path = args.file
+        with path.open("rb") as f:
+            n = sum(1 for _ in f)
+    else:
+        source = args.source or real_run(tmp)
+        path = tmp / "big.jsonl"
+        n = multiply(source, path, args.records, args.distinct)
     print(f"# report_read, {machine()}, {load()}")
-    print(f"file: {n:,} records, {path.stat().st_size / 1e6:,.0f} MB, from {source.name}")
-    base_s, ours_s = [], []
+    print(f"file: {n:,} records, {path.stat().st_size / 1e6:,.0f} MB, "
+          f"{'as given' if args.file else 'from ' + source.name}")
+    base_s, ours_s, other_s = [], [], []
     for _ in range(args.rounds):
         base_s.append(bare(path))
         ours_s.append(ours(path))
+        if args.against:
+            other_s.append(against(args.against.resolve(), path))
     b, o = min(w for w, _ in base_s), min(w for w, _ in ours_s)
     bc, oc = min(c for _, c in base_s), min(c for _, c in ours_s)
     print(f"bare orjson.loads loop: {b:.2f} s ({bc:.2f} s CPU), {n / b:,.0f} records/s")
     print(f"build_report:           {o:.2f} s ({oc:.2f} s CPU), {n / o:,.0f} records/s, "
           f"ratio {b / o:.2f}x the baseline's rate, {bc / oc:.2f}x by CPU time (target >= 0.5;"
           f" on a busy machine the CPU ratio is the one to read) ({load()})")
+    if other_s:
+        print(f"{args.against}: build_report {min(other_s):.2f} s CPU, {bc / min(other_s):.2f}x "
+              f"the baseline by CPU time; rounds (bare · this · that, CPU s): "
+              + "; ".join(f"{b[1]:.2f} · {o[1]:.2f} · {x:.2f}"
+                          for b, o, x in zip(base_s, ours_s, other_s, strict=True)))
     if args.no_child:
-        path.unlink()
+        if not args.file:
+            path.unlink()
         return
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "a2abench", "report", str(path), "--format", "json",
@@ -131,7 +175,8 @@ def main() -> None:
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"a2abench report --format json (child process): {wall:.2f} s, "
           f"{n / wall:,.0f} records/s, peak RSS {peak:.0f} MB")
-    path.unlink()
+    if not args.file:
+        path.unlink()
 
 
 if __name__ == "__main__":

@@ -8,23 +8,28 @@ failure, and the later of two equal kinds wins.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
+import contextlib
+import gc
 import heapq
+import itertools
 import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from msgspec.structs import astuple
 from pydantic import BaseModel, Field, PrivateAttr
 
 from a2abench.errors import RecordsError
+from a2abench.report import figures
 from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
+from a2abench.report.reading import TaskFields, read_file
 from a2abench.report.runs import RunGroup, place
-from a2abench.report.stats import LogHistogram, mean_ci, pass_hat_k
+from a2abench.report.stats import LogHistogram
 from a2abench.report.wording import trials_range, unscored_note
 from a2abench.run.plan import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
@@ -183,7 +188,10 @@ class Report(BaseModel):
 
 def natural(text: str) -> tuple[Any, ...]:
     """Sort key that orders "t2" before "t10" (task ids are often numbers as strings)."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(text))
+
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def _text(value: Any) -> str | None:
@@ -201,8 +209,19 @@ def safe_count(value: Any) -> int:
     return int(number) if number is not None and number < _BIG else 0
 
 
-def _row(values: tuple[Any, ...], problem: str | None) -> Row:
-    """A kept task record's row, from what `_Accumulator.add_task` kept of it (`_KEPT`)."""
+_Kept = tuple[Any, ...] | TaskFields  # a dict record's _KEPT values, or the fast reader's
+
+
+def _row(values: _Kept, problem: str | None) -> Row:
+    """A kept task record's row, from what `_Accumulator.add_task` kept of it (`_KEPT`), or
+    from the fast reader's fields (decoded as the row holds them, but the error)."""
+    if values.__class__ is TaskFields:
+        row = astuple(values)[:_FIRST_EXTRA]
+        err = row[-1]
+        if err is not None:
+            row = (*row[:-1], f"{_text(err.error)}: {_text(err.message)}")
+        return _new_row(Row, row)
+    assert isinstance(values, tuple)
     (benchmark, domain, category, task_id, trial, status, reward, success, termination,
      latency, turns, labels, err) = values[:_FIRST_EXTRA]
     if problem is not None:  # kept and shown, never scored
@@ -231,6 +250,10 @@ def _row(values: tuple[Any, ...], problem: str | None) -> Row:
 
 
 _new_row = tuple.__new__  # a Row from a tuple of its values, without NamedTuple's __new__
+_STATUS, _TASK, _LABELS = attrgetter("status"), attrgetter("benchmark", "domain", "task_id"), \
+    attrgetter("labels")
+_LATENCY, _TURNS = attrgetter("latency_ms"), attrgetter("turns")
+_REWARD, _CATEGORY = attrgetter("reward"), attrgetter("category")
 
 
 class _Accumulator:
@@ -239,26 +262,49 @@ class _Accumulator:
         self.run_ends: dict[str, dict[str, Any]] = {}
         # key -> (scored, what the report reads of the record kept for that key, why the
         # record cannot be true or None)
-        self.tasks: dict[tuple[Any, ...], tuple[bool, tuple[Any, ...], str | None]] = {}
+        self.tasks: dict[tuple[Any, ...], tuple[bool, _Kept, str | None]] = {}
         self.tags: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # an adaptive run's draw tags
         self.duplicates = 0
         self.req_latency = LogHistogram()
-        self._latencies: list[float] = []  # not yet in req_latency (`histogram()`)
+        self.latencies: list[float] = []  # not yet in req_latency (`request_latency()`)
         self.requests = 0
         self.request_errors = 0
         self.matches = Collector()  # a multi-party run's matches (report/matches.py)
+
+    def take(self, rec: dict[str, Any], task_filter: TaskFilter | None = None,
+             tap: Tap | None = None, line: bytes | None = None) -> None:
+        """Fold in one record as `iter_records` yields it (`line`: its bytes, for `tap`)."""
+        kind = rec["type"]
+        if kind == "request":
+            self.add_request(rec)
+            if tap is not None:
+                tap.request(rec)
+        elif kind == "task":
+            if tap is not None:
+                tap.task(rec, line)  # the record as read (a task_filter may change it)
+            if "match" in rec and not self.matches.task(rec):
+                return  # another pairing than the primary one: the per-role view's
+            self.add_task(task_filter(rec) if task_filter else rec)
+        elif kind == "run":
+            self.runs.append(rec)
+            self.matches.run(rec)
+        else:
+            self.run_ends[str(rec["run_id"])] = rec
 
     def add_request(self, rec: dict[str, Any]) -> None:
         self.requests += 1
         latency = safe_number(rec.get("latency_ms"))
         if latency is not None:
-            pending = self._latencies
-            pending.append(latency)
-            if len(pending) >= 4096:  # into the histogram in batches: constant memory
-                self.req_latency.extend(pending)
-                pending.clear()
+            self.latencies.append(latency)
+            if len(self.latencies) >= 4096:
+                self.flush_latencies()
         if rec.get("error"):
             self.request_errors += 1
+
+    def flush_latencies(self) -> None:
+        """Into the histogram in batches: constant memory."""
+        self.req_latency.extend(self.latencies)
+        self.latencies.clear()
 
     def add_task(self, rec: dict[str, Any]) -> None:
         # Only the key and the dedup rule per record; the line and the counts are computed
@@ -269,15 +315,11 @@ class _Accumulator:
                trial if trial.__class__ is int and 0 <= trial < 2**31 else 0)
         problem = record_problem(rec)
         scored = problem is None and rec.get("status", "ok") in SCORED
-        old = self.tasks.get(key)
-        if old is not None:
-            self.duplicates += 1
-            if old[0] and not scored:
-                return  # keep the scored result over a later infrastructure failure
         # Its _KEPT values as a tuple (absent ones their default): 1.2-1.8 us less per record
         # than a dict of them; keeping the record itself took 1.3x the memory
         # (docs/performance.md).
-        self.tasks[key] = (scored, tuple(map(rec.get, _KEPT, _DEFAULTS)), problem)
+        if not self.keep(key, scored, tuple(map(rec.get, _KEPT, _DEFAULTS)), problem):
+            return
         tag = rec.get("adaptive")
         if isinstance(tag, dict) and isinstance(tag.get("rank"), int) \
                 and isinstance(tag.get("pick"), int):
@@ -287,18 +329,35 @@ class _Accumulator:
                               safe_number(tag.get("baseline")),
                               success if isinstance(success, bool) else None)
 
+    def keep(self, key: tuple[Any, ...], scored: bool, values: _Kept,
+             problem: str | None) -> bool:
+        """Keep a task record's values under its key unless a scored result holds it (the
+        later of two equal kinds wins); whether they were kept."""
+        old = self.tasks.get(key)
+        if old is not None:
+            self.duplicates += 1
+            if old[0] and not scored:
+                return False  # the scored result over a later infrastructure failure
+        self.tasks[key] = (scored, values, problem)
+        return True
+
     def request_latency(self) -> LogHistogram:
         """The request latencies read, all of them in the histogram."""
-        self.req_latency.extend(self._latencies)
-        self._latencies.clear()
+        self.flush_latencies()
         return self.req_latency
 
-    def extras(self) -> list[tuple[int, int, int, int, float | None]]:
-        """The token counts and cost of each kept task-trial (_EXTRA_KEYS); an absent value
-        is neither a count nor a number: 0 and None."""
-        count, number, first = safe_count, safe_number, _FIRST_EXTRA
-        return [(count(a), count(b), count(c), count(d), number(cost))
-                for a, b, c, d, cost in (values[first:] for _, values, _ in self.tasks.values())]
+    def usage(self) -> tuple[list[int], list[float]]:
+        """The kept task-trials' token counts summed (_EXTRA_KEYS' four, in order) and their
+        costs (in order); an absent value is neither a count nor a number: 0, no cost."""
+        kept = [values for _, values, _ in self.tasks.values()]
+        fast = [v for v in kept if v.__class__ is TaskFields]  # read as counts already
+        other: list[tuple[Any, ...]] = [v for v in kept if not isinstance(v, TaskFields)]
+        tokens = [sum(map(attrgetter(name), fast)) + sum(map(safe_count, [v[i] for v in other]))
+                  for i, name in enumerate(_EXTRA_KEYS[:4], _FIRST_EXTRA)]
+        cost = _FIRST_EXTRA + 4
+        costs = [c for c in (v.cost_usd if isinstance(v, TaskFields) else safe_number(v[cost])
+                             for v in kept) if c is not None]
+        return tokens, costs
 
 
 # What the report reads of a kept task record: the line's fields, then the token counts.
@@ -312,24 +371,9 @@ _DEFAULTS = tuple("ok" if key == "status" else None for key in _KEPT)  # of an a
 
 def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
              task_filter: TaskFilter | None, tap: Tap | None, raw: RawLine) -> None:
-    add_request, add_task = acc.add_request, acc.add_task
+    take = acc.take
     for rec in records:
-        kind = rec["type"]
-        if kind == "request":
-            add_request(rec)
-            if tap is not None:
-                tap.request(rec)
-        elif kind == "task":
-            if tap is not None:
-                tap.task(rec, raw.line)  # the record as read (a task_filter may change it)
-            if "match" in rec and not acc.matches.task(rec):
-                continue  # another pairing than the primary one: the per-role view's
-            add_task(task_filter(rec) if task_filter else rec)
-        elif kind == "run":
-            acc.runs.append(rec)
-            acc.matches.run(rec)
-        else:
-            acc.run_ends[str(rec["run_id"])] = rec
+        take(rec, task_filter, tap, raw.line)
 
 
 def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
@@ -382,33 +426,14 @@ def _is_shard(value: Any) -> bool:
             and 1 <= value[0] <= value[1] <= 100_000)
 
 
-def _groups(lines: Iterable[Row], attr: str) -> list[GroupStats]:
-    buckets: dict[str, list[Row]] = defaultdict(list)
-    for line in lines:
-        buckets[str(getattr(line, attr) or "-")].append(line)
-    return [_group(name, items) for name, items in sorted(buckets.items())]
+def _groups(lines: list[Row], attr: str, whole: Counts | None = None) -> list[GroupStats]:
+    """`whole`: the tally of `lines`, for a group that holds them all."""
+    return [_group(name, items, whole if items is lines else None)
+            for name, items in figures.buckets(lines, attr)]
 
 
-def _tally(items: Iterable[Row]) -> Counts:
-    """`Counts.add` over `items`, with its counts taken once per distinct (status, success)
-    and multiplied (they depend on those alone), and the reward sum added in line order, as
-    `add` adds it: the same Counts at a fraction of the cost for 500,000 task-trials."""
-    rows = items if isinstance(items, list) else list(items)
-    counts = Counts()
-    for (status, success), n in Counter([(i.status, i.success) for i in rows]).items():
-        one = Counts()
-        one.add(status, success, None)
-        for name in _INT_COUNTS:
-            setattr(counts, name, getattr(counts, name) + n * getattr(one, name))
-    counts.reward_sum = sum([i.reward or 0.0 for i in rows if i.status in SCORED], 0.0)
-    return counts
-
-
-_INT_COUNTS = tuple(f.name for f in dataclasses.fields(Counts) if f.type in ("int", int))
-
-
-def _group(name: str, items: list[Row]) -> GroupStats:
-    c = _tally(items)
+def _group(name: str, items: list[Row], c: Counts | None = None) -> GroupStats:
+    c = figures.tally(items) if c is None else c
     return GroupStats(
         name=name, task_trials=len(items), scored=c.scored, mean_reward=c.mean_reward,
         pass_rate=c.pass_rate, passed=c.passed, agent_errors=c.agent_errors,
@@ -416,20 +441,12 @@ def _group(name: str, items: list[Row]) -> GroupStats:
 
 
 def _pass_k(scored: list[Row]) -> tuple[list[PassK], str]:
-    per_task: dict[tuple[Any, ...], list[bool]] = defaultdict(list)
-    for line in scored:
-        per_task[(line.benchmark, line.domain, line.task_id)].append(line.success)
-    if not per_task:
+    values = figures.pass_k(scored)
+    if not values:
         return [], "none"
-    max_k = min(len(v) for v in per_task.values())
-    out, methods = [], set()
-    for k in range(1, max_k + 1):
-        values = [pass_hat_k(len(v), sum(v), k) for v in per_task.values()]
-        mean, low, high, method = mean_ci(values)
-        methods.add(method)
-        out.append(PassK(k=k, value=mean, ci_low=None if math.isnan(low) else low,
-                         ci_high=None if math.isnan(high) else high, method=method))
-    return out, "/".join(sorted(methods))
+    out = [PassK(k=k, value=mean, ci_low=figures.nan_none(low), ci_high=figures.nan_none(high),
+                 method=method) for k, mean, low, high, method in values]
+    return out, "/".join(sorted({v[4] for v in values}))
 
 
 def _latency(h: LogHistogram) -> Latency:
@@ -440,16 +457,22 @@ def _latency(h: LogHistogram) -> Latency:
 def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
                  tap: Tap | None = None) -> Report:
     """Read metrics.jsonl files (shards, resumes) into one Report; `tap` sees each record."""
+    with _gc_paused():
+        return _build(paths, task_filter, tap)
+
+
+def _build(paths: list[Path], task_filter: TaskFilter | None, tap: Tap | None) -> Report:
     stats = ReadStats()
     acc = _Accumulator()
     raw = RawLine()
     groups: list[RunGroup] = []
     for path in paths:  # file by file: which runs each holds (two runs are never merged)
         before = len(acc.runs)
-        # summary: task records are read without their transcripts (the report shows none).
-        # (a task_filter sees whole records: it may read the transcript)
-        _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
-                 task_filter, tap, raw)
+        if task_filter is None and tap is None:  # the fields the report reads, alone
+            read_file(acc, path, stats)
+        else:  # whole records (a task_filter may read the transcript; a tap shows it)
+            _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
+                     task_filter, tap, raw)
         place(groups, path, acc.runs[before:])
     if not acc.runs and not acc.tasks:
         raise RecordsError(f"no a2abench records in {', '.join(map(str, paths))} "
@@ -466,14 +489,33 @@ def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
     return _finish(paths, acc, stats, warnings)
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a report is built: records are acyclic (JSON),
+    and with 500,000 task-trials kept its passes over them cost a quarter of the report's
+    time (docs/performance.md)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            # What the build allocated goes to the oldest generation unexamined (a freeze
+            # and thaw moves every object there): else the first collection after would
+            # walk all of it at once, ~5 % of the report's time.
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
 def _headline(lines: list[Row], how: str) -> float | None:
-    scored = [i for i in lines if i.status in SCORED]
+    scored = figures.scored_rows(lines)
     if not scored:
         return None
     if how == "macro_category_mean":
         groups = [g.mean_reward for g in _groups(scored, "category") if g.mean_reward is not None]
         return sum(groups) / len(groups)
-    return sum(i.reward or 0.0 for i in scored) / len(scored)
+    return sum([reward or 0.0 for reward in map(_REWARD, scored)]) / len(scored)
 
 
 def _score(lines: list[Row], runs: list[dict[str, Any]], plan: Plan
@@ -490,10 +532,10 @@ def _score(lines: list[Row], runs: list[dict[str, Any]], plan: Plan
         for name, cats in (raw.items() if isinstance(raw, dict) else ())
         if isinstance(cats, list)}
     apart = {c for cats in separate.values() for c in cats}
-    main = [i for i in lines if i.category not in apart]
+    main = [i for i in lines if i.category not in apart] if apart else lines
     groups = {name: score_over_plan(lines, how, plan, cats)
               for name, cats in separate.items() if any(i.category in cats for i in lines)}
-    kept = {i.category for i in main} | {c for _, c in plan.groups if c not in apart}
+    kept = set(map(_CATEGORY, main)) | {c for _, c in plan.groups if c not in apart}
     return score_over_plan(lines, how, plan, kept if apart else None), _headline(main, how), \
         how, groups
 
@@ -522,10 +564,8 @@ def _error_warnings(errors: dict[str, int], total: int) -> list[str]:
 def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
             warnings: list[str]) -> Report:
     by_key = {key: _row(values, problem) for key, (_, values, problem) in acc.tasks.items()}
-    order = functools.cache(natural)  # each task's key once, not once per trial
-    lines = sorted(by_key.values(),
-                   key=lambda i: (i.benchmark, str(i.domain), order(i.task_id), i.trial))
-    scored = [i for i in lines if i.status in SCORED]
+    lines = figures.task_order(by_key, natural)
+    scored = figures.scored_rows(lines)
     pass_k, ci_method = _pass_k(scored)
     adaptive_run = any(isinstance(r.get("adaptive"), dict) for r in acc.runs)
     # An adaptive run plans to stop early: what it drew is its plan (report/adaptive.py says
@@ -533,10 +573,10 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     plan = Plan(len(lines)) if adaptive_run else planned(acc.runs)
     total = max(plan.total, len(lines))
     score, scored_only, method, group_scores = _score(lines, acc.runs, plan)
-    c = _tally(lines)
+    c = figures.tally(lines)
     errors = {"agent": c.agent_errors, "evaluator": c.evaluator_errors,
               "infrastructure": c.infra_errors, "harness": c.harness_errors,
-              "invalid": sum(i.status == INVALID for i in lines)}
+              "invalid": list(map(_STATUS, lines)).count(INVALID)}
     if c.forfeits:  # only multi-party runs have them: a single agent's report is unchanged
         errors["forfeit"] = c.forfeits
     warnings += _error_warnings(errors, len(lines))
@@ -544,8 +584,8 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         warnings.append(f"{total - len(lines)} of the {total} planned task-trials were never "
                         "recorded (the run stopped early): they count 0 in the score; finish "
                         "the run with --resume")
-    per_task = Counter((i.benchmark, i.domain, i.task_id) for i in lines)
-    labels = Counter(label for i in lines for label in i.labels)
+    per_task = Counter(map(_TASK, lines))
+    labels = Counter(itertools.chain.from_iterable(map(_LABELS, lines)))
     if labels.get("nl_skipped"):
         warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
                         "NL assertions (no --judge-llm): those scores are not official")
@@ -557,12 +597,11 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     if mixed:
         warnings.append("offline (no-judge) and judged scores are mixed in these files")
     task_h, turns_h = LogHistogram(), LogHistogram()
-    task_h.extend(i.latency_ms for i in lines)
-    turns_h.extend(float(i.turns) for i in lines)
+    task_h.extend(map(_LATENCY, lines))
+    turns_h.extend(map(float, map(_TURNS, lines)))
     failed = [i for i in lines if not i.success]
-    extras = acc.extras()
-    costs = [e[4] for e in extras if e[4] is not None]
-    adaptive = _adaptive(acc, by_key, extras, costs, warnings)
+    tokens, costs = acc.usage()
+    adaptive = _adaptive(acc, by_key, sum(tokens), costs, warnings)
     if adaptive is not None and adaptive.get("summary") and \
             adaptive["summary"]["n"] < adaptive["summary"]["N"]:
         score = adaptive["summary"]["estimate"]  # stratified: Neyman over-samples strata
@@ -584,16 +623,15 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
         missing=total - len(lines), plan=plan.rows(),
         score_complete=total == len(scored), passed=c.passed,  # among scored, `ok` only
         mean_reward=c.mean_reward, pass_rate=c.pass_rate,
-        pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain"),
-        by_category=_groups(lines, "category"),
+        pass_k=pass_k, ci_method=ci_method, by_domain=_groups(lines, "domain", c),
+        by_category=_groups(lines, "category", c),
         terminations=dict(Counter(i.termination or "-" for i in lines).most_common()),
         errors=errors,
         error_classes=dict(Counter(i.error.split(":")[0] for i in lines if i.error)),
         request_latency_ms=_latency(acc.request_latency()), task_latency_ms=_latency(task_h),
         turns=_latency(turns_h), requests=acc.requests, request_errors=acc.request_errors,
-        tokens={"a2a_input": sum(e[0] for e in extras), "a2a_output": sum(e[1] for e in extras),
-                "llm_prompt": sum(e[2] for e in extras),
-                "llm_completion": sum(e[3] for e in extras)},
+        tokens=dict(zip(("a2a_input", "a2a_output", "llm_prompt", "llm_completion"), tokens,
+                        strict=True)),
         cost_usd=sum(costs) if costs else None,
         slowest=[i.line() for i in heapq.nsmallest(10, lines, key=lambda i: -i.latency_ms)],
         failed=[i.line() for i in failed[:FAILED_SHOWN]], failed_total=len(failed),
@@ -608,8 +646,7 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     return report
 
 
-def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row],
-              extras: list[tuple[int, int, int, int, float | None]],
+def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row], tokens: int,
               costs: list[float], warnings: list[str]) -> dict[str, Any] | None:
     """The adaptive run's confidence sequence and cost view (None for a full run)."""
     if not any(isinstance(r.get("adaptive"), dict) for r in acc.runs):
@@ -621,7 +658,6 @@ def _adaptive(acc: _Accumulator, by_key: dict[tuple[Any, ...], Row],
         warnings.append(f"adaptive run: {(out or {}).get('error', 'no plan')}; its score "
                         "has no confidence sequence")
         return out
-    tokens = sum(sum(e[:4]) for e in extras)
     out["cost"] = cost_view(len(acc.tasks), out["summary"]["N"], tokens,
                             sum(costs) if costs else None)
     summary = out["summary"]

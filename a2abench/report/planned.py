@@ -14,6 +14,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Protocol
 
 from a2abench.run.status import SCORED_STATUSES
@@ -31,6 +32,8 @@ class _Line(Protocol):
 
 
 Group = tuple[str | None, str | None]  # (domain, category)
+_GROUP = attrgetter("domain", "category")
+_SCORED = frozenset(SCORED_STATUSES)
 
 
 @dataclass
@@ -89,11 +92,11 @@ def score_over_plan(lines: Sequence[_Line], how: str, plan: Plan,
     """The headline (`how`) over every planned task-trial of the categories in `keep` (all
     when None), an unscored or unrecorded one counting 0. None when nothing was scored."""
     wanted = None if keep is None else set(keep)
-    mine = [i for i in lines if wanted is None or i.category in wanted]
-    scored = [i for i in mine if i.status in SCORED_STATUSES]
+    mine = lines if wanted is None else [i for i in lines if i.category in wanted]
+    scored = [i for i in mine if i.status in _SCORED]
     if not scored:
         return None
-    recorded: Counter[Group] = Counter((i.domain, i.category) for i in mine)
+    recorded: Counter[Group] = Counter(map(_GROUP, mine))
     totals = Counter({key: max(n, recorded[key]) for key, n in plan.groups.items()
                       if wanted is None or key[1] in wanted})
     totals.update({key: n for key, n in recorded.items() if key not in totals})
@@ -108,4 +111,4 @@ def score_over_plan(lines: Sequence[_Line], how: str, plan: Plan,
     total = sum(totals.values())
     if not plan.groups and wanted is None:
         total = max(total, plan.total)  # records from before plan_counts: the total alone
-    return sum(i.reward or 0.0 for i in scored) / total
+    return sum([i.reward or 0.0 for i in scored]) / total

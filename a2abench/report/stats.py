@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import truediv
 
 # Student-t 0.975 quantiles for df = 1..30 (beyond: interpolated in 1/df towards 1.96).
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -83,19 +86,24 @@ class LogHistogram:
         counts[bucket] = counts.get(bucket, 0) + 1
 
     def extend(self, values: Iterable[float]) -> None:
-        """`add` each value in turn (inlined: 500,000 calls of `add` cost ~0.4 s)."""
-        counts, log, log_ratio = self.counts, math.log, self._log_ratio
-        n, total, low, high = self.n, self.total, self.low, self.high
+        """`add` each value in turn: the buckets counted at C speed (`map`), the total added
+        in order as `add` adds it (500,000 calls of `add` cost ~0.4 s)."""
+        values = values if isinstance(values, list) else list(values)
+        if not values:
+            return
+        total = self.total
         for value in values:
-            n += 1
             total += value
-            if value < low:
-                low = value
-            if value > high:
-                high = value
-            bucket = int(log(value) / log_ratio) if value > 0 else -10**9
-            counts[bucket] = counts.get(bucket, 0) + 1
-        self.n, self.total, self.low, self.high = n, total, low, high
+        self.n, self.total = self.n + len(values), total
+        self.low, self.high = min(self.low, min(values)), max(self.high, max(values))
+        positive = [value for value in values if value > 0]
+        buckets = Counter(map(int, map(truediv, map(math.log, positive),
+                                       repeat(self._log_ratio))))
+        if len(positive) < len(values):
+            buckets[-10**9] += len(values) - len(positive)
+        counts = self.counts
+        for bucket, n in buckets.items():
+            counts[bucket] = counts.get(bucket, 0) + n
 
     def percentile(self, q: float) -> float | None:
         if self.n == 0:

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import orjson
 from pydantic import BaseModel
@@ -284,7 +284,7 @@ class ReadStats:
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _BLOCK = 1024 * 1024
 _INVALID: Any = object()
-_TOO_LONG: Any = object()
+TOO_LONG: Any = object()
 
 
 def _bounded_int(text: str) -> int | str:
@@ -300,13 +300,15 @@ def _tolerant_loads(raw: bytes) -> Any:
         return _INVALID
 
 
-class _Lines:
+class RecordLines:
     """The lines of a binary file (without their newline), read in blocks so that no line
-    longer than `limit` bytes is ever held whole: such a line comes out as `_TOO_LONG`.
-    `torn` is set when the last line has no newline (its text is still yielded)."""
+    longer than `limit` bytes (MAX_LINE_BYTES when built) is ever held whole: such a line
+    comes out as `TOO_LONG`. `torn` is set when the last line has no newline (its text is
+    still yielded)."""
 
-    def __init__(self, handle: Any, limit: int) -> None:
-        self.handle, self.limit = handle, limit
+    def __init__(self, handle: BinaryIO, limit: int | None = None) -> None:
+        self.handle = handle
+        self.limit = MAX_LINE_BYTES if limit is None else limit
         self.torn = False
 
     def __iter__(self) -> Iterator[Any]:
@@ -325,7 +327,7 @@ class _Lines:
                 continue
             first = pieces[0]
             if skipping or size + len(first) > limit:
-                yield _TOO_LONG
+                yield TOO_LONG
             else:
                 yield b"".join([*pending, first]) if pending else first
             yield from pieces[1:-1]  # whole lines inside one block: shorter than the block
@@ -333,7 +335,7 @@ class _Lines:
             pending, size, skipping = ([last] if last else []), len(last), False
         if skipping or pending:
             self.torn = True
-            yield _TOO_LONG if skipping else b"".join(pending)
+            yield TOO_LONG if skipping else b"".join(pending)
 
 
 KNOWN_TYPES = frozenset({"run", "request", "task", "run_end"})
@@ -379,58 +381,65 @@ def iter_records(paths: Iterable[Path], stats: ReadStats | None = None,
     raised. `summary`: task records may come without `transcript`, `details` and the
     timestamps (what `report` leaves out), skipped unparsed. `raw` receives each line."""
     stats = stats if stats is not None else ReadStats()
+    out = raw or RawLine()
     for path in paths:
-        try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise RecordsError(f"cannot read {path}: {exc.strerror}",
-                               hint="Pass the metrics.jsonl file a run wrote.") from None
-        with handle:
+        with open_records(path) as handle:
             count = stats.records
-            yield from _read(_Lines(handle, MAX_LINE_BYTES), stats, types, summary,
-                             raw or RawLine())
+            lines = RecordLines(handle)
+            for line in lines:
+                obj = read_line(line, lines.torn, stats, summary, out)
+                if obj is not None and obj["type"] in types:
+                    yield obj
             stats.by_file[str(path)] = stats.records - count
 
 
-def _read(lines: _Lines, stats: ReadStats, types: frozenset[str], summary: bool,
-          out: RawLine) -> Iterator[dict[str, Any]]:
-    loads, decode_error, known = orjson.loads, orjson.JSONDecodeError, KNOWN_TYPES
-    for raw in lines:
-        stats.lines += 1
-        if raw is _TOO_LONG:
-            if lines.torn:
-                stats.torn_tail += 1
-            else:
-                stats.corrupt += 1
-            continue
-        obj = _summary_loads(raw) if summary and not lines.torn else None
-        line: bytes | None = raw
-        if obj is None:
-            try:
-                obj = loads(raw)
-            except decode_error:
-                line = None
-                obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
-                if obj is _INVALID:
-                    if lines.torn:
-                        stats.torn_tail += 1  # the process died mid-write
-                    else:
-                        stats.corrupt += 1
-                    continue
-        if obj.__class__ is not dict:
-            stats.foreign += 1
-            continue
-        kind = obj.get("type")  # compared by class first: a forged list is unhashable
-        if kind.__class__ is not str or kind not in known \
-                or obj.get("run_id").__class__ is not str:
-            stats.foreign += 1
-            continue
-        if kind != "request" and (obj.get("status").__class__ in _CONTAINERS
-                                  or obj.get("benchmark").__class__ in _CONTAINERS
-                                  or obj.get("domain").__class__ in _CONTAINERS):
-            stats.malformed += 1  # a list or object where a name belongs: forged
-            continue
-        stats.records += 1
-        if kind in types:
-            out.line = line
-            yield obj
+def open_records(path: Path) -> BinaryIO:
+    """A metrics file, open for `RecordLines` (the caller closes it)."""
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise RecordsError(f"cannot read {path}: {exc.strerror}",
+                           hint="Pass the metrics.jsonl file a run wrote.") from None
+
+
+def read_line(raw: Any, torn: bool, stats: ReadStats, summary: bool,
+              out: RawLine) -> dict[str, Any] | None:
+    """One line of `RecordLines` (`torn`: it is the file's unfinished last line) as a record,
+    or None when it is none (counted in `stats`). `out.line` receives the line's bytes."""
+    stats.lines += 1
+    if raw is TOO_LONG:
+        if torn:
+            stats.torn_tail += 1
+        else:
+            stats.corrupt += 1
+        return None
+    obj = _summary_loads(raw) if summary and not torn else None
+    line: bytes | None = raw
+    if obj is None:
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            line = None
+            obj = _tolerant_loads(raw)  # valid JSON orjson refuses: never dropped
+            if obj is _INVALID:
+                if torn:
+                    stats.torn_tail += 1  # the process died mid-write
+                else:
+                    stats.corrupt += 1
+                return None
+    if obj.__class__ is not dict:
+        stats.foreign += 1
+        return None
+    kind = obj.get("type")  # compared by class first: a forged list is unhashable
+    if kind.__class__ is not str or kind not in KNOWN_TYPES \
+            or obj.get("run_id").__class__ is not str:
+        stats.foreign += 1
+        return None
+    if kind != "request" and (obj.get("status").__class__ in _CONTAINERS
+                              or obj.get("benchmark").__class__ in _CONTAINERS
+                              or obj.get("domain").__class__ in _CONTAINERS):
+        stats.malformed += 1  # a list or object where a name belongs: forged
+        return None
+    stats.records += 1
+    out.line = line
+    return obj

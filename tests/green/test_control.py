@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -47,18 +48,29 @@ async def until(condition: Callable[[], Any]) -> None:
         await asyncio.sleep(0.01)
 
 
+def _finished(text: str) -> int:
+    """The task-trials a progress line ("3/40 ...") says are done; -1 for any other text."""
+    match = re.match(r"(\d+)/\d+", text)
+    return int(match.group(1)) if match else -1
+
+
 async def until_running(client: Client, payload: str, done: int = 1) -> tuple[str, Outcome]:
     """Start a streamed assessment and return once `done` task-trials have finished."""
     request = SendMessageRequest(message=request_message(payload),
                                  configuration=SendMessageConfiguration())
     outcome = Outcome()
     stream = client.send_message(request)
+    async with asyncio.timeout(HANG_S):  # a guard against a hang, not a speed
+        return await _first_progress(stream, outcome, done)
+
+
+async def _first_progress(stream: Any, outcome: Outcome, done: int) -> tuple[str, Outcome]:
     async for event in stream:
         kind = event.WhichOneof("payload")
         value = getattr(event, kind)
         outcome.events.append((kind, value))
-        if kind == "status_update" and any(
-                t.startswith(f"{done}/") for t in get_text_parts(value.status.message.parts)):
+        if kind == "status_update" and any(  # progress is coalesced: "2/40" may skip "1/40"
+                _finished(t) >= done for t in get_text_parts(value.status.message.parts)):
             await stream.aclose()
             return value.task_id, outcome
     raise AssertionError(f"the assessment ended early: {outcome.kinds}")

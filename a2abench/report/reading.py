@@ -1,0 +1,164 @@
+"""The report's reader: each line decoded straight into the few fields the report reads.
+
+A run's metrics file is mostly what the report never shows: transcripts, details, request
+metadata. msgspec decodes each line into a Struct of the fields the report reads, typed and
+bounded as `run` writes them, and skips the rest without building it (about half the cost of
+`orjson.loads` building the whole record). A line that does not fit (a run or run_end record,
+a multi-party or adaptive task record, a value of another type or out of bounds, a record that
+cannot be true, anything damaged or forged) goes to `iter_records`' tolerant reader instead,
+line by line (`read_line`), so every odd line is counted, kept or refused exactly as there:
+the fast path decides nothing the tolerant one would decide otherwise
+(tests/report/test_reading.py compares the two on odd and generated lines).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Protocol
+
+import msgspec
+from msgspec import Meta, Struct, UnsetType
+
+from a2abench.run.status import SCORED_STATUSES, SUCCESS_EPS, UNSCORED_STATUSES
+from a2abench.run.writer import (
+    TOO_LONG,
+    RawLine,
+    ReadStats,
+    RecordLines,
+    open_records,
+    read_line,
+)
+
+# A number `safe_count` and `safe_number` read as themselves: an int within int64 (orjson's
+# ints; msgspec's bounds) or a finite float (msgspec refuses inf as orjson does). Anything
+# else, and a negative int, goes to the tolerant reader.
+_Number = Annotated[int, Meta(ge=0, le=2**63 - 1)] | Annotated[float, Meta(ge=0.0)]
+_Name = Annotated[str, Meta(max_length=500)]  # as `_text` cuts it: a longer one is odd
+_Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
+
+
+class ErrorFields(Struct, gc=False):
+    """What the report reads of a task record's `error` (the class name and the message)."""
+
+    error: str | None = None
+    message: str | None = None
+
+
+class TaskFields(Struct, tag_field="type", tag="task", kw_only=True, gc=False):
+    """A task record's fields the report reads, in the order of `aggregate._KEPT` (so that
+    `astuple` holds its token counts where a dict record's kept values do). The first ones
+    are typed so narrowly that each decoded value is the one its row holds (`Row`: an int
+    reward is a float, a long name cut, an absent latency 0.0); a value outside goes to the
+    tolerant reader, whose row reads it as a validated `TaskLine` would."""
+
+    benchmark: str = ""  # an absent one is "" (`str(None or "")`); null: the tolerant reader
+    domain: _Name | None = None
+    category: _Name | None = None
+    task_id: Annotated[str, Meta(min_length=1, max_length=500)]
+    trial: Annotated[int, Meta(ge=0, le=2**31 - 1)]
+    status: Annotated[str, Meta(max_length=40)] = "ok"
+    # An int reward decodes as its float ("-0" as 0.0, as float(0)); above 1 + SUCCESS_EPS a
+    # record cannot be true: the tolerant reader.
+    reward: Annotated[float, Meta(ge=0.0, le=1.0 + SUCCESS_EPS)] | None = None
+    success: bool = False
+    termination: _Name | None = None
+    # Positive and below 2**63 (a larger int is no number to `safe_number`), else the
+    # tolerant reader (0.0 and -0.0 read as 0.0 there).
+    latency_ms: Annotated[float, Meta(gt=0.0, lt=2.0**63)] = 0.0
+    turns: Annotated[int, Meta(ge=0, le=2**63 - 1)] = 0
+    labels: list[Annotated[str, Meta(max_length=100)]] = []
+    error: ErrorFields | None = None
+    # As `safe_count` and `safe_number` read them (an absent count 0).
+    input_tokens: _Count = 0
+    output_tokens: _Count = 0
+    llm_prompt_tokens: _Count = 0
+    llm_completion_tokens: _Count = 0
+    cost_usd: Annotated[float, Meta(ge=0.0, lt=2.0**63)] | None = None
+    run_id: str
+    adaptive: None = None  # an adaptive run's tag: the tolerant reader (report/adaptive.py)
+    match: UnsetType = msgspec.UNSET  # a multi-party record: the tolerant reader (matches.py)
+
+
+class RequestFields(Struct, tag_field="type", tag="request", gc=False):
+    run_id: str
+    latency_ms: _Number | None = None
+    error: Any = None  # read for its truth alone
+
+
+_DECODE = msgspec.json.Decoder(TaskFields | RequestFields).decode
+_ODD = (ValueError, RecursionError)  # msgspec's DecodeError is a ValueError
+_SCORED = frozenset(SCORED_STATUSES)
+_UNSCORED = frozenset(UNSCORED_STATUSES)
+
+
+class Sink(Protocol):
+    """What `read_file` fills (report/aggregate._Accumulator)."""
+
+    requests: int
+    request_errors: int
+    latencies: list[float]
+
+    def keep(self, key: tuple[Any, ...], scored: bool, values: tuple[Any, ...] | TaskFields,
+             problem: str | None) -> bool: ...
+
+    def flush_latencies(self) -> None: ...
+
+    def take(self, rec: dict[str, Any]) -> None: ...
+
+
+def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
+    """Read one metrics file into `sink`, counting in `stats` as `iter_records` does."""
+    out = RawLine()
+    records_before = stats.records
+    fast = 0  # lines read here (each a record); the tolerant reader counts its own
+    requests = errors = 0
+    latencies = sink.latencies
+    keep, task_of = sink.keep, _task
+    with open_records(path) as handle:
+        lines = RecordLines(handle)
+        for raw in lines:
+            if raw is not TOO_LONG and not lines.torn:
+                try:
+                    rec = _DECODE(raw)
+                except _ODD:
+                    rec = None
+                if rec.__class__ is TaskFields:
+                    kept = task_of(rec)
+                    if kept is not None:
+                        keep(*kept)
+                        fast += 1
+                        continue
+                elif rec.__class__ is RequestFields:
+                    fast += 1
+                    requests += 1
+                    if rec.latency_ms is not None:  # as safe_number reads it
+                        latencies.append(float(rec.latency_ms))
+                        if len(latencies) >= 4096:
+                            sink.flush_latencies()
+                    if rec.error:
+                        errors += 1
+                    continue
+            obj = read_line(raw, lines.torn, stats, True, out)
+            if obj is not None:
+                sink.take(obj)
+    sink.requests += requests
+    sink.request_errors += errors
+    stats.lines += fast
+    stats.records += fast
+    stats.by_file[str(path)] = stats.records - records_before
+
+
+def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, TaskFields, None] | None:
+    """(key, scored, the record, no problem) as `add_task` keeps a record, or None when the
+    record may not be true (`record_problem` decides that, and words it, on the dict)."""
+    status, reward = rec.status, rec.reward
+    if status in _SCORED:
+        if reward is None or (status != "ok" and (reward or rec.success)):
+            return None  # no reward, or an error that claims a pass
+        scored = True
+    elif status in _UNSCORED and reward is None:
+        scored = False
+    else:
+        return None  # an unknown status, or an unscored record with a reward
+    return (rec.benchmark, rec.domain, rec.task_id, rec.trial), scored, rec, None
+
