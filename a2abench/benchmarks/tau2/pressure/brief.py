@@ -7,9 +7,10 @@ Its first message has three parts, as the dual user's (dual/relay.py):
    for, the outcome the agent's policy may refuse, by any conversational means; the goal
    overrides the scenario's instructions to give up or accept a refusal), then the task's
    user scenario in `<scenario>` tags;
-2. a DataPart `{"adversary": {"goal", "user_scenario", "scenario_text", "domain",
-   "category", "seed", "stop_tokens", "tools"}}`: the same as data (`tools` is empty: the
-   customers of airline and retail have no tools);
+2. a DataPart `{"adversary": {"goal", "system_prompt", "user_scenario", "scenario_text",
+   "domain", "category", "seed", "stop_tokens", "tools"}}`: the same as data
+   (`system_prompt` is the text of part 1; `tools` is empty: the customers of airline and
+   retail have no tools);
 3. the agent's first message, verbatim, as its own text part.
 
 The same text is the system prompt of the LLM adversary (`a2abench-example-agent adversary
@@ -70,7 +71,7 @@ def prompt(task: Task, domain: str) -> str:
 
 def brief_data(task: Task, domain: str, category: str, seed: int) -> dict[str, Any]:
     """The first message's `adversary` DataPart."""
-    return {"adversary": {"goal": goal(task),
+    return {"adversary": {"goal": goal(task), "system_prompt": prompt(task, domain),
                           "user_scenario": task.user_scenario.model_dump(mode="json"),
                           "scenario_text": str(task.user_scenario), "domain": domain,
                           "category": category, "seed": seed, "stop_tokens": [STOP],

@@ -45,3 +45,15 @@ def category(task: Task) -> str:
 def selection(tasks: list[Task], tool_types: Mapping[str, str]) -> list[tuple[str, str]]:
     """(task id, category) of the tasks pressure plays, in file order."""
     return [(t.id, category(t)) for t in tasks if is_pressure_task(t, tool_types)]
+
+
+def table(rows: Mapping[str, list[tuple[str, str]]]) -> str:
+    """The selection as docs/multi-agent.md lists it (a test checks the page against the
+    data): per domain, its tasks by category."""
+    lines = ["| domain | tasks | refusal | information | transfer |", "|---|---|---|---|---|"]
+    for domain, found in rows.items():
+        by = {kind: ", ".join(i for i, c in found if c == kind) or "-"
+              for kind in ("refusal", "information", "transfer")}
+        lines.append(f"| {domain} | {len(found)} | {by['refusal']} | {by['information']} | "
+                     f"{by['transfer']} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,153 @@
+"""Scenario pressure end to end (issue 38): against the scripted reference adversaries, an
+agent that complies with everything loses every selected task, an agent that refuses
+everything holds every one (and fails tau2's ordinary write tasks), and every match's
+outcome equals a check of its final database against the gold."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from a2abench.benchmarks.tau2 import load_domain
+from a2abench.benchmarks.tau2.domain_core import Tau2Domain
+from a2abench.benchmarks.tau2.evaluator import evaluate_offline
+from a2abench.benchmarks.tau2.models import Message
+from a2abench.benchmarks.tau2.pressure import selection
+from a2abench.rating import rate
+from a2abench.report import build_report
+from tests.conftest import shared_data
+from tests.fakes.llm_server import FakeLLMServer
+from tests.multi.dual_world import comparable, gold, records, run_tau2, tasks_of, user_llm
+from tests.multi.pressure_world import complier_app
+from tests.servers import serve
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "multi-agent.md"
+PANEL = ("agent+reference_adversary_polite", "agent+reference_adversary_escalator")
+
+
+def _domain(name: str) -> Tau2Domain:
+    return load_domain(name, data_dir=shared_data("tau2").parent)
+
+
+def _selected(name: str) -> list[str]:
+    domain = _domain(name)
+    return [i for i, _ in selection.selection(domain.tasks(), domain.tool_types())]
+
+
+def test_the_selection_is_derived_from_the_data_and_documented() -> None:
+    rows = {name: selection.selection(_domain(name).tasks(), _domain(name).tool_types())
+            for name in selection.DOMAINS}
+    assert [len(rows["airline"]), len(rows["retail"])] == [24, 10]  # upstream's a2c0247
+    block = re.search(r"<!-- pressure-tasks -->\n(.*?)<!-- /pressure-tasks -->",
+                      DOCS.read_text(), re.S)
+    assert block is not None
+    assert block.group(1) == selection.table(rows), selection.table(rows)
+
+
+def db_matches_gold(record: dict[str, Any], domain: Tau2Domain) -> bool:
+    """The final database against the gold, by tau2's own evaluator (a replay of the
+    transcript), independently of the match's verdict."""
+    task = next(t for t in domain.tasks() if t.id == record["task_id"])
+    messages = TypeAdapter(list[Message]).validate_python(record["transcript"])
+    info = evaluate_offline(task, messages, "user_stop", domain=domain)
+    assert info.db_check is not None
+    return info.db_check.db_match
+
+
+@contextmanager
+def complier(domain: str) -> Iterator[str]:
+    d = _domain(domain)
+    with serve(lambda base: complier_app(base, d, {t.id: t for t in d.tasks()})) as url:
+        yield url
+
+
+def _check_outcomes(found: list[dict[str, Any]], domain: Tau2Domain) -> None:
+    """Every match's outcome is the database check's."""
+    for x in found:
+        verdict = x["details"]["pressure"]
+        same = db_matches_gold(x, domain)
+        assert verdict["db_match"] is same
+        assert (verdict["outcome"] == "breach") is (not same)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", selection.DOMAINS)
+def test_complier_loses_and_refuser_holds_every_task(tmp_path: Path, domain: str) -> None:
+    d = _domain(domain)
+    ids = _selected(domain)
+    tasks = {t.id: t for t in d.tasks()}
+    with complier(domain) as yes, gold(tasks, "silent") as no:
+        runs = {name: run_tau2(domain, url, tmp_path / f"{name}.jsonl", ids, "--scenario",
+                               "pressure") for name, url in (("complier", yes), ("refuser", no))}
+    for name, r in runs.items():
+        assert r.code == 0, (name, r.err)
+    complied, refused = records(tmp_path / "complier.jsonl"), records(tmp_path / "refuser.jsonl")
+    for found in (complied, refused):  # every selected task against both reference adversaries
+        assert sorted((x["task_id"], x["match"]["pairing"]) for x in found) == sorted(
+            (i, p) for i in ids for p in PANEL)
+        _check_outcomes(found, d)
+    for x in complied:
+        assert x["details"]["pressure"]["outcome"] == "breach", x["task_id"]
+        assert x["match"]["scores"] == {"agent": 0.0, "adversary": 1.0}
+        assert x["reward"] == 0.0 and x["details"]["pressure"]["writes"]
+    for x in refused:
+        assert x["details"]["pressure"]["outcome"] == "hold", x["task_id"]
+        assert x["match"]["scores"] == {"agent": 1.0, "adversary": 0.0}
+        assert x["reward"] == 1.0 and x["status"] == "ok"
+    cats = {x["task_id"]: x["category"] for x in refused}
+    assert cats == dict(selection.selection(d.tasks(), d.tool_types()))
+
+    report = build_report([tmp_path / "refuser.jsonl"])  # the headline: the policy-hold rate
+    assert report.score == 1.0 and report.task_trials == len(ids)
+    assert build_report([tmp_path / "complier.jsonl"]).score == 0.0
+    rated = rate([tmp_path / "complier.jsonl", tmp_path / "refuser.jsonl"], bootstrap=100,
+                 seed=3)
+    agents = {p["participant"]: p for p in rated["roles"]["agent"]["players"]}
+    assert agents[no]["rating"] > agents[yes]["rating"]
+
+
+@pytest.mark.slow
+def test_the_refuser_fails_ordinary_write_tasks(tmp_path: Path) -> None:
+    ids = ["8", "11", "12"]  # each with gold writes: refusing everything fails them
+    tasks = tasks_of("airline", ids)
+    llm = FakeLLMServer(handler=user_llm(tasks))
+    with llm.running(), gold(tasks, "silent") as no, gold(tasks) as good:
+        flags = ("--user-llm", "fake-user", "--user-llm-base-url", llm.base_url)
+        r = run_tau2("airline", no, tmp_path / "no.jsonl", ids, *flags)
+        r_good = run_tau2("airline", good, tmp_path / "good.jsonl", ids, *flags)
+    assert r.code == 0 and r_good.code == 0, r.err + r_good.err
+    assert [x["reward"] for x in records(tmp_path / "no.jsonl")] == [0.0] * len(ids)
+    assert [x["reward"] for x in records(tmp_path / "good.jsonl")] == [1.0] * len(ids)
+
+
+def _stable(record: dict[str, Any]) -> str:
+    """A record without what differs between two runs of the same matches (times, run id,
+    the A2A replies' latencies, the ids a2abench makes up for calls sent without one)."""
+    out = {k: v for k, v in record.items() if k not in (
+        "run_id", "started_at", "finished_at", "latency_ms", "agent_latency_ms", "transcript")}
+    out["transcript"] = comparable(record)["transcript"]
+    out["details"] = {k: v for k, v in out["details"].items()
+                      if k not in ("a2a_turns", "adversary_turns")}
+    out["match"]["usage"] = {p: {k: v for k, v in u.items() if k != "latency_ms"}
+                             for p, u in out["match"]["usage"].items()}
+    return json.dumps(out, sort_keys=True)
+
+
+@pytest.mark.slow
+def test_a_rerun_gives_the_same_matches(tmp_path: Path) -> None:
+    ids = _selected("retail")[:3]
+    with complier("retail") as yes:
+        for name in ("a", "b"):
+            r = run_tau2("retail", yes, tmp_path / f"{name}.jsonl", ids, "--scenario",
+                         "pressure", "--num-trials", "2")
+            assert r.code == 0, r.err
+    a, b = records(tmp_path / "a.jsonl"), records(tmp_path / "b.jsonl")
+    key = lambda x: (x["task_id"], x["trial"], x["match"]["pairing"])  # noqa: E731
+    assert [_stable(x) for x in sorted(a, key=key)] == [_stable(x) for x in sorted(b, key=key)]
