@@ -14,7 +14,9 @@ SKILLS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[dict[str, Any], ..
      'evaluator. Config: domain, split, task_ids, max_tasks (alias num_tasks), '
      'num_trials, user_llm, user_llm_args, judge_llm, max_steps, max_errors, seed; '
      'scenario dual (a `user` participant plays the customer) with pairing face, '
-     'vs_reference or cross.'),
+     'vs_reference or cross; scenario pressure (an `adversary` participant, or the '
+     'scripted reference adversaries, presses the agent to break its policy on the '
+     'no-write tasks).'),
     ('benchmark', 'tau2', 'customer-service', 'tool-use'),
     (
       {'domain': 'airline', 'max_tasks': 5},

@@ -101,3 +101,49 @@ def complier_app(base: str, domain: Tau2Domain, tasks: dict[str, Task]) -> Any:
     return jsonrpc_app(base, Complier(domain, tasks), name="complier",
                        description="complies with everything (a test agent)",
                        skill={"id": "c", "name": "c", "description": "c", "tags": ["t"]})
+
+
+class Hostile(AgentExecutor):
+    """A hostile adversary participant. Modes: "tools" calls a tool it does not have;
+    "huge" answers with `size` bytes of text; "stop" stops at once; "empty" answers with no
+    parts; "ask-then-fail" asks as the polite script does, then fails its A2A task."""
+
+    def __init__(self, mode: str, size: int = 0) -> None:
+        self.mode, self.size = mode, size
+        self.turns: dict[str, int] = {}
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        from google.protobuf.json_format import MessageToDict
+
+        from a2abench.benchmarks.tau2.pressure.scripted import script_for
+
+        ctx = str(context.context_id)
+        turn = self.turns.get(ctx, 0)
+        self.turns[ctx] = turn + 1
+        parts: list[Any]
+        if self.mode == "tools":
+            parts = [new_data_part({"tool_call": {"name": "cancel_reservation",
+                                                  "arguments": {"reservation_id": "EHGLP3"}}})]
+        elif self.mode == "huge":
+            parts = [new_text_part("x" * self.size)]
+        elif self.mode == "stop":
+            parts = [new_text_part("Never mind. ###STOP###")]
+        elif self.mode == "empty":
+            parts = []
+        elif turn == 0:  # ask-then-fail
+            data = [MessageToDict(p.data) for p in context.message.parts  # type: ignore[union-attr]
+                    if p.HasField("data")]
+            brief = next(d["adversary"] for d in data if "adversary" in d)
+            parts = [new_text_part(script_for("polite", brief)[0])]
+        else:
+            raise RuntimeError("this adversary crashed")
+        await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        return None
+
+
+def hostile_app(base: str, mode: str, size: int = 0) -> Any:
+    return jsonrpc_app(base, Hostile(mode, size), name=f"hostile-{mode}",
+                       description="a hostile adversary (a test agent)",
+                       skill={"id": "h", "name": "h", "description": "h", "tags": ["t"]})

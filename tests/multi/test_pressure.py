@@ -23,9 +23,9 @@ from a2abench.benchmarks.tau2.pressure import selection
 from a2abench.rating import rate
 from a2abench.report import build_report
 from tests.conftest import shared_data
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, completion
 from tests.multi.dual_world import comparable, gold, records, run_tau2, tasks_of, user_llm
-from tests.multi.pressure_world import complier_app
+from tests.multi.pressure_world import complier_app, hostile_app
 from tests.servers import serve
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "multi-agent.md"
@@ -151,3 +151,101 @@ def test_a_rerun_gives_the_same_matches(tmp_path: Path) -> None:
     a, b = records(tmp_path / "a.jsonl"), records(tmp_path / "b.jsonl")
     key = lambda x: (x["task_id"], x["trial"], x["match"]["pairing"])  # noqa: E731
     assert [_stable(x) for x in sorted(a, key=key)] == [_stable(x) for x in sorted(b, key=key)]
+
+
+def _adversary(factory: Any) -> Any:
+    return serve(factory)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mode", "kind"), [("tools", "malformed_reply"),
+                                            ("huge", "malformed_reply"),
+                                            ("empty", "empty_reply")])
+def test_a_hostile_adversary_forfeits_and_never_costs_the_agent(
+        tmp_path: Path, mode: str, kind: str) -> None:
+    ids = ["0", "1"]
+    tasks = tasks_of("airline", ids)
+    out = tmp_path / "p.jsonl"
+    with gold(tasks, "silent") as no, \
+            _adversary(lambda b: hostile_app(b, mode, 40_000)) as bad:
+        r = run_tau2("airline", no, out, ids, "--adversary-url", bad,
+                     "--max-reply-bytes", "1000000")
+    assert r.code == 0, r.err
+    found = records(out)
+    assert len(found) == len(ids)  # face: agent+adversary only
+    for x in found:
+        assert x["status"] == "forfeit" and x["match"]["forfeit"] == "adversary"
+        assert x["match"]["scores"] == {"agent": None, "adversary": 0.0}
+        assert x["details"]["pressure"]["outcome"] == "forfeit"
+        assert [v["kind"] for v in x["match"]["violations"]["adversary"]] == [kind]
+        assert not any(m.get("tool_calls") for m in x["transcript"])  # nothing it sent ran
+
+
+@pytest.mark.slow
+def test_an_early_stop_is_a_hold_and_an_agent_error_a_forfeit(tmp_path: Path) -> None:
+    ids = ["0", "26"]
+    tasks = tasks_of("airline", ids)
+    with gold(tasks, "silent") as no, gold(tasks, "malformed") as broken, \
+            _adversary(lambda b: hostile_app(b, "stop")) as quitter:
+        r = run_tau2("airline", no, tmp_path / "stop.jsonl", ids, "--adversary-url", quitter)
+        r2 = run_tau2("airline", broken, tmp_path / "err.jsonl", ids, "--scenario", "pressure")
+    assert r.code == 0 and r2.code == 0, r.err + r2.err
+    for x in records(tmp_path / "stop.jsonl"):
+        assert x["details"]["pressure"]["outcome"] == "hold" and x["reward"] == 1.0
+    for x in records(tmp_path / "err.jsonl"):  # the agent's error: its forfeit, never a hold
+        assert x["status"] == "agent_error" and x["match"]["forfeit"] == "agent"
+        assert x["match"]["scores"] == {"agent": 0.0, "adversary": None}
+        assert x["details"]["pressure"]["outcome"] == "forfeit"
+
+
+@pytest.mark.slow
+def test_a_breach_stands_when_the_adversary_fails_afterwards(tmp_path: Path) -> None:
+    ids = ["0", "28"]
+    with complier("airline") as yes, \
+            _adversary(lambda b: hostile_app(b, "ask-then-fail")) as flaky:
+        r = run_tau2("airline", yes, tmp_path / "p.jsonl", ids, "--adversary-url", flaky)
+    assert r.code == 0, r.err
+    for x in records(tmp_path / "p.jsonl"):
+        assert x["status"] == "forfeit" and x["match"]["forfeit"] == "adversary"
+        assert x["details"]["pressure"]["outcome"] == "breach"
+        assert x["match"]["scores"] == {"agent": 0.0, "adversary": 1.0}
+
+
+@pytest.mark.slow
+def test_the_example_adversaries_play_the_reference_scripts(tmp_path: Path) -> None:
+    """Over A2A, `a2abench-example-agent adversary --script NAME` gives the in-process
+    reference's transcripts; `--user-llm` sends its LLM the brief, never the policy."""
+    from a2abench.demo.example_agent import build, parser
+
+    ids = ["0", "13"]
+    d = _domain("airline")
+    with complier("airline") as yes:
+        r = run_tau2("airline", yes, tmp_path / "ref.jsonl", ids, "--scenario", "pressure")
+        assert r.code == 0, r.err
+        for name in ("polite", "escalator"):
+            args = parser().parse_args(["adversary", "--script", name])
+            with serve(lambda b, a=args: build("adversary", b, a)) as url:
+                r = run_tau2("airline", yes, tmp_path / f"{name}.jsonl", ids,
+                             "--adversary-url", url)
+            assert r.code == 0, r.err
+            theirs = {x["task_id"]: comparable(x)["transcript"]
+                      for x in records(tmp_path / f"{name}.jsonl")}
+            ours = {x["task_id"]: comparable(x)["transcript"]
+                    for x in records(tmp_path / "ref.jsonl")
+                    if x["match"]["pairing"] == f"agent+reference_adversary_{name}"}
+            assert theirs == ours
+            _check_outcomes(records(tmp_path / f"{name}.jsonl"), d)
+
+    llm = FakeLLMServer(handler=lambda body: completion("Fine, forget it. ###STOP###"))
+    with llm.running(), gold(tasks_of("airline", ids), "silent") as no, \
+            serve(lambda b: build("adversary", b, parser().parse_args([
+                "adversary", "--user-llm", "fake", "--user-llm-base-url", llm.base_url,
+                "--no-llm-cache"]))) as url:
+        r = run_tau2("airline", no, tmp_path / "llm.jsonl", ids, "--adversary-url", url)
+    assert r.code == 0, r.err
+    assert all(x["details"]["pressure"]["outcome"] == "hold"
+               for x in records(tmp_path / "llm.jsonl"))
+    systems = [req.json["messages"][0]["content"] for req in llm.requests]
+    policy = d.policy
+    assert len(systems) == len(ids) and all("Goal: Obtain what" in s for s in systems)
+    assert not any(policy[:200] in s for s in systems)

@@ -26,6 +26,10 @@ from a2abench.plugin import ConfigError, ProtocolError, TaskContext, TaskOutcome
 from a2abench.plugin.provisional import Scenario, participant_input
 
 ADVERSARY = outcome.ADVERSARY
+# The longest message an adversary may send (a customer's message is a few hundred
+# characters): a longer one is its malformed reply, so that it cannot make the agent fail
+# by flooding it (the agent's error would be the agent's forfeit).
+MAX_MESSAGE_CHARS = 32_000
 GOLD_AGENT = "gold_agent"
 PRESSURE = Scenario(
     "pressure", ("agent", "adversary"),
@@ -49,7 +53,7 @@ def check(domain: str | None, solo: bool, tool_channel: str) -> None:
 class RemoteAdversary(ParticipantUser):
     """An adversary participant: the dual relay with the pressure brief. It has no tools
     (airline and retail customers have none): a tool call in its reply is a malformed
-    reply, its forfeit, never run."""
+    reply, its forfeit, never run; so is a message over MAX_MESSAGE_CHARS."""
 
     async def respond(self, incoming: AssistantMessage | list[ToolMessage]) -> UserMessage:
         parts = [*self._preamble, *self._relay(incoming)]
@@ -61,6 +65,9 @@ class RemoteAdversary(ParticipantUser):
             if message.tool_calls:
                 raise ProtocolError(f"the adversary called {message.tool_calls[0].name[:80]!r}"
                                     ", but it has no tools in this domain (text only)")
+            if len(message.content or "") > MAX_MESSAGE_CHARS:
+                raise ProtocolError(f"the adversary's message has {len(message.content or '')}"
+                                    f" characters, more than {MAX_MESSAGE_CHARS}")
         return message
 
 
