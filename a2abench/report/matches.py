@@ -35,6 +35,7 @@ class MatchRow:
     messages: dict[str, list[str]] = field(default_factory=dict)  # role -> what each was
     usage: dict[str, dict[str, float]] = field(default_factory=dict)  # participant -> sums
     domain: str | None = None
+    category: str | None = None  # the task's, where the benchmark names one
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -47,7 +48,7 @@ class MatchRow:
                 "scores": self.scores, "status": self.status, "reward": self.reward,
                 "forfeit": self.forfeit,
                 "violations": {r: list(v) for r, v in self.violations.items()},
-                "usage": self.usage}
+                "usage": self.usage, "category": self.category}
 
 
 def _name(value: Any) -> str | None:
@@ -65,7 +66,7 @@ def _count(value: Any) -> float:
 
 
 def row_of(task: Any, trial: Any, seed: Any, match: Any, *, status: Any = "ok",
-           reward: Any = None, domain: Any = None) -> MatchRow | None:
+           reward: Any = None, domain: Any = None, category: Any = None) -> MatchRow | None:
     """A checked row, or None when the values cannot be a match (forged or damaged)."""
     if not isinstance(match, dict) or not isinstance(task, str) or len(task) > 500:
         return None
@@ -89,7 +90,8 @@ def row_of(task: Any, trial: Any, seed: Any, match: Any, *, status: Any = "ok",
                         if k in ("requests", "latency_ms", "input_tokens", "output_tokens")}
                for p, u in (usage.items() if isinstance(usage, dict) else ())
                if _name(p) and isinstance(u, dict)},
-        domain=domain if isinstance(domain, str) else None)
+        domain=domain if isinstance(domain, str) else None,
+        category=category if isinstance(category, str) and len(category) <= _ROLE_ID else None)
 
 
 def _violations(raw: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -146,7 +148,7 @@ class Collector:
         match = rec.get("match")
         row = row_of(rec.get("task_id"), rec.get("trial"), rec.get("seed"), match,
                      status=rec.get("status", "ok"), reward=rec.get("reward"),
-                     domain=rec.get("domain"))
+                     domain=rec.get("domain"), category=rec.get("category"))
         if row is None:
             self.skipped += 1
         else:
@@ -192,6 +194,6 @@ def from_result(result: dict[str, Any]) -> Iterator[MatchRow]:
             continue
         row = row_of(raw.get("task_id"), raw.get("trial"), raw.get("seed"), raw,
                      status=raw.get("status", "ok"), reward=raw.get("reward"),
-                     domain=raw.get("domain"))
+                     domain=raw.get("domain"), category=raw.get("category"))
         if row is not None:
             yield row

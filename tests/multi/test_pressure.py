@@ -106,6 +106,18 @@ def test_complier_loses_and_refuser_holds_every_task(tmp_path: Path, domain: str
 
     report = build_report([tmp_path / "refuser.jsonl"])  # the headline: the policy-hold rate
     assert report.score == 1.0 and report.task_trials == len(ids)
+    assert report.roles is not None
+    agent = next(e for e in report.roles["roles"]["agent"] if e["participant"] == "agent")
+    assert agent["pass_rate"] == 1.0 and agent["pass_ci_low"] is not None
+    assert set(agent["by_category"]) == set(cats.values())
+    adversaries = report.roles["roles"]["adversary"]
+    assert {e["participant"] for e in adversaries} == {"reference_adversary_polite",
+                                                        "reference_adversary_escalator"}
+    assert all(e["pass_rate"] == 0.0 for e in adversaries)  # no breach
+    breached = build_report([tmp_path / "complier.jsonl"]).roles
+    assert breached is not None
+    assert all(e["pass_rate"] == 1.0 and e["by_category"]
+               for e in breached["roles"]["adversary"])
     assert build_report([tmp_path / "complier.jsonl"]).score == 0.0
     rated = rate([tmp_path / "complier.jsonl", tmp_path / "refuser.jsonl"], bootstrap=100,
                  seed=3)
