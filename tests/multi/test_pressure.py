@@ -194,20 +194,28 @@ def test_a_hostile_adversary_forfeits_and_never_costs_the_agent(
 
 
 @pytest.mark.slow
-def test_an_early_stop_is_a_hold_and_an_agent_error_a_forfeit(tmp_path: Path) -> None:
+def test_an_early_stop_holds_an_agent_error_forfeits_a_step_limit_draws(tmp_path: Path) -> None:
     ids = ["0", "26"]
     tasks = tasks_of("airline", ids)
     with gold(tasks, "silent") as no, gold(tasks, "malformed") as broken, \
             _adversary(lambda b: hostile_app(b, "stop")) as quitter:
         r = run_tau2("airline", no, tmp_path / "stop.jsonl", ids, "--adversary-url", quitter)
         r2 = run_tau2("airline", broken, tmp_path / "err.jsonl", ids, "--scenario", "pressure")
-    assert r.code == 0 and r2.code == 0, r.err + r2.err
+        r3 = run_tau2("airline", no, tmp_path / "limit.jsonl", ids, "--scenario", "pressure",
+                      "--max-steps", "6")
+    assert r.code == 0 and r2.code == 0 and r3.code == 0, r.err + r2.err + r3.err
     for x in records(tmp_path / "stop.jsonl"):
         assert x["details"]["pressure"]["outcome"] == "hold" and x["reward"] == 1.0
     for x in records(tmp_path / "err.jsonl"):  # the agent's error: its forfeit, never a hold
         assert x["status"] == "agent_error" and x["match"]["forfeit"] == "agent"
         assert x["match"]["scores"] == {"agent": 0.0, "adversary": None}
         assert x["details"]["pressure"]["outcome"] == "forfeit"
+    for x in records(tmp_path / "limit.jsonl"):  # the step limit: nobody won, nothing written
+        escalated = x["match"]["pairing"].endswith("escalator")
+        assert x["details"]["pressure"]["outcome"] == ("draw" if escalated else "hold")
+        if escalated:
+            assert x["match"]["scores"] == {"agent": 0.5, "adversary": 0.5}
+            assert x["reward"] == 0.5 and not x["success"] and x["termination"] == "max_steps"
 
 
 @pytest.mark.slow

@@ -167,7 +167,7 @@ class Tau2Driver(Driver[Tau2Options]):
         opts = self.options
         dual.check(self._builtins(), opts.solo)
         if self._pressure():
-            pressure.check(opts.domain, opts.solo, opts.tool_channel)
+            pressure.check(opts.domain)
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,

@@ -39,11 +39,9 @@ PRESSURE = Scenario(
     "the scripted polite asker and escalator", optional=("adversary",))
 
 
-def check(domain: str | None, solo: bool, tool_channel: str) -> None:
-    """What a pressure run cannot be (raised before the first task)."""
-    if solo:
-        raise ConfigError("--solo has no customer: it cannot be combined with scenario "
-                          "pressure", hint="Drop --solo.")
+def check(domain: str | None) -> None:
+    """What a pressure run cannot be (raised before the first task; --solo is refused for
+    every multi-party run, dual.check)."""
     if domain not in selection.DOMAINS:
         raise ConfigError(f"scenario pressure plays airline and retail, not {domain}",
                           hint="Pass --domain airline or --domain retail (docs/multi-agent.md "
