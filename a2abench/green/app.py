@@ -32,7 +32,7 @@ from a2abench.errors import ConfigError
 from a2abench.green import bindings, caps
 from a2abench.green.card import CardDocument, card_for
 from a2abench.green.executor import AssessmentExecutor
-from a2abench.green.guard import BearerAuth, BodyLimit
+from a2abench.green.guard import BearerAuth, BodyLimit, NumberRange
 from a2abench.green.monitoring import Monitoring
 from a2abench.green.request import RUN_KEYS, secret_keys, server_only
 from a2abench.green.settings import (
@@ -143,7 +143,8 @@ def build_app(settings: GreenSettings, url: str | None = None,
             await executor.shutdown()  # running assessments end FAILED with what finished
             await handler.aclose()
 
-    middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes)]
+    middleware = [Middleware(BodyLimit, limit=settings.max_request_bytes),
+                  Middleware(NumberRange, paths=frozenset(serving_paths(url, settings.rpc_path)))]
     if settings.auth_token is not None:
         middleware.insert(0, Middleware(BearerAuth, token=settings.auth_token.get_secret_value(),
                                         public=frozenset(card_paths(url)),

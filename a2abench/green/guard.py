@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hmac
 import json
+import math
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -19,7 +21,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-__all__ = ["BearerAuth", "BodyLimit", "HostPolicy", "error_response"]
+__all__ = ["BearerAuth", "BodyLimit", "HostPolicy", "NumberRange", "error_response"]
 
 CARD_PATHS = frozenset({"/.well-known/agent-card.json", "/.well-known/agent.json"})
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})  # load balancers probe without a token
@@ -135,3 +137,85 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return await receive()  # later calls wait for http.disconnect, as the app expects
 
     return replay
+
+
+# A double holds at most 309 integer digits: a shorter run of digits cannot overflow it.
+_LONG_DIGITS = re.compile(rb"[0-9]{309,}")
+
+
+class _Overflow(Exception):
+    pass
+
+
+class NumberRange:
+    """Refuse a JSON-RPC body holding an integer beyond a double's range (about 1.8e308) as
+    invalid params, naming the problem.
+
+    a2a-sdk converts DataParts to protobuf Values (doubles), which raises OverflowError inside
+    the SDK: 0.3 answered -32603 (the server blaming itself), 1.0 logged a traceback. The body
+    is already bounded by `BodyLimit`, which sits outside this middleware.
+    """
+
+    def __init__(self, app: ASGIApp, paths: frozenset[str]) -> None:
+        self.app = app
+        self._paths = paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] != "http" or scope.get("method") != "POST"
+                or scope.get("path") not in self._paths):
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(receive)
+        if body is None:  # client went away mid-body
+            return
+        if _LONG_DIGITS.search(body) and _overflows(body):
+            await _invalid_params(send, _request_id(body), "a number in the request is too "
+                                  "large: integers must fit a double (at most about 1.8e308)")
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _checked_int(text: str) -> int:
+    # float() of a digit string rounds to inf where float() of the int would overflow
+    if math.isinf(float(text)):
+        raise _Overflow
+    return 0  # only the range matters here; the SDK parses the body itself
+
+
+def _overflows(body: bytes) -> bool:
+    try:
+        json.loads(body, parse_int=_checked_int)
+    except _Overflow:
+        return True
+    except ValueError:  # not JSON: the SDK answers with its own parse error
+        return False
+    return False
+
+
+def _request_id(body: bytes) -> Any:
+    """The JSON-RPC id of `body` (which parses: `_overflows` said so), if it is a valid one."""
+    request = json.loads(body, parse_int=lambda text: int(text) if len(text) < 20 else None)
+    rid = request.get("id") if isinstance(request, dict) else None
+    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
+
+
+async def _invalid_params(send: Send, rid: Any, message: str) -> None:
+    """JSON-RPC's invalid params (-32602) with HTTP 200, as a2a-sdk answers its own."""
+    body = json.dumps({"jsonrpc": "2.0", "id": rid,
+                       "error": {"code": -32602, "message": f"Invalid params: {message}"}}
+                      ).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

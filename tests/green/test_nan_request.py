@@ -68,3 +68,25 @@ def test_the_stored_copy_keeps_every_finite_value_and_the_request_stays_as_sent(
         == float("-inf")
     clean = Message(message_id="n", parts=[Part(text="hi")])
     assert finite_copy(clean) is clean
+
+
+@pytest.mark.parametrize(("version", "number"), [("0.3", "9" * 400), ("1.0", "-" + "9" * 400),
+                                                 ("0.3", "1" * 5000)])
+def test_an_integer_beyond_a_double_is_invalid_params_not_an_internal_error(
+        tmp_path: Path, version: str, number: str, caplog: pytest.LogCaptureFixture) -> None:
+    """protobuf's Value cannot hold it: a2a-sdk answered -32603 (0.3) or logged a traceback."""
+    caplog.set_level(logging.INFO)
+    with green_server(GreenSettings(output_dir=tmp_path)) as (base, _):
+        answer = _post(base, version, number).json()
+    assert answer["id"] == 1
+    assert answer["error"]["code"] == -32602
+    assert "integers must fit a double" in answer["error"]["message"]
+    assert "Traceback" not in caplog.text and "OverflowError" not in caplog.text
+
+
+def test_long_digit_runs_that_fit_or_sit_in_text_are_not_refused(tmp_path: Path) -> None:
+    with green_server(GreenSettings(output_dir=tmp_path)) as (base, _):
+        fits = _post(base, "0.3", "1" + "0" * 308).json()  # 1e308: a double holds it
+        text = _post(base, "1.0", '"%s"' % ("9" * 400)).json()
+    for answer in (fits, text):
+        assert "integers must fit a double" not in str(answer.get("error")), answer
