@@ -46,3 +46,19 @@ def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
             await on_close()
 
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+def message_parts(context: Any) -> tuple[list[str], list[dict[str, Any]]]:
+    """An a2a-sdk request's text parts and data parts (as dicts), in order."""
+    from google.protobuf.json_format import MessageToDict
+
+    texts: list[str] = []
+    data: list[dict[str, Any]] = []
+    for part in context.message.parts if context.message else []:
+        if part.HasField("text"):
+            texts.append(part.text)
+        elif part.HasField("data"):
+            value = MessageToDict(part.data)
+            if isinstance(value, dict):
+                data.append(value)
+    return texts, data

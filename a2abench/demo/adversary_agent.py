@@ -65,21 +65,12 @@ def build_app(base_url: str, brain: AdversaryParticipant) -> Any:
     from a2a.helpers import new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from google.protobuf.json_format import MessageToDict
 
-    from a2abench.demo._app import jsonrpc_app
+    from a2abench.demo._app import jsonrpc_app, message_parts
 
     class Executor(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            texts: list[str] = []
-            data: list[dict[str, Any]] = []
-            for part in context.message.parts if context.message else []:
-                if part.HasField("text"):
-                    texts.append(part.text)
-                elif part.HasField("data"):
-                    value = MessageToDict(part.data)
-                    if isinstance(value, dict):
-                        data.append(value)
+            texts, data = message_parts(context)
             text = await brain.turn(str(context.context_id), texts, data)
             parts = [new_text_part(text)] if text is not None else []
             await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))

@@ -130,23 +130,14 @@ def build_app(base_url: str, llm: ChatLLM, mcp_url: str | None = None) -> Any:
     from a2a.helpers import new_data_part, new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from google.protobuf.json_format import MessageToDict
 
-    from a2abench.demo._app import jsonrpc_app
+    from a2abench.demo._app import jsonrpc_app, message_parts
 
     brain = UserParticipant(llm, mcp_url)
 
     class Executor(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            texts: list[str] = []
-            data: list[dict[str, Any]] = []
-            for part in context.message.parts if context.message else []:
-                if part.HasField("text"):
-                    texts.append(part.text)
-                elif part.HasField("data"):
-                    value = MessageToDict(part.data)
-                    if isinstance(value, dict):
-                        data.append(value)
+            texts, data = message_parts(context)
             text, calls = await brain.turn(str(context.context_id), texts, data)
             parts = ([new_text_part(text)] if text is not None else []) + (
                 [new_data_part(calls)] if calls is not None else [])
