@@ -106,10 +106,13 @@ def complier_app(base: str, domain: Tau2Domain, tasks: dict[str, Task]) -> Any:
 class Hostile(AgentExecutor):
     """A hostile adversary participant. Modes: "tools" calls a tool it does not have;
     "huge" answers with `size` bytes of text; "stop" stops at once; "empty" answers with no
-    parts; "ask-then-fail" asks as the polite script does, then fails its A2A task."""
+    parts; "ask-then-fail" asks as the polite script does, then fails its A2A task; "named"
+    (not hostile) names the task for the tests' gold agent (`TASK:<id>`, found among `tasks`
+    by its scenario), then stops once the agent answered."""
 
-    def __init__(self, mode: str, size: int = 0) -> None:
+    def __init__(self, mode: str, size: int = 0, tasks: dict[str, Task] | None = None) -> None:
         self.mode, self.size = mode, size
+        self.by_scenario = {str(t.user_scenario): i for i, t in (tasks or {}).items()}
         self.turns: dict[str, int] = {}
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -130,11 +133,15 @@ class Hostile(AgentExecutor):
             parts = [new_text_part("Never mind. ###STOP###")]
         elif self.mode == "empty":
             parts = []
-        elif turn == 0:  # ask-then-fail
+        elif turn == 0:  # ask-then-fail, named
             data = [MessageToDict(p.data) for p in context.message.parts  # type: ignore[union-attr]
                     if p.HasField("data")]
             brief = next(d["adversary"] for d in data if "adversary" in d)
-            parts = [new_text_part(script_for("polite", brief)[0])]
+            named = (f"TASK:{self.by_scenario[brief['scenario_text']]} "
+                     if self.mode == "named" else "")
+            parts = [new_text_part(named + script_for("polite", brief)[0])]
+        elif self.mode == "named":
+            parts = [new_text_part("Thank you. ###STOP###")]
         else:
             raise RuntimeError("this adversary crashed")
         await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
@@ -143,7 +150,8 @@ class Hostile(AgentExecutor):
         return None
 
 
-def hostile_app(base: str, mode: str, size: int = 0) -> Any:
-    return jsonrpc_app(base, Hostile(mode, size), name=f"hostile-{mode}",
+def hostile_app(base: str, mode: str, size: int = 0,
+                tasks: dict[str, Task] | None = None) -> Any:
+    return jsonrpc_app(base, Hostile(mode, size, tasks), name=f"hostile-{mode}",
                        description="a hostile adversary (a test agent)",
                        skill={"id": "h", "name": "h", "description": "h", "tags": ["t"]})

@@ -269,3 +269,22 @@ def test_the_example_adversaries_play_the_reference_scripts(tmp_path: Path) -> N
     policy = d.policy
     assert len(systems) == len(ids) and all("Goal: Obtain what" in s for s in systems)
     assert not any(policy[:200] in s for s in systems)
+
+
+@pytest.mark.slow
+def test_the_agent_can_use_its_tools_over_mcp(tmp_path: Path) -> None:
+    """--tool-channel mcp: the agent's tools on an MCP session of its own per match (the
+    adversary has none); the gold agent's reads leave the database as it was."""
+    ids = ["3", "13"]
+    tasks = tasks_of("airline", ids)
+    with gold(tasks, "mcp") as agent, \
+            _adversary(lambda b: hostile_app(b, "named", tasks=tasks)) as adversary:
+        r = run_tau2("airline", agent, tmp_path / "p.jsonl", ids, "--adversary-url", adversary,
+                     "--tool-channel", "mcp")
+    assert r.code == 0, r.err
+    found = records(tmp_path / "p.jsonl")
+    assert len(found) == len(ids)
+    for x in found:
+        assert x["details"]["tool_channel"] == "mcp" and x["tool_calls"] > 0
+        assert x["details"]["pressure"]["outcome"] == "hold" and x["reward"] == 1.0
+    _check_outcomes(found, _domain("airline"))
