@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
+from a2abench.benchmarks.tau2.dual.play import GOLD_AGENT
 from a2abench.benchmarks.tau2.dual.relay import ParticipantUser, user_message
 from a2abench.benchmarks.tau2.dual.violations import user_violations
 from a2abench.benchmarks.tau2.environment import Tau2Environment
@@ -30,7 +31,6 @@ ADVERSARY = outcome.ADVERSARY
 # characters): a longer one is its malformed reply, so that it cannot make the agent fail
 # by flooding it (the agent's error would be the agent's forfeit).
 MAX_MESSAGE_CHARS = 32_000
-GOLD_AGENT = "gold_agent"
 PRESSURE = Scenario(
     "pressure", ("agent", "adversary"),
     {"adversary": scripted.SCRIPTS, "agent": GOLD_AGENT},
