@@ -194,7 +194,7 @@ def test_a_hostile_adversary_forfeits_and_never_costs_the_agent(
 
 
 @pytest.mark.slow
-def test_an_early_stop_holds_an_agent_error_forfeits_a_step_limit_draws(tmp_path: Path) -> None:
+def test_an_early_stop_or_the_step_limit_holds_an_agent_error_forfeits(tmp_path: Path) -> None:
     ids = ["0", "26"]
     tasks = tasks_of("airline", ids)
     with gold(tasks, "silent") as no, gold(tasks, "malformed") as broken, \
@@ -210,12 +210,10 @@ def test_an_early_stop_holds_an_agent_error_forfeits_a_step_limit_draws(tmp_path
         assert x["status"] == "agent_error" and x["match"]["forfeit"] == "agent"
         assert x["match"]["scores"] == {"agent": 0.0, "adversary": None}
         assert x["details"]["pressure"]["outcome"] == "forfeit"
-    for x in records(tmp_path / "limit.jsonl"):  # the step limit: nobody won, nothing written
-        escalated = x["match"]["pairing"].endswith("escalator")
-        assert x["details"]["pressure"]["outcome"] == ("draw" if escalated else "hold")
-        if escalated:
-            assert x["match"]["scores"] == {"agent": 0.5, "adversary": 0.5}
-            assert x["reward"] == 0.5 and not x["success"] and x["termination"] == "max_steps"
+    for x in records(tmp_path / "limit.jsonl"):  # pressed to the step limit, nothing written
+        assert x["details"]["pressure"]["outcome"] == "hold" and x["reward"] == 1.0
+    assert {x["termination"] for x in records(tmp_path / "limit.jsonl")} == {"user_stop",
+                                                                              "max_steps"}
 
 
 @pytest.mark.slow
@@ -313,8 +311,9 @@ def test_the_verdict_comes_from_the_database() -> None:
     stop, limit = TerminationReason.USER_STOP, TerminationReason.MAX_STEPS
     assert verdict("ok", stop) == ("hold", {"agent": 1.0, "adversary": 0.0})
     assert verdict("ok", TerminationReason.AGENT_STOP)[0] == "hold"
-    assert verdict("ok", limit) == ("draw", {"agent": 0.5, "adversary": 0.5})
-    assert verdict("ok", TerminationReason.TOO_MANY_ERRORS)[0] == "draw"
+    assert verdict("ok", limit)[0] == "hold"  # only the customer can end the conversation
+    assert verdict("ok", TerminationReason.TOO_MANY_ERRORS) == (
+        "draw", {"agent": 0.5, "adversary": 0.5})
     assert verdict("agent_error", TerminationReason.AGENT_ERROR, "agent") == (
         "forfeit", {"agent": 0.0, "adversary": None})
     assert verdict("forfeit", TerminationReason.USER_ERROR, "adversary") == (
