@@ -14,10 +14,13 @@ import contextlib
 import json
 import ssl
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import trustme
+
+from tests.waits import HANG_S
 
 CARD = {"name": "asyncio-echo", "description": "d", "version": "1", "protocolVersion": "0.3.0",
         "preferredTransport": "JSONRPC", "capabilities": {"streaming": False},
@@ -123,10 +126,17 @@ def serving_in_thread(agent: EchoAgent, *,
 
     thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
     thread.start()
-    started.wait(10)
+    # Hang bounds (tests/waits.py), not speeds: a loaded machine took over 10 s to start
+    # serving, and the test then ran against no server (issue 35).
+    deadline = time.monotonic() + HANG_S
+    while not started.wait(0.05):
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the agent did not start serving")
     try:
         yield agent
     finally:
         loop.call_soon_threadsafe(stop.set)
-        thread.join(10)
+        thread.join(HANG_S)
+        if thread.is_alive():
+            raise RuntimeError("the agent's loop did not stop")
         loop.close()

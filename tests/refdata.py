@@ -43,6 +43,7 @@ class Resolver:
         self.pull_error: str | None = None
         self.pulled = False
         self.skipped: dict[str, int] = {}  # benchmark -> tests skipped for want of its data
+        self.other_skips: dict[str, int] = {}  # any other skip's reason -> how many
         self.collecting = False  # set by conftest while pytest collects: data reads refused
         self._links: Path | None = None
 
@@ -117,11 +118,15 @@ class Resolver:
         self.pulled = True  # the controller tried; the summary line is the controller's
 
     def count_skip(self, reason: str) -> None:
-        """Count a test skipped by `shared_data` (its reason names the benchmark first)."""
+        """Count a skipped test: by benchmark when `shared_data` skipped it (its reason names
+        the benchmark first), else by its reason."""
         prefix = "reference data "
         if reason.startswith(prefix):
             benchmark = reason[len(prefix):].split("/", 1)[0].split(" ", 1)[0]
             self.skipped[benchmark] = self.skipped.get(benchmark, 0) + 1
+        else:
+            reason = reason.strip() or "(no reason given)"
+            self.other_skips[reason] = self.other_skips.get(reason, 0) + 1
 
     def why(self) -> str:
         looked = ", ".join(([f"${TEST_DATA_ENV}"] if self.environ.get(TEST_DATA_ENV) else [])
@@ -129,9 +134,15 @@ class Resolver:
         pulled = f"; pulling failed: {self.pull_error}" if self.pull_error else ""
         return f"looked in {looked}{pulled}. Fix: {FIX}"
 
-    def summary(self) -> str | None:
-        """The session's one line about reference data: why tests skipped and the command
-        that fixes it, or where this session's pull put the data."""
+    def summary(self) -> list[str]:
+        """The session's closing lines: every other skip's reason with its count, then the
+        one line about reference data (why tests skipped and the command that fixes it, or
+        where this session's pull put the data)."""
+        lines = [f"{n} skipped: {reason}" for reason, n in sorted(self.other_skips.items())]
+        data = self._data_line()
+        return [*lines, data] if data else lines
+
+    def _data_line(self) -> str | None:
         if not self.skipped:
             if self.pulled and self.pull_error is None:
                 return (f"reference data pulled into the cache {self.cache} (as "

@@ -22,15 +22,18 @@ from typing import Any
 import uvicorn
 
 from a2abench.net.embedded import EmbeddedServer
+from tests.waits import HANG_S
 
 
 @contextlib.contextmanager
-def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = 10.0,
+def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = HANG_S,
           **config: Any) -> Iterator[str]:
     """Bind a free loopback port, build the app for that base URL, serve it, yield the URL.
 
     `config` goes to uvicorn.Config (e.g. `timeout_graceful_shutdown=2` to let
-    answers in flight finish).
+    answers in flight finish). Start and stop each wait for the server thread at most
+    `startup_timeout_s` (a hang bound: a loaded machine took over 10 s to stop a server
+    that was still streaming, issue 35).
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

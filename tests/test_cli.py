@@ -18,6 +18,7 @@ from a2abench.render.output import Output, OutputMode, choose_mode
 from tests import agents
 from tests.clihelp import run_cli
 from tests.servers import serve
+from tests.waits import HANG_S
 
 HEAVY = ("a2a", "httpx", "openai", "datasets", "simple_salesforce")
 
@@ -91,15 +92,17 @@ def test_output_modes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_ctrl_c_exits_130_without_traceback() -> None:
     arrived = threading.Event()
-    with serve(lambda b: agents.slow_card(b, delay=30, arrived=arrived)) as base:
+    # The card never comes while the test runs (so only Ctrl-C can end the command), and
+    # every wait is a hang bound: a loaded machine took over 20 s to start or to stop it.
+    with serve(lambda b: agents.slow_card(b, delay=600, arrived=arrived)) as base:
         proc = subprocess.Popen([sys.executable, "-m", "a2abench", "discover", base,
-                                 "--timeout", "60"], stdout=subprocess.PIPE,
+                                 "--timeout", "600"], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         # Interrupt once the command is inside its request (not while Python starts up).
-        assert arrived.wait(60), "the CLI never asked for the card"
+        assert arrived.wait(HANG_S), "the CLI never asked for the card"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=HANG_S)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
 

@@ -224,3 +224,19 @@ def test_reading_reference_data_while_collecting_is_refused(
     monkeypatch.setattr(refdata.RESOLVER, "collecting", True)
     with pytest.raises(RuntimeError, match="read while collecting tests"):
         shared_data("tau2")
+
+
+def test_every_skip_states_its_reason_in_the_closing_summary(tmp_path: Path) -> None:
+    # Issue 35: skips for want of an upstream checkout, a browser or the gateway's venv were
+    # silent without `-rs`; each reason is now one closing line with its count.
+    from tests import refdata
+
+    resolver = refdata.Resolver({}, tmp_path / "no-shared")
+    for reason in ("set TAU2_UPSTREAM_CHECKOUT to a checkout", "no Chromium found",
+                   "set TAU2_UPSTREAM_CHECKOUT to a checkout", "",
+                   "reference data tau2/airline not found: looked in x. Fix: y"):
+        resolver.count_skip(reason)
+    assert resolver.summary() == [
+        "1 skipped: (no reason given)", "1 skipped: no Chromium found",
+        "2 skipped: set TAU2_UPSTREAM_CHECKOUT to a checkout",
+        f"1 tests skipped: no tau2 reference data. Fix: {refdata.FIX}"]

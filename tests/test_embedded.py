@@ -15,6 +15,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from a2abench.net.embedded import EmbeddedServer
+from tests.waits import HANG_S
 
 
 async def _slow(_request: Request) -> PlainTextResponse:
@@ -37,13 +38,14 @@ def _start(app: Starlette) -> tuple[EmbeddedServer, threading.Thread, str, socke
 def test_a_request_in_flight_is_answered_before_the_server_stops() -> None:
     server, thread, base, sock = _start(Starlette(routes=[Route("/", _slow)]))
     answers: list[str] = []
-    client = threading.Thread(target=lambda: answers.append(httpx.get(base, timeout=5).text))
+    client = threading.Thread(
+        target=lambda: answers.append(httpx.get(base, timeout=HANG_S).text))
     client.start()
     while not server.server_state.tasks:  # the request reached the app
         threading.Event().wait(0.005)
     server.stop()
-    client.join(5)
-    thread.join(5)
+    client.join(HANG_S)
+    thread.join(HANG_S)
     sock.close()
     assert answers == ["done"]
     assert not thread.is_alive()
@@ -56,6 +58,6 @@ def test_stop_before_the_loop_runs_is_kept() -> None:
     sock.bind(("127.0.0.1", 0))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    thread.join(5)
+    thread.join(HANG_S)
     sock.close()
     assert not thread.is_alive()

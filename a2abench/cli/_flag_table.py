@@ -698,6 +698,13 @@ GREEN = (  # GreenSettings: the serve-green flags
       help=("CA certificates (PEM) trusted for white agents' TLS certificates besides the "
             'default bundle (SSL_CERT_FILE and SSL_CERT_DIR are honoured too).'),
       show_default=False),
+    F(name='participant_proxy',
+      flag='--participant-proxy',
+      kind='str',
+      help=('Reach participants whose URL names a loopback host through this URL (its host, '
+            "port and path prefix); on AgentBeats, the green's proxy slot "
+            '(${slots.proxy.url}).'),
+      show_default=False),
     F(name='tck',
       flag='--tck',
       kind='bool',

@@ -97,11 +97,16 @@ def _fail_if_unreached(summary: Any) -> None:
     from a2abench.errors import AgentUnreachable
 
     if summary.ran and summary.counts.infra_errors == summary.ran:
+        first = summary.first_infra_error or ""
+        # An LLM's failure (its class: LLMError, LLMAuthError, ...) is not the agent's: the
+        # message names the LLM (its role, flag and model), the hint sends the user there.
+        check = ("The agent was not at fault: check that LLM's model, base URL and key"
+                 if first.startswith("LLM") else "Check the agent and its card's URL")
         raise AgentUnreachable(
             f"no task-trial reached the agent: all {summary.ran} ended in an infrastructure "
-            f"error (first: {summary.first_infra_error})",
-            hint=f"Check the agent and its card's URL; results are in {summary.output}, "
-                 "re-run them with --resume --retry-errors.")
+            f"error (first: {first})",
+            hint=f"{check}; results are in {summary.output}, re-run them with --resume "
+                 "--retry-errors.")
 
 
 def resume_command(output: Path, argv: list[str] | None = None) -> str:

@@ -1,16 +1,23 @@
 """`a2abench report`: aggregate metrics.jsonl files into a report."""
 
+import contextlib
 import functools
 import inspect
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from a2abench.cli import _common as c
 from a2abench.cli._flag_table import EXPORTS
 from a2abench.cli._flags import parameter, with_signature
+
+if TYPE_CHECKING:
+    from a2abench.render.output import Output
+    from a2abench.report import Report
+    from a2abench.report.compare import Comparison
 
 
 def _with_export_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -38,7 +45,8 @@ def _with_export_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_with_export_flags
 def report(
     paths: Annotated[list[Path], typer.Argument(help="metrics.jsonl files (shards, resumed "
-                                                     "runs).", show_default=False)],
+                                                     "runs), or the run directories holding "
+                                                     "them.", show_default=False)],
     exports: dict[str, dict[str, Any]],
     format: Annotated[str, c.opt("--format", "table | json | markdown | html | junit | tau2 | "
                                              "tau2-submission (a leaderboard directory; "
@@ -77,6 +85,7 @@ def report(
 
     from a2abench.options import parse_pairs
 
+    paths = [_metrics_file(p) for p in paths]
     _refuse_overwrite(paths, output)
     if compare:
         return _compare(paths, format, output)
@@ -118,8 +127,6 @@ def _export(format: str, paths: list[Path], output: Path | None,
 
 def _report(paths: list[Path], format: str, output: Path | None, fail_under: float | None,
             allow_incomplete: bool) -> None:
-    from a2abench.errors import write_output
-    from a2abench.render.display import render_report
     from a2abench.render.output import Output
     from a2abench.report import build_report, gate, render, step_summary
 
@@ -131,6 +138,34 @@ def _report(paths: list[Path], format: str, output: Path | None, fail_under: flo
     else:
         rep = build_report(paths)
     out = Output.for_command(format == "json" and output is None)
+    with _reader_may_stop():
+        _show(rep, page, out, format, output, paths)
+    if format in ("table", "markdown"):
+        step_summary(render(rep, "markdown", paths))
+    if fail_under is not None:
+        gate.check(rep, fail_under, allow_incomplete=allow_incomplete)
+
+
+@contextlib.contextmanager
+def _reader_may_stop() -> Iterator[None]:
+    """`report ... | head`: a reader that stops early is no failure. The rest of the report
+    goes nowhere, quietly, and the exit code stays the report's own (--fail-under still
+    decides it)."""
+    from a2abench.render.output import stdout_gone
+
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_gone()
+
+
+def _show(rep: "Report", page: bytes | None, out: "Output", format: str,
+          output: Path | None, paths: list[Path]) -> None:
+    from a2abench.errors import write_output
+    from a2abench.render.display import render_report
+    from a2abench.report import render
+
     if format == "table" and output is None:
         render_report(rep, out)
     else:
@@ -143,10 +178,22 @@ def _report(paths: list[Path], format: str, output: Path | None, fail_under: flo
             out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text.decode() if isinstance(text, bytes) else text)
-    if format in ("table", "markdown"):
-        step_summary(render(rep, "markdown", paths))
-    if fail_under is not None:
-        gate.check(rep, fail_under, allow_incomplete=allow_incomplete)
+
+
+def _metrics_file(path: Path) -> Path:
+    """A run's directory (what `run --output runs/x/` names) stands for its metrics.jsonl."""
+    if not path.is_dir():
+        return path
+    inside = path / "metrics.jsonl"
+    if inside.is_file():
+        return inside
+    from a2abench.errors import RecordsError
+
+    runs = sorted(str(p) for p in path.glob("*/metrics.jsonl"))[:8]
+    hint = (f"It holds {', '.join(runs)}: pass one, or several with --compare to put them "
+            "side by side." if runs else
+            "Pass the metrics.jsonl file a run wrote, or the directory `run --output` named.")
+    raise RecordsError(f"{path} is a directory without a metrics.jsonl", hint=hint)
 
 
 def _refuse_overwrite(paths: list[Path], output: Path | None) -> None:
@@ -166,7 +213,7 @@ def _refuse_overwrite(paths: list[Path], output: Path | None) -> None:
 
 
 def _compare(paths: list[Path], format: str, output: Path | None) -> None:
-    from a2abench.errors import ConfigError, write_output
+    from a2abench.errors import ConfigError
     from a2abench.render.output import Output
     from a2abench.report import step_summary
     from a2abench.report.compare import compare, to_markdown
@@ -181,6 +228,17 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
     else:
         comparison = compare(paths)
     out = Output.for_command(format == "json" and output is None)
+    with _reader_may_stop():
+        _show_comparison(comparison, page, out, format, output)
+    if format in ("table", "markdown"):
+        step_summary(to_markdown(comparison))
+
+
+def _show_comparison(comparison: "Comparison", page: bytes | None, out: "Output", format: str,
+                     output: Path | None) -> None:
+    from a2abench.errors import write_output
+    from a2abench.report.compare import to_markdown
+
     if format == "table" and output is None:
         from rich.table import Table
 
@@ -204,5 +262,3 @@ def _compare(paths: list[Path], format: str, output: Path | None) -> None:
             out.err.print(f"wrote {output}", markup=False)
         else:
             typer.echo(text.decode() if isinstance(text, bytes) else text)
-    if format in ("table", "markdown"):
-        step_summary(to_markdown(comparison))

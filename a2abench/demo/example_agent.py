@@ -74,6 +74,17 @@ def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> A
     return build_app(base_url)
 
 
+def advertised(host: str, port: int) -> str:
+    """The URL the card names without --card-url: http://HOST:PORT, where a wildcard bind
+    address (0.0.0.0, ::), which no client can call, becomes 127.0.0.1 (serve-green does the
+    same)."""
+    if host in ("0.0.0.0", "::", "[::]", ""):
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
 def _user_llm(args: argparse.Namespace) -> Any:
     """The user-simulator LLM of `--user-llm`, with `run tau2`'s settings."""
     from a2abench.errors import ConfigError
@@ -159,7 +170,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9019)
     parser.add_argument("--card-url", default=None,
-                        help="public URL the card advertises [default: http://HOST:PORT]")
+                        help="public URL the card advertises [default: http://HOST:PORT, "
+                             "with 127.0.0.1 for a wildcard HOST such as 0.0.0.0]")
     return parser
 
 
@@ -167,9 +179,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     import uvicorn
 
-    base = args.card_url or f"http://{args.host}:{args.port}"
+    base = args.card_url or advertised(args.host, args.port)
     print(f"a2abench example agent ({args.kind}): {base} (Ctrl-C stops)", file=sys.stderr,
           flush=True)
+    if args.card_url is None and base != f"http://{args.host}:{args.port}":
+        print(f"note: --host {args.host} is no address to call; the card advertises {base} "
+              "(this machine; AgentBeats' gateway routes loopback cards through itself). "
+              "Pass --card-url with the URL other machines use.", file=sys.stderr, flush=True)
     from a2abench.errors import A2ABenchError
 
     try:

@@ -302,6 +302,12 @@ def plan_run(request: AssessmentRequest, settings: GreenSettings, task_id: str) 
 
     try:
         check_http_url(request.white_agent_url, "the white agent URL")
+        # Every participant through the operator's participant proxy, if any: the URLs
+        # reached, and the hosts @participants allows, are the proxy's.
+        request = dataclasses.replace(
+            request, white_agent_url=settings.participant_url(request.white_agent_url),
+            participants={pid: settings.participant_url(url)
+                          for pid, url in request.participants.items()})
     except ConfigError as exc:
         raise RequestRejected(exc.message) from None
     explicit = [p for p in settings.allow_hosts if p != PARTICIPANTS]

@@ -139,7 +139,10 @@ def result_data(report: Report | None, config: RunConfig, status: str,
                     "task_trials_planned": report.planned,
                     "task_trials": report.task_trials, "scored": report.scored,
                     "unscored": report.unscored, "missing": report.missing,
-                    "errors": report.errors, "scored_apart": report.group_scores},
+                    "errors": report.errors, "scored_apart": report.group_scores,
+                    # How the scores were made, per task-trial: `offline` (no judge),
+                    # `nl_skipped`, `scripted_user` (rules played the user: no measure).
+                    "labels": dict(report.scoring_labels)},
         # Stock tau2 greens report pass_rate in percent and task_rewards: the same figures.
         "pass_rate_pct": _percent(report.pass_rate),
         # tau2 tasks have no category upstream: its leaderboards group by domain.
@@ -184,6 +187,9 @@ def _adaptive(report: Report) -> dict[str, Any] | None:
 def summary_text(data: dict[str, Any], agent: str) -> str:
     s = data["summary"]
     what = data["benchmark"] + (f" ({data['domain']})" if data.get("domain") else "")
+    shard = data.get("shard") or {}
+    if shard.get("count", 1) > 1:  # its figures are this shard's, not the whole run's
+        agent += f", shard {shard['index'] + 1} of {shard['count']} (figures for this shard only)"
     if not s["task_trials"]:
         return f"{what} against {agent}: no task-trial finished ({data['status']})."
     rate = "n/a" if s["pass_rate"] is None else f"{100 * s['pass_rate']:.1f}%"
@@ -199,6 +205,9 @@ def summary_text(data: dict[str, Any], agent: str) -> str:
         lines.append(f"{note} (infrastructure or harness errors, or never run): they count 0 "
                      f"in the score; {'n/a' if only is None else f'{only:.4f}'} over the "
                      f"scored ones")
+    if s.get("labels", {}).get("scripted_user"):
+        lines.append("played by the scripted user (rules, no LLM): this checks the pipeline, "
+                     "it does not measure the agent")
     adaptive = data.get("adaptive")
     if adaptive:
         from a2abench.run.adaptive.wording import confidence_text

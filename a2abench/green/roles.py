@@ -16,6 +16,7 @@ from typing import Any
 from a2abench.errors import ConfigError
 from a2abench.green.guard import HostPolicy
 from a2abench.green.settings import GreenSettings, check_http_url
+from a2abench.net.egress import PARTICIPANTS
 from a2abench.run.config import RunConfig
 from a2abench.run.driver import Driver
 from a2abench.run.match import lineup_for
@@ -42,6 +43,8 @@ def other_participants(participants: dict[str, str], config: dict[str, Any],
     if AGENT not in participants:
         raise RolesRejected("missing required role agent (the agent under test) among the "
                             f"participants ({', '.join(sorted(participants))})")
+    # @participants allows every participant's host: only the operator's own patterns bind.
+    explicit = [p for p in settings.allow_hosts if p != PARTICIPANTS]
     out = []
     for pid, url in sorted(participants.items()):
         if pid == AGENT:
@@ -50,7 +53,7 @@ def other_participants(participants: dict[str, str], config: dict[str, Any],
             check_http_url(url, f"participant {pid}'s URL")
         except ConfigError as exc:
             raise RolesRejected(exc.message) from None
-        if not HostPolicy(settings.allow_hosts).allows(url):
+        if not HostPolicy(explicit).allows(url):
             raise RolesRejected(f"participant {pid} ({url!r}) is not on this server's "
                                 "allowed hosts (serve-green --allow-host)")
         out.append(f"{pid}={url}")

@@ -94,6 +94,12 @@ class GreenSettings:
     ca_cert: Path | None = option(None, "CA certificates (PEM) trusted for white agents' TLS "
                                         "certificates besides the default bundle "
                                         "(SSL_CERT_FILE and SSL_CERT_DIR are honoured too).")
+    # Where loopback participant URLs go (AgentBeats: the green's `proxy` slot, see
+    # participant_url); None leaves every participant URL as the request gives it.
+    participant_proxy: str | None = option(
+        None, "Reach participants whose URL names a loopback host through this URL (its host, "
+              "port and path prefix); on AgentBeats, the green's proxy slot "
+              "(${slots.proxy.url}).")
     tck: bool = option(False, "Test only: answer A2A TCK scenario messages "
                               "(docs/conformance.md).", hidden=True)
     cancel_grace_s: float = 30.0
@@ -126,6 +132,8 @@ class GreenSettings:
             raise ConfigError("--auth-token is empty", hint="Unset it to serve without auth.")
         if self.card_url is not None:
             check_http_url(self.card_url, "--card-url")
+        if self.participant_proxy is not None:
+            check_http_url(self.participant_proxy, "--participant-proxy")
         if self.rpc_path is not None and not self.rpc_path.startswith("/"):
             raise ConfigError(f"--rpc-path {self.rpc_path!r} does not start with /",
                               hint="Write it like /a2a, or leave it out to serve at / and at "
@@ -153,6 +161,22 @@ class GreenSettings:
         if ":" in host and not host.startswith("["):
             host = f"[{host}]"
         return f"http://{host}:{self.port if port is None else port}/"
+
+    def participant_url(self, url: str) -> str:
+        """A participant's URL as this server reaches it. AgentBeats' gateway names every
+        participant at its own loopback proxy (`http://127.0.0.1:8080/<role>`), which only
+        the gateway's host can reach; with --participant-proxy (the green's Amber `proxy`
+        slot) such a loopback URL goes through that proxy: its scheme, host and port replace
+        the URL's and its path comes first. Any other URL is left as given."""
+        if self.participant_proxy is None:
+            return url
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not (
+                is_wildcard(parts.hostname or "") or is_loopback(parts.hostname or "")):
+            return url
+        proxy = urlsplit(self.participant_proxy)
+        return urlunsplit((proxy.scheme, proxy.netloc, proxy.path.rstrip("/") + parts.path,
+                           parts.query, parts.fragment))
 
     def exposed(self) -> bool:
         """True when the bind address is reachable from other machines."""

@@ -9,6 +9,8 @@ from a2abench.llm._client import ChatLLM
 from a2abench.llm._config import DEFAULT_BASE_URL, LLMConfig, api_key_from_env
 from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 
+ROLES = {"--user-llm": "the user simulator's LLM", "--judge-llm": "the judge LLM"}
+
 
 def build_llm(model: str, *, base_url: str | None, args: dict[str, Any], cache: bool,
               flag: str, alternative: str = "",
@@ -25,4 +27,5 @@ def build_llm(model: str, *, base_url: str | None, args: dict[str, Any], cache: 
             hint=f"Or point {flag}-base-url at another OpenAI-compatible server"
                  + (f", or {alternative}." if alternative else "."))
     return ChatLLM(LLMConfig(model=model, base_url=url, args=args, cache=cache,
-                             max_reply_bytes=max_reply_bytes))
+                             max_reply_bytes=max_reply_bytes),
+                   role=f"{ROLES.get(flag, 'the LLM')} ({flag} {model})")

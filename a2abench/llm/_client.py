@@ -57,8 +57,10 @@ class ChatLLM:
     """
 
     def __init__(self, config: LLMConfig, *, on_call: MetricsHook | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 role: str | None = None) -> None:
         self.config = config
+        self.role = role  # e.g. "the user simulator's LLM (--user-llm gpt-4.1)", for errors
         self._on_call = on_call
         self._redact, headers = endpoint_auth(config.api_key)
         self._client_args: dict[str, Any] = {
@@ -118,6 +120,10 @@ class ChatLLM:
         try:
             result = await self._cached_or_fetched(body, started)
         except LLMError as exc:
+            if self.role and not exc.message.startswith(self.role):
+                # Say which LLM failed: a run's summary must not blame the agent for it.
+                exc.message = f"{self.role}: {exc.message}"
+                exc.args = (exc.message,)
             self._report(LLMCallMetrics(
                 model=self.config.model, latency_ms=_ms_since(started), prompt_tokens=0,
                 completion_tokens=0, cost_usd=None, cached=False,

@@ -11,6 +11,9 @@ from a2abench.llm._pricing import cost_usd
 from a2abench.net.limits import DEFAULT_MAX_DEPTH, loads
 
 API_HINT = "Check that the base URL serves the OpenAI Chat Completions API (usually .../v1)."
+# The `system_fingerprint` of the demo's scripted user (a2abench.demo.user_llm): its turns
+# come from rules, not a model, and runs it plays are labelled `scripted_user`.
+SCRIPTED_FINGERPRINT = "a2abench-scripted-user"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,11 @@ class ChatResult:
     model: str
     finish_reason: str | None = None
     attempts: int = 1
+
+    @property
+    def scripted(self) -> bool:
+        """True when the demo's scripted user answered (no model behind this turn)."""
+        return self.raw.get("system_fingerprint") == SCRIPTED_FINGERPRINT
 
     def to_message(self) -> dict[str, Any]:
         """This turn as an OpenAI `assistant` message, ready to append to a conversation."""

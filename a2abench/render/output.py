@@ -52,11 +52,9 @@ class Output:
         return cls(choose_mode(json_flag))
 
     def _make(self, stderr: bool) -> Console:
-        from rich.console import Console
-
         plain = self.mode is not OutputMode.RICH
         # Rich itself honours NO_COLOR; plain mode never emits escape codes.
-        return Console(
+        return _console_class()(
             stderr=stderr,
             force_terminal=False if plain else None,
             no_color=True if plain else None,
@@ -92,3 +90,25 @@ class Output:
     def warn(self, text: str) -> None:
         self.err.print(f"Warning: {text}", style=None if self.mode is not OutputMode.RICH
                        else "yellow", markup=False, highlight=False)
+
+
+def stdout_gone() -> None:
+    """The reader of stdout went away (`a2abench report ... | head`): what is still written
+    goes to /dev/null, so neither later writes nor the flush at exit raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _console_class() -> type[Console]:
+    from rich.console import Console
+
+    class Quiet(Console):
+        def on_broken_pipe(self) -> None:
+            # Rich's own handler exits 1; the command decides instead (report exits with
+            # its own code: 0, or 3 from a --fail-under gate that still runs).
+            self.quiet = True
+            stdout_gone()
+            raise BrokenPipeError
+
+    return Quiet

@@ -347,7 +347,7 @@ def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
             raise RecordsError(
                 f"run {run['run_id']} is not a shard or resume of run {runs[0]['run_id']}: "
                 + "; ".join(problems[:3]),
-                hint="Report different runs separately.")
+                hint="Report each run on its own, or put them side by side with --compare.")
     shards = {(r["shard"][0], r["shard"][1]) for r in runs if _is_shard(r.get("shard"))}
     counts = {s[1] for s in shards}
     if len(counts) == 1:
@@ -549,6 +549,10 @@ def _finish(paths: list[Path], acc: _Accumulator, stats: ReadStats,
     if labels.get("nl_skipped"):
         warnings.append(f"{labels['nl_skipped']} task-trial(s) were scored without their "
                         "NL assertions (no --judge-llm): those scores are not official")
+    if labels.get("scripted_user"):
+        warnings.append(f"{labels['scripted_user']} task-trial(s) were played by the scripted "
+                        "user (rules, no LLM): the score checks the pipeline, it does not "
+                        "measure the agent")
     mixed = 0 < labels.get("offline", 0) < len(scored)
     if mixed:
         warnings.append("offline (no-judge) and judged scores are mixed in these files")

@@ -154,7 +154,7 @@ async def test_grpc_request_deadline(every_binding: str) -> None:
 
     class Slow(Echo):
         async def execute(self, context: Any, event_queue: Any) -> None:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(30)  # far past the 0.2 s deadline, whatever the load
             await super().execute(context, event_queue)
 
     with serve(lambda b: sdk_agent(b, bindings=("GRPC",), versions=("1.0",),

@@ -139,7 +139,7 @@ async def test_slow_rpc_times_out() -> None:
     from starlette.routing import Route
 
     async def slow(_: object) -> JSONResponse:
-        await asyncio.sleep(2)
+        await asyncio.sleep(30)  # far past the 0.2 s deadline, whatever the load
         return JSONResponse({})
 
     with serve(lambda base: Starlette(routes=[Route("/rpc", slow, methods=["POST"])])) as base:

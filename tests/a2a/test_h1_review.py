@@ -18,6 +18,7 @@ from a2abench.net.h1 import WireError, usable
 from a2abench.net.limits import read_body
 from a2abench.net.retry import RetryPolicy
 from tests.a2a.test_h1 import OK, body_of, card, pool, refused, reply, scripted
+from tests.waits import HANG_S
 
 # Every review finding holds over http and over https (tests/a2a/conftest.py).
 pytestmark = [pytest.mark.parametrize("over_tls", ["http", "https"], indirect=True),
@@ -287,18 +288,22 @@ def test_an_idn_host_is_connected_to_by_its_ascii_name() -> None:
 
 # --- parity with the httpx path ---------------------------------------------------------------
 
-TWICE = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.01, budget_s=5)
+TWICE = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.01, budget_s=HANG_S)
 
 
-async def _fails_how(answer: bytes, *, lean: bool, close: bool = True) -> tuple[str, int]:
+async def _fails_how(answer: bytes, *, lean: bool, close: bool = True,
+                     timeout: float = HANG_S) -> tuple[str, int]:
     """(error class, requests the server saw) for one good call, then one call answered
-    by `answer` (twice if the transport retries it; `close`: then the connection ends)."""
+    by `answer` (twice if the transport retries it; `close`: then the connection ends).
+    The second call runs under `timeout`; the good one under HANG_S, so that a loaded
+    machine never turns it into a timeout (issue 35)."""
     async with scripted(reply(), answer, answer, close_after={2, 3} if close else None
                         ) as server:
         wire = pool(server.url) if lean else None
         rpc = JsonRpcTransport(httpx.AsyncClient(), server.url, "0.3", retry=TWICE,
-                               timeout=0.3, wire=LeanWire(wire) if wire else None)
+                               timeout=HANG_S, wire=LeanWire(wire) if wire else None)
         await rpc.call("message/send", {})
+        rpc.timeout = timeout
         try:
             await rpc.call("message/send", {})
         except A2ABenchError as exc:
@@ -315,10 +320,13 @@ async def _fails_how(answer: bytes, *, lean: bool, close: bool = True) -> tuple[
     (b"", ("AgentTimeout", 3)),  # silence: --timeout, retried
     (HEAD + b"content-length: 10\r\n\r\nabc", ("ReplyTooSlow", 2)),  # a drip: not retried
 ], ids=["silent", "drip"])
+@pytest.mark.slow
 async def test_the_request_deadline_is_the_same_error_and_retry_as_with_httpx(
         answer: bytes, expected: tuple[str, int]) -> None:
-    assert await _fails_how(answer, lean=False, close=False) == expected
-    assert await _fails_how(answer, lean=True, close=False) == expected
+    # Silence and a drip end only at the deadline, the one thing here that waits for it; 1 s
+    # (not 0.3) so that the head of the drip is read before it even on a loaded machine.
+    assert await _fails_how(answer, lean=False, close=False, timeout=1.0) == expected
+    assert await _fails_how(answer, lean=True, close=False, timeout=1.0) == expected
 
 
 @pytest.mark.parametrize("answer", [

@@ -18,10 +18,11 @@ from a2abench.errors import (
     JSONRPCError,
     ProtocolError,
 )
+from tests.waits import HANG_S
 
 OK = {"jsonrpc": "2.0", "id": "1", "result": {"kind": "message", "role": "agent",
                                               "messageId": "m", "parts": []}}
-FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, budget_s=5)
+FAST = RetryPolicy(max_attempts=4, base_delay_s=0.001, max_delay_s=0.01, budget_s=HANG_S)
 
 
 def transport(handler: Callable[[httpx.Request], httpx.Response], *,

@@ -22,7 +22,7 @@ from tests.agentbeats.gateway import gateway_python, merge_shards, proxy, run_ga
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer, completion
 from tests.green.helpers import green_server
-from tests.servers import serve
+from tests.servers import free_port, serve
 from tests.tau2 import gold_agent
 
 pytestmark = pytest.mark.slow
@@ -173,6 +173,25 @@ def test_heartbeats_carry_a_slow_task_trial_past_the_gateways_timeout(
                 outcome = run_gateway(python, green, {"agent": via + "/agent"}, config, 2.0)
             assert outcome["status"] == status, outcome["log"][-2000:]
             assert bool(outcome["results"]) is (status == "completed")
+
+
+def test_participants_at_the_gateways_loopback_go_through_the_proxy_slot(
+        tmp_path: Path, python: Path, tau2_world: tuple[str, FakeLLMServer]) -> None:
+    """The gateway names the participant at its own loopback proxy, which the green agent's
+    container cannot reach (here: a loopback port nobody listens on). With the proxy slot's
+    URL as --participant-proxy, the same request completes through that proxy; without it,
+    the shard fails."""
+    agent, user = tau2_world
+    proxy_base = agent.removesuffix("/agent")
+    unreachable = f"http://127.0.0.1:{free_port()}/agent"
+    config = {"benchmark": "tau2", "domain": "airline", "task_ids": ["3"], "shard_index": 0,
+              "num_shards": 1}
+    for via, status in ((proxy_base, "completed"), (None, "failed")):
+        settings = _tau2_settings(tmp_path / f"runs-{status}", user, participant_proxy=via)
+        with green_server(settings) as (green, _):
+            outcome = run_gateway(python, green, {"agent": unreachable}, config, 120)
+        assert outcome["status"] == status, outcome["log"][-2000:]
+        assert bool(outcome["results"]) is (status == "completed")
 
 
 # --- CRMArena ---------------------------------------------------------------------------------

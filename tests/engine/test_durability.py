@@ -17,6 +17,7 @@ from a2abench.report import build_report
 from a2abench.report.aggregate import Report
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent
+from tests.waits import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 WRONG = frozenset({"t002", "t005", "t011"})
@@ -47,7 +48,7 @@ def task_count(path: Path) -> int:
 
 
 def wait_for_tasks(path: Path, n: int, proc: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_S
     while task_count(path) < n:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the run made no progress"
@@ -90,7 +91,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> No
         assert 6 <= done_before <= 10  # 9 answered, one more while the hold was reached
         legacy.hold_after = None
         resumed = spawn(base, out, "--resume", "--concurrency", "2")
-        _, err = resumed.communicate(timeout=120)
+        _, err = resumed.communicate(timeout=HANG_S)
         assert resumed.returncode == 0, err
     rep = build_report([out])
     assert comparable(rep) == expected
@@ -110,7 +111,7 @@ def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path
         # flight finish (as Ctrl-C lets them), so none can start after it.
         said = _read_until(proc, "interrupted")
         legacy.hold_after = None
-        _, rest = proc.communicate(timeout=60)
+        _, rest = proc.communicate(timeout=HANG_S)
         err = said + rest
         assert proc.returncode == 130, err
         assert "Traceback" not in err and "Resume with:" in err
@@ -119,7 +120,7 @@ def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path
         last = json.loads(out.read_text().splitlines()[-1])
         assert last["type"] == "run_end" and last["status"] == "interrupted"
         resumed = spawn(base, out, "--resume")
-        _, err = resumed.communicate(timeout=120)
+        _, err = resumed.communicate(timeout=HANG_S)
         assert resumed.returncode == 0, err
     assert comparable(build_report([out])) == expected
 

@@ -28,10 +28,11 @@ from tests.agents import load_example
 from tests.fakes.fixtures import TEST_API_KEY
 from tests.fakes.llm_server import FakeLLMServer, Reply, completion
 from tests.servers import serve
+from tests.waits import HANG_S
 
 agent_mod = load_example("llm_agent.py")
 
-RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.02, budget_s=2.0)
+RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.02, budget_s=HANG_S)
 
 # A tool whose schema has $defs, a $ref and integers, which must reach the model unchanged.
 BOOKING_SCHEMA: dict[str, Any] = {"type": "function", "function": {
@@ -60,7 +61,7 @@ def served(llm_server: FakeLLMServer) -> Iterator[tuple[str, Any]]:
     """(base URL, the running app) for an agent whose model is the fake LLM server."""
     config = LLMConfig(model="gpt-4.1", base_url=llm_server.base_url,
                        api_key=SecretStr(TEST_API_KEY), args={"temperature": 0.0},
-                       timeout_s=5.0, retry=RETRY, cache=False)
+                       timeout_s=HANG_S, retry=RETRY, cache=False)
     apps: list[Any] = []
 
     def factory(base: str) -> Any:
@@ -72,7 +73,7 @@ def served(llm_server: FakeLLMServer) -> Iterator[tuple[str, Any]]:
 
 
 def client_for(url: str, *, streaming: bool = False) -> A2AClient:
-    return A2AClient(A2AConfig.create(url, timeout=10.0, streaming=streaming))
+    return A2AClient(A2AConfig.create(url, timeout=HANG_S, streaming=streaming))
 
 
 def model_messages(server: FakeLLMServer, index: int) -> list[dict[str, Any]]:
@@ -277,7 +278,7 @@ async def test_model_failure_is_explained_and_the_agent_keeps_going(
     llm_server.enqueue(content="Back again.")
     async with client_for(url) as client:
         chat = client.conversation()
-        failed = await asyncio.wait_for(chat.send("hello"), timeout=5)
+        failed = await asyncio.wait_for(chat.send("hello"), timeout=HANG_S)
         recovered = await chat.send("still there?")
     assert "could not get an answer from my language model" in failed.text
     assert "500" in failed.text and "upstream exploded" in failed.text

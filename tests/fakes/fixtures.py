@@ -14,11 +14,13 @@ from pydantic import SecretStr
 
 from a2abench.llm import ChatLLM, LLMConfig, RetryPolicy
 from tests.fakes.llm_server import FakeLLMServer
+from tests.waits import HANG_S
 
 TEST_API_KEY = "sk-test-0123456789abcdef"  # a made-up key the tests look for in outputs
 
-# Real backoff shape, test-sized delays: 4 attempts within 2 s.
-FAST_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05, budget_s=2.0)
+# Real backoff shape, test-sized delays: 4 attempts. The attempts end a call, never the time
+# budget: a loaded machine spent more than 2 s on four loopback requests (issue 35).
+FAST_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05, budget_s=HANG_S)
 
 
 @pytest.fixture(scope="session")
@@ -42,10 +44,11 @@ def llm_server(llm_server_session: FakeLLMServer) -> FakeLLMServer:
 
 @pytest.fixture
 def llm_config(llm_server: FakeLLMServer) -> LLMConfig:
-    """gpt-4.1 (so prices are known) at the fake server, with fast retries and the cache on."""
+    """gpt-4.1 (so prices are known) at the fake server, with fast retries and the cache on.
+    The request timeout is a hang bound: tests of timeouts set their own."""
     return LLMConfig(model="gpt-4.1", base_url=llm_server.base_url,
                      api_key=SecretStr(TEST_API_KEY), args={"temperature": 0.0},
-                     timeout_s=5.0, retry=FAST_RETRY)
+                     timeout_s=HANG_S, retry=FAST_RETRY)
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from tests.green.helpers import STATE, agentbeats, result_of, sdk_client, send
 from tests.green.test_e2e import airline, gold, user_llm  # noqa: F401
 from tests.servers import free_port, serve
 from tests.tau2.test_run_e2e import TASKS
+from tests.waits import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT_ID = "4f6c0b1e9d2a4c7f8e3b5a6d7c8e9f01"
@@ -40,7 +41,7 @@ def send_03(url: str, payload: str, method: str = "message/send") -> Any:
         "kind": "message", "role": "user", "messageId": os.urandom(8).hex(),
         "parts": [{"kind": "text", "text": payload}]}}}
     headers = {"Accept": "text/event-stream"} if method == "message/stream" else {}
-    response = httpx.post(url, json=body, headers=headers, timeout=60)
+    response = httpx.post(url, json=body, headers=headers, timeout=HANG_S)
     assert response.status_code == 200, response.text
     if method == "message/stream":
         return [json.loads(line[5:])["result"] for line in response.text.splitlines()
@@ -97,7 +98,8 @@ def run_sh_recipe() -> str:
     return match.group(1)
 
 
-def wait_for_card(url: str, proc: subprocess.Popen[str], timeout: float = 30) -> dict[str, Any]:
+def wait_for_card(url: str, proc: subprocess.Popen[str], timeout: float = HANG_S
+                  ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stdout.read() if proc.stdout else "exited"
@@ -174,7 +176,7 @@ def test_the_shipped_scenario_starts_whatever_python_comes_first(tmp_path: Path)
         for proc in procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, 2)
-                proc.wait(timeout=20)
+                proc.wait(timeout=HANG_S)
             if proc.stdout is not None:
                 proc.stdout.close()
 

@@ -15,6 +15,7 @@ import pytest
 
 from tests.clihelp import run_cli
 from tests.test_cli import HEAVY
+from tests.waits import HANG_S
 
 
 def test_help_lists_the_flags_and_imports_nothing_heavy() -> None:
@@ -63,7 +64,7 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stderr is not None
-        deadline, line = time.monotonic() + 30, ""
+        deadline, line = time.monotonic() + HANG_S, ""
         while "a2abench green agent" not in line and time.monotonic() < deadline:
             line = proc.stderr.readline()
         assert line.startswith("a2abench green agent: card http://127.0.0.1:1/a2a/.well-known/"
@@ -85,7 +86,7 @@ def test_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert r.json()["result"]["task"]["status"]["state"] == "TASK_STATE_REJECTED"
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=HANG_S)
     assert proc.returncode == 130, err  # docs/design.md §2: interrupted
     assert "Traceback" not in err
     assert "rejected: the text is not a JSON object" in err  # the server's own log line

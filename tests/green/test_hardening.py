@@ -5,7 +5,6 @@ requests narrow but never widen the operator's settings, an empty token is refus
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import httpx
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 from a2abench.green import GreenSettings, RequestRejected, parse_request
 from tests.clihelp import run_cli
 from tests.green.helpers import STATE, agentbeats, green_server, sdk_client, send
+from tests.waits import HANG_S, cpu_s
 
 BENCHMARKS = ["crmarena", "scripted", "tau2"]
 # 900 KB of what froze 0.1.0 (a non-greedy regex retried from every opening tag).
@@ -29,10 +29,9 @@ HOSTILE = [
 
 @pytest.mark.parametrize("text", HOSTILE, ids=["open-tags", "env-open", "fences", "mixed"])
 def test_hostile_text_parses_in_linear_time(text: str) -> None:
-    started = time.perf_counter()
-    with pytest.raises(RequestRejected):
+    with cpu_s() as took, pytest.raises(RequestRejected):
         parse_request([text], [], BENCHMARKS)
-    assert time.perf_counter() - started < 2.0  # quadratic parsing took minutes
+    assert took[0] < 2.0  # CPU seconds of this thread; quadratic parsing took minutes
 
 
 @settings(max_examples=150, deadline=None)
@@ -53,9 +52,8 @@ async def test_a_hostile_request_does_not_stall_the_server(settings: GreenSettin
         "kind": "message", "role": "user", "messageId": "m", "parts": [
             {"kind": "text", "text": HOSTILE[0]}]}}}
     with green_server(settings) as (base, _):
-        started = time.perf_counter()
-        task = httpx.post(base + "/", json=body, timeout=30).json()["result"]
-        assert time.perf_counter() - started < 5.0
+        # Parsing it is linear (above); here the server answers at all, and rejects it.
+        task = httpx.post(base + "/", json=body, timeout=HANG_S).json()["result"]
         assert task["status"]["state"] == "rejected"
         assert httpx.get(base + "/.well-known/agent-card.json").status_code == 200
 

@@ -18,6 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.waits import HANG_S
+
 pytestmark = pytest.mark.slow
 CANARY = "canary-23-json-0d9f1e"
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +38,7 @@ def rpc(base: str, part: str) -> Any:
             f'{{"kind": "message", "role": "user", "messageId": "m{time.time_ns()}", ')
     body = head + '"parts": [' + part + "]}}}"
     return httpx.post(base, content=body, headers={"content-type": "application/json"},
-                      timeout=30).json()
+                      timeout=HANG_S).json()
 
 
 def lines_of(text: str) -> list[dict[str, Any]]:
@@ -58,12 +60,14 @@ def test_every_line_is_json_and_secret_free(tmp_path: Path) -> None:
     proc = spawn(tmp_path, port)
     base = f"http://127.0.0.1:{port}/"
     try:
-        for _ in range(200):
+        deadline = time.monotonic() + HANG_S  # its start took over 20 s on a loaded machine
+        while True:
             try:
                 httpx.get(base + "healthz")
                 break
             except httpx.HTTPError:
                 assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "serve-green never answered"
                 time.sleep(0.1)
         agent = f"http://operator:{CANARY}@127.0.0.1:9"
         rpc(base, json.dumps({"kind": "text", "text": f"{CANARY} is not a request"}))
@@ -76,7 +80,7 @@ def test_every_line_is_json_and_secret_free(tmp_path: Path) -> None:
             {"participants": {"agent": agent}, "config": {"benchmark": "tau2"}})}))
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=HANG_S)
     assert CANARY not in out + err
     lines = lines_of(out) + lines_of(err)
     events = [line.get("event") for line in lines]
@@ -91,7 +95,7 @@ def test_a_start_up_error_is_one_json_line(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         proc = spawn(tmp_path, taken.getsockname()[1])
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=HANG_S)
     assert proc.returncode not in (0, None)
     lines = lines_of(out) + lines_of(err)
     assert [line.get("event") for line in lines] == ["error"], lines

@@ -21,6 +21,7 @@ from a2abench.green.prom import GreenMetrics
 from a2abench.green.starting import start_metrics_server
 from tests.green.helpers import STATE, agentbeats, cancel, green_server, sdk_client, send
 from tests.green.test_control import until_running
+from tests.waits import HANG_S
 
 CANARY = "canary-15-0c4e9d-secret"
 
@@ -119,14 +120,14 @@ def test_probes_need_no_token_but_metrics_and_status_do(settings: GreenSettings)
 
 
 async def test_readyz_turns_unready_while_the_line_is_full(settings: GreenSettings,
-                                                           slow_white: str) -> None:
+                                                           held_white: str) -> None:
     settings = dataclasses.replace(settings, max_concurrent_assessments=1,
                                    max_queued_assessments=0)
     with green_server(settings, "/a2a") as (base, _):
         assert httpx.get(base + "/readyz").json() == {"status": "ready"}
         async with sdk_client(base) as client:
             task_id, _ = await until_running(client, agentbeats(
-                slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
+                held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1))
             r = httpx.get(base + "/readyz")
             assert r.status_code == 503 and r.json()["status"] == "unready"
             assert "busy: 1 assessment(s) running" in r.json()["reason"]
@@ -176,11 +177,11 @@ async def test_json_logs_parse_and_hold_no_secret(settings: GreenSettings, white
 
 
 async def test_the_status_page_updates_live_over_sse(settings: GreenSettings,
-                                                     slow_white: str) -> None:
+                                                     held_white: str) -> None:
     with green_server(settings, "/a2a") as (base, _):
         page = httpx.get(base + "/status")
         assert page.status_code == 200 and "EventSource" in page.text
-        async with httpx.AsyncClient(timeout=30) as http, \
+        async with httpx.AsyncClient(timeout=HANG_S) as http, \
                 http.stream("GET", base + "/status/events") as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
             snapshots = _snapshots(stream)
@@ -188,7 +189,7 @@ async def test_the_status_page_updates_live_over_sse(settings: GreenSettings,
             assert first["running"] == []
             async with sdk_client(base) as client:
                 task_id, _ = await until_running(client, agentbeats(
-                    slow_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
+                    held_white, benchmark="scripted", tasks=40, turns=1, concurrency=1), done=2)
                 live = await _first(snapshots, lambda s: any(
                     a["id"] == task_id and a["done"] >= 2 for a in s["running"]))
                 row = live["running"][0]
@@ -211,7 +212,7 @@ async def _first(snapshots: Any, wanted: Any) -> dict[str, Any]:
             if wanted(snap):
                 return dict(snap)
         raise AssertionError("the event stream ended")
-    return await asyncio.wait_for(scan(), 30)
+    return await asyncio.wait_for(scan(), HANG_S)
 
 
 def test_labels_and_error_classes() -> None:
@@ -282,7 +283,7 @@ def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
     problems: list[Exception] = []
     try:
         assert proc.stderr is not None
-        deadline, line = time.monotonic() + 30, ""
+        deadline, line = time.monotonic() + HANG_S, ""
         while '"event": "serving"' not in line and time.monotonic() < deadline:
             line = proc.stderr.readline()
         port = _listening_port(proc.pid)
@@ -300,14 +301,15 @@ def test_an_open_status_page_does_not_hold_up_ctrl_c(tmp_path: Any) -> None:
 
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
-        assert got_snapshot.wait(30)
+        assert got_snapshot.wait(HANG_S)
     finally:
-        stopped_at = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    # uvicorn would wait its 15 s graceful timeout for an open stream; it ends at once instead
-    assert time.monotonic() - stopped_at < 10, err
-    assert proc.returncode == 130 and stream_ended.wait(10), problems
+        _, err = proc.communicate(timeout=HANG_S)
+    # uvicorn would wait its 15 s graceful timeout for the open stream, then cancel it (the
+    # client then reads a cut-off body: an error in `problems`); the server ends the stream
+    # itself instead, cleanly, whatever the machine's load.
+    watcher.join(HANG_S)  # the stream's end, clean or not, ends the watcher
+    assert proc.returncode == 130 and stream_ended.is_set() and not problems, (problems, err)
     assert all(json.loads(x) for x in err.splitlines() if x.strip())  # JSON lines only
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from a2abench.benchmarks.tau2.options import Tau2Options
+from a2abench.errors import ConfigError
 from a2abench.green import GreenSettings, RequestRejected, parse_request, plan_run
 from a2abench.green.request import AssessmentRequest, secret_keys, server_only
 
@@ -238,6 +239,34 @@ def test_plan_run_checks_the_white_agent_host(tmp_path: Path, agent: str,
         plan({}, settings, agent=agent)
 
 
+@pytest.mark.parametrize(("participant", "proxy", "reached"), [
+    # AgentBeats' gateway: its own loopback proxy, seen through the green agent's proxy slot
+    ("http://127.0.0.1:8080/agent", "http://127.0.0.1:31001", "http://127.0.0.1:31001/agent"),
+    ("http://localhost:8080/agent/?x=1", "https://gw.internal/base/",
+     "https://gw.internal/base/agent/?x=1"),
+    ("http://[::1]:8080/agent", "http://gw:8080", "http://gw:8080/agent"),
+    ("http://0.0.0.0:8080/agent", "http://gw:8080", "http://gw:8080/agent"),
+    ("http://purple:9019", "http://gw:8080", "http://purple:9019"),  # not loopback: as given
+    ("http://127.0.0.1:8080/agent", None, "http://127.0.0.1:8080/agent"),  # no proxy set
+])
+def test_loopback_participants_go_through_the_participant_proxy(
+        tmp_path: Path, participant: str, proxy: str | None, reached: str) -> None:
+    settings = GreenSettings(output_dir=tmp_path, participant_proxy=proxy)
+    assert plan({}, settings, agent=participant).config.white_agent_url == reached
+
+
+def test_the_allowed_hosts_apply_to_the_participant_as_reached(tmp_path: Path) -> None:
+    settings = GreenSettings(output_dir=tmp_path, participant_proxy="http://gw:8080",
+                             allow_hosts=("gw",))
+    assert plan({}, settings, agent="http://127.0.0.1:8080/agent").config.white_agent_url == \
+        "http://gw:8080/agent"
+    with pytest.raises(RequestRejected, match="allowed hosts"):
+        plan({}, GreenSettings(output_dir=tmp_path, participant_proxy="http://gw:8080",
+                               allow_hosts=("purple",)), agent="http://127.0.0.1:8080/a")
+    with pytest.raises(ConfigError, match="--participant-proxy"):
+        GreenSettings(participant_proxy="gw:8080")
+
+
 # --- the AgentBeats leaderboard workflow's shard keys ---------------------------------------
 
 @pytest.mark.parametrize("payload", [
@@ -290,3 +319,22 @@ def test_shards_hold_every_task_trial_exactly_once(shards: int) -> None:
     seen = [item.key for index in range(shards) for item in Plan(
         tasks, 3, 300, shard_config({"shard_index": index, "num_shards": shards}).get("shard"))]
     assert sorted(seen) == sorted((f"t{i}", trial) for i in range(5) for trial in range(3))
+
+
+def test_every_participant_and_its_allowed_host_go_through_the_participant_proxy(
+        tmp_path: Path) -> None:
+    """With the image's @participants and the gateway's loopback URLs, the hosts allowed are
+    those reached (the proxy's), and a second participant (scenario dual's user) goes
+    through the proxy too (issue 35)."""
+    settings = GreenSettings(output_dir=tmp_path, participant_proxy="http://gw:8080",
+                             allow_hosts=("@participants",))
+    config = plan({}, settings, agent="http://127.0.0.1:8080/agent").config
+    assert config.white_agent_url == "http://gw:8080/agent"
+    assert config.allowed_hosts == ["gw"]
+    request = AssessmentRequest("agentbeats", "tau2", "http://127.0.0.1:8080/agent",
+                                {"scenario": "dual"},
+                                {"agent": "http://127.0.0.1:8080/agent",
+                                 "user": "http://127.0.0.1:8080/user"})
+    dual = plan_run(request, settings, "0123456789abcdef").config
+    assert dual.participant == ["user=http://gw:8080/user"]
+    assert dual.allowed_hosts == ["gw", "gw"]

@@ -43,3 +43,12 @@ def test_progress_counts_harness_errors_as_unscored() -> None:
         "done": 4, "total": 4, "passed": 1, "failed": 1, "scored": 2, "pass_rate": 0.5,
         "mean_reward": 0.5, "agent_errors": 1, "evaluator_errors": 0, "infra_errors": 1,
         "harness_errors": 1, "unscored": 2}
+
+
+def test_a_shards_summary_says_it_covers_that_shard_only() -> None:
+    # Issue 35: the prose of one shard's Result read like the whole run's.
+    whole = summary_text(data(4, 1, 4, 2, 4) | {"shard": {"index": 0, "count": 1}}, "agent")
+    assert "shard" not in whole
+    shard = summary_text(data(2, 1, 2, 1, 2) | {"shard": {"index": 1, "count": 3}}, "agent")
+    assert shard.startswith("tau2 (airline) against agent, shard 2 of 3 (figures for this "
+                            "shard only): completed. 1/2 passed")

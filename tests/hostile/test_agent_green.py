@@ -18,6 +18,7 @@ from a2abench.run.registry import unregister
 from tests.engine.scripted import install
 from tests.green.helpers import STATE, agentbeats, green_server, sdk_client, send
 from tests.hostile.hostile_agent import hostile
+from tests.waits import HANG_S
 
 
 @pytest.fixture(autouse=True)
@@ -47,15 +48,17 @@ async def test_assessment_of_a_hostile_agent_completes_classified(
                 **config)))
             card_ms = []
             while not assessment.done():  # the server answers while it assesses
+                assert time.monotonic() - started < HANG_S, "the assessment never ended"
                 t0 = time.monotonic()
-                card = await http.get(base + "/.well-known/agent-card.json", timeout=10)
+                card = await http.get(base + "/.well-known/agent-card.json", timeout=HANG_S)
                 card_ms.append((time.monotonic() - t0) * 1000)
                 assert card.status_code == 200
                 await asyncio.wait({assessment}, timeout=0.2)
             out = assessment.result()
-            assert time.monotonic() - started < 60
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
-    assert max(card_ms) < 5000, card_ms  # it froze for ~10 minutes (issue 17 item 2)
+    # It froze for ~10 minutes (issue 17 item 2); a loaded machine may stretch a card fetch
+    # to seconds, never to a minute.
+    assert max(card_ms) < 60_000, card_ms
     records = [json.loads(line) for path in tmp_path.rglob("metrics.jsonl")
                for line in path.read_text().splitlines()]
     tasks = [r for r in records if r["type"] == "task"]  # in the order they finished

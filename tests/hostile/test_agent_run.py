@@ -18,6 +18,7 @@ from a2abench.benchmarks.crmarena.upstream import TextSource
 from tests.clihelp import Result, run_cli
 from tests.crmarena import upstream_shaped
 from tests.hostile.hostile_agent import HostileAgent, hostile
+from tests.waits import HANG_S
 
 TASKS = 3
 
@@ -94,7 +95,7 @@ def test_hostile_reply_is_classified_and_the_run_goes_on(
         error: str, pattern: str) -> None:
     result, recs, _, elapsed = probe(org, tmp_path, mode, *extra)
     assert result.code == 0, result.err
-    assert elapsed < 60, f"{mode} took {elapsed:.1f} s"
+    assert elapsed < HANG_S, f"{mode} took {elapsed:.1f} s"  # a hang bound, not a speed
     assert len(recs) == TASKS
     first, rest = recs[0], recs[1:]
     assert (first["status"], first["error"]["error"]) == (status, error), first["error"]

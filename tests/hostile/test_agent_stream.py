@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -29,6 +28,7 @@ from a2abench.errors import (
 from a2abench.net.limits import ReplyLimits, task_deadline
 from tests.hostile.hostile_agent import HostileAgent, hostile
 from tests.servers import serve
+from tests.waits import cpu_s, within_hang
 
 NO_RETRY = RetryPolicy(max_attempts=1)
 
@@ -60,10 +60,10 @@ def status_event(state: str = "working") -> bytes:
 async def test_never_ending_stream_ends_at_the_request_deadline() -> None:
     with hostile("endless", streaming=True) as (_, base):
         async with client(base, timeout=1.5) as a2a:
-            t0 = time.monotonic()
+            # The deadline ends it (the error says so); the hang bound only stops the defect,
+            # an endless stream, from holding the suite forever.
             with pytest.raises(ReplyTooSlow, match="still sending its reply"):
-                await a2a.conversation().send("hi")
-            assert time.monotonic() - t0 < 10
+                await within_hang(a2a.conversation().send("hi"))
 
 
 async def test_never_ending_stream_ends_at_the_task_deadline() -> None:
@@ -119,13 +119,17 @@ async def test_twenty_thousand_artifact_events_are_linear_and_capped() -> None:
     async def events() -> AsyncIterator[bytes]:
         for i in range(20_000):
             yield artifact(i)
+            if i % 100 == 0:  # let the server see the client leave, and stop sending
+                await asyncio.sleep(0)
 
     with serve(lambda base: _stream_app(base, events())) as base:
         async with client(base, limits=ReplyLimits(max_events=50_000)) as a2a:
-            t0 = time.monotonic()
-            with pytest.raises(ReplyLimitExceeded, match="1001 artifacts; the limit is 1000"):
-                await a2a.conversation().send("hi")
-            assert time.monotonic() - t0 < 30
+            with cpu_s() as took, \
+                    pytest.raises(ReplyLimitExceeded, match="1001 artifacts; the limit is 1000"):
+                await within_hang(a2a.conversation().send("hi"))
+            # The client's CPU seconds (this thread; the server runs in another): quadratic
+            # merging took minutes, and wall time stretched past 30 s on a loaded machine.
+            assert took[0] < 30
 
 
 async def test_invalid_utf8_event_is_a_protocol_error() -> None:
@@ -152,18 +156,14 @@ def _dripping_card(_: str) -> Starlette:
 
 
 async def test_a_dripping_card_cannot_hold_discovery() -> None:
-    with serve(_dripping_card) as base:
-        t0 = time.monotonic()
-        with pytest.raises(AgentTimeout, match=r"did not arrive within 0\.5 s"):
-            await discover(base, timeout=0.5)
-        assert time.monotonic() - t0 < 10
+    with serve(_dripping_card) as base, \
+            pytest.raises(AgentTimeout, match=r"did not arrive within 0\.5 s"):
+        await within_hang(discover(base, timeout=0.5))  # the drip never ends by itself
 
 
 async def test_a_dripping_probe_reply_cannot_hold_discovery() -> None:
     with hostile("drip", hostile_calls=10) as (_, base):
-        t0 = time.monotonic()
-        result = await discover(base, timeout=0.5)
-        assert time.monotonic() - t0 < 10
+        result = await within_hang(discover(base, timeout=0.5))
     assert not result.usable and result.error is not None
     assert "still sending its reply" in json.dumps(result.error)
 

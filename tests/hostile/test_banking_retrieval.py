@@ -32,6 +32,7 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.green.helpers import STATE, agentbeats, green_server, sdk_client, send
 from tests.servers import serve
 from tests.tau2 import gold_agent
+from tests.waits import HANG_S
 
 # Catastrophic on the banking KB under Python's backtracking engine (each runs for minutes
 # to hours on main); from the usual ReDoS corpora (OWASP, Davis et al.) and the review.
@@ -64,14 +65,16 @@ def domain() -> Any:
                        retrieval_variant="bm25_grep")
 
 
-SLACK_S = 4.0  # what a busy 2-core machine may add to a killed pattern's call
+# What a loaded machine may add to a killed pattern's call (4 s was not enough, issue 35);
+# far below the minutes to hours the patterns run without the deadline.
+SLACK_S = 30.0
 
 
 def grep(env: Any, pattern: str) -> Any:
     return env.execute(ToolCall(id="g", name="grep", arguments={"pattern": pattern}))
 
 
-def bounded(fn: Any, limit_s: float) -> tuple[Any, float]:
+def bounded(fn: Any, limit_s: float = HANG_S) -> tuple[Any, float]:
     """Run fn in a daemon thread; fail (instead of hanging, as main did) past limit_s."""
     box: dict[str, Any] = {}
     start = time.monotonic()
@@ -87,7 +90,7 @@ def test_a_catastrophic_pattern_is_the_agents_error_within_the_deadline(
     monkeypatch.setattr(grep_pool, "GREP_DEADLINE_S", 0.5)
     env = domain.fresh_environment()
     grep(env, "warm")  # the worker starts once per process
-    msg, took = bounded(lambda: grep(env, REDOS[0]), 10)
+    msg, took = bounded(lambda: grep(env, REDOS[0]))
     assert msg.error and msg.content == "Error: grep timed out after 0.5 seconds"
     # The message proves the deadline fired; the bound only catches a wait for the pattern
     # itself (minutes), with room for a loaded machine (the suite runs on every core).
@@ -103,7 +106,7 @@ def test_the_redos_corpus_holds_the_deadline(domain: Any,
     env = domain.fresh_environment()
     grep(env, "warm")
     for pattern in REDOS:
-        msg, took = bounded(lambda p=pattern: grep(env, p), 15)
+        msg, took = bounded(lambda p=pattern: grep(env, p))
         assert msg.content == "Error: grep timed out after 0.5 seconds", pattern
         assert took < 0.5 + SLACK_S, (pattern, took)
 
@@ -135,13 +138,21 @@ def test_cancelling_the_task_trial_stops_a_running_pattern(
     env = domain.fresh_environment()
     grep(env, "warm")
     threading.Timer(0.3, env.cancelled.set).start()
-    msg, took = bounded(lambda: grep(env, REDOS[0]), 10)
+    msg, took = bounded(lambda: grep(env, REDOS[0]))
     assert msg.error and msg.content == "Error: grep cancelled"
     assert took < 0.3 + SLACK_S  # not the 60 s deadline
 
 
-def test_giant_queries_and_patterns_are_refused_at_once(domain: Any) -> None:
+def test_giant_queries_and_patterns_are_refused_at_once(
+        domain: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     env = domain.fresh_environment()
+
+    def no_work(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a refused query reached the search")
+
+    # Refused before any work (11 s a call on main): the searches themselves must not run.
+    monkeypatch.setattr(KnowledgeBase, "search_bm25", no_work)
+    monkeypatch.setattr(grep_pool.GrepPool, "search", no_work)
     words = " ".join(["fee"] * 200_000)  # 11 s per call on main
     for name, key, value, what in [
             ("KB_search", "query", words, "KB_search query is 799999 characters long"),
@@ -149,13 +160,13 @@ def test_giant_queries_and_patterns_are_refused_at_once(domain: Any) -> None:
              f"KB_search query has more than {MAX_QUERY_WORDS} words"),
             ("grep", "pattern", "a" * 100_000,
              f"grep pattern is 100000 characters long; the limit is {MAX_PATTERN_CHARS}")]:
-        msg, took = bounded(lambda n=name, k=key, v=value:
-                            env.execute(ToolCall(id="q", name=n, arguments={k: v})), 10)
+        msg, _ = bounded(lambda n=name, k=key, v=value:
+                         env.execute(ToolCall(id="q", name=n, arguments={k: v})))
         assert msg.error and msg.content.startswith(f"Error: {what}"), msg.content
-        assert took < SLACK_S  # refused before any work (11 s a call on main)
+    monkeypatch.undo()
     at_limit = " ".join(["fee"] * MAX_QUERY_WORDS)
-    msg, took = bounded(lambda: env.execute(ToolCall(id="q", name="KB_search",
-                                                     arguments={"query": at_limit})), 10)
+    msg, _ = bounded(lambda: env.execute(ToolCall(id="q", name="KB_search",
+                                                  arguments={"query": at_limit})))
     assert not msg.error and msg.content.startswith("1. ")
 
 
@@ -202,13 +213,13 @@ def test_task_timeout_interrupts_a_running_pattern(
             "run", "tau2", "--white-agent-url", hostile_agent, "--domain", "banking_knowledge",
             "--data-dir", str(shared_data("tau2").parent), "--user-llm", "fake",
             "--user-llm-base-url", llm.base_url, "--output", str(out), "--task-ids", TASK,
-            "--task-timeout", "3"), 60)
+            "--task-timeout", "3"))
     # The deadline passed while a2abench (its grep) was working: not the agent's wait.
     assert r.code == 1 and "TaskTimeout" in r.err, r.err
     record = _task_record(out)
     assert (record["status"], record["termination"]) == ("infrastructure_error",
                                                          "task_timeout"), record
-    assert took < 15
+    assert took < 3 + SLACK_S  # not the 120 s pattern deadline
 
 
 @pytest.mark.slow
@@ -216,28 +227,62 @@ async def test_healthz_answers_while_a_hostile_pattern_runs(
         tmp_path: Path, hostile_agent: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grep_pool, "GREP_DEADLINE_S", 1.5)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    evaluating = threading.Event()  # set while a pattern is being evaluated
+    search = grep_pool.GrepPool._search
+
+    def watched(pool: Any, *args: Any) -> Any:
+        evaluating.set()
+        try:
+            return search(pool, *args)
+        finally:
+            evaluating.clear()
+
+    monkeypatch.setattr(grep_pool.GrepPool, "_search", watched)
     llm = FakeLLMServer(handler=plain_user)
     with llm.running():
         settings = GreenSettings(output_dir=tmp_path, progress_interval_s=0, presets={"tau2": {
             "data_dir": str(shared_data("tau2").parent), "user_llm_base_url": llm.base_url,
             "user_llm": "fake", "domain": "banking_knowledge"}})
-        outcome, probes = await _probe_while_running(settings, hostile_agent)
+        outcome, during = await _probe_while_running(settings, hostile_agent, evaluating)
     assert outcome.state == STATE.TASK_STATE_COMPLETED, outcome.final_text()
-    assert len(probes) >= 10 and max(probes) < 1.0, probes  # the pattern ran >= 1.5 s
+    # Probes answered while the pattern ran: none could be if it held the server's event
+    # loop. Counted, not timed (a 1 s bound on each probe failed under load, issue 35).
+    assert during >= 1
     metrics = next(tmp_path.rglob("*.jsonl"))
     transcript = json.dumps(_task_record(metrics)["transcript"])
     assert "Error: grep timed out after 1.5 seconds" in transcript
 
 
-async def _probe_while_running(settings: GreenSettings, agent: str) -> tuple[Any, list[float]]:
+async def _probe_while_running(settings: GreenSettings, agent: str,
+                               evaluating: threading.Event) -> tuple[Any, int]:
+    """The assessment's outcome, and how many /healthz probes were answered while a pattern
+    was being evaluated."""
     with green_server(settings) as (base, _):
-        async with sdk_client(base) as client, httpx.AsyncClient(timeout=5) as http:
+        async with sdk_client(base) as client, httpx.AsyncClient(timeout=HANG_S) as http:
             run = asyncio.create_task(send(client, agentbeats(
                 agent, benchmark="tau2", domain="banking_knowledge", task_ids=[TASK])))
-            probes = []
+            during = 0
             while not run.done():
-                start = time.monotonic()
                 assert (await http.get(base + "/healthz")).status_code == 200
-                probes.append(time.monotonic() - start)
+                during += evaluating.is_set()
                 await asyncio.sleep(0.1)
-            return await run, probes
+            return await run, during
+
+
+def test_a_fresh_workers_start_is_not_the_patterns_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 35: the deadline counted a fresh worker's start (an interpreter and the KB), so a
+    # loaded machine turned a 5 ms pattern into "grep timed out", the agent's error. A worker
+    # that takes 1 s to start, under a 0.3 s deadline: the pattern is still answered, and
+    # the deadline still stops a catastrophic one.
+    slow = tmp_path / "slow_worker.py"
+    slow.write_text("import runpy, time\ntime.sleep(1.0)\n"
+                    f"runpy.run_path({str(grep_pool._WORKER)!r}, run_name='__main__')\n")
+    monkeypatch.setattr(grep_pool, "_WORKER", slow)
+    pool = grep_pool.GrepPool(["a fee and a fee", "no match", "one fee", "a" * 40 + "!"])
+    try:
+        assert pool.search("fee", top_k=10, deadline_s=0.3) == [(0, 2), (2, 1)]
+        with pytest.raises(grep_pool.GrepTimeout, match="after 0.3 seconds"):
+            pool.search("(a+)+$", top_k=10, deadline_s=0.3)
+    finally:
+        pool.close()

@@ -6,7 +6,6 @@ import asyncio
 import json
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from tests.engine.conftest import agent
 from tests.engine.scripted import install
 from tests.engine.test_durability import _read_until, spawn, task_count, wait_for_tasks
 from tests.servers import free_port, serve
+from tests.waits import HANG_S
 
 
 @pytest.fixture(autouse=True)
@@ -123,13 +123,13 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
         proc = spawn(base, out, "--concurrency", "2")
         wait_for_tasks(out, 3, proc)
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=HANG_S)
         assert proc.returncode == 143, err
         assert "Traceback" not in err and "Resume with:" in err and "SIGTERM" in err
         last = json.loads(out.read_text().splitlines()[-1])
         assert last["type"] == "run_end" and last["status"] == "interrupted"
         resumed = spawn(base, out, "--resume")
-        _, err = resumed.communicate(timeout=120)
+        _, err = resumed.communicate(timeout=HANG_S)
         assert resumed.returncode == 0, err
 
 
@@ -201,10 +201,9 @@ def test_sigterm_during_start_up_stops_the_run(tmp_path: Path) -> None:
 
     with serve(hanging_card) as base:
         proc = spawn(base, out, "--timeout", "300")
-        assert asked.wait(60), proc.communicate()
-        start = time.monotonic()
+        assert asked.wait(HANG_S), proc.communicate()
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err  # main waited for the card, up to --timeout
-    assert time.monotonic() - start < 10
+        # main waited for the card, up to --timeout (300 s): past this hang bound
+        _, err = proc.communicate(timeout=HANG_S)
+    assert proc.returncode == 143, err
     assert "Traceback" not in err and "SIGTERM" in err

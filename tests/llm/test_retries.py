@@ -6,6 +6,7 @@ import dataclasses
 import email.utils
 import socket
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +25,45 @@ from tests.fakes import FakeLLMServer, Reply, error_body
 HI = [{"role": "user", "content": "Hi"}]
 
 
+def _waits(llm: ChatLLM, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the client decides between attempts, recorded as it decides them."""
+    decided: list[float] = []
+    decide = llm._retry_delay
+
+    def recording(attempt: Any, started: float) -> float | None:
+        delay = decide(attempt, started)
+        if delay is not None:
+            decided.append(delay)
+        return delay
+
+    monkeypatch.setattr(llm, "_retry_delay", recording)
+    return decided
+
+
+class _Clock:
+    now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def _waits_only_clock(llm: ChatLLM, monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    """The client's clock (a2abench.llm._client.time), moved by each wait it decides only."""
+    from a2abench.llm import _client
+
+    clock = _Clock()
+    monkeypatch.setattr(_client, "time", clock)
+    decide = llm._retry_delay
+
+    def advancing(attempt: Any, started: float) -> float | None:
+        delay = decide(attempt, started)
+        clock.now += delay or 0.0
+        return delay
+
+    monkeypatch.setattr(llm, "_retry_delay", advancing)
+    return clock
+
+
 async def test_429_waits_for_retry_after_then_succeeds(
         llm: ChatLLM, llm_server: FakeLLMServer) -> None:
     llm_server.enqueue_error(429, "slow down", retry_after=0.3)
@@ -35,13 +75,14 @@ async def test_429_waits_for_retry_after_then_succeeds(
     assert len(llm_server.requests) == 2
 
 
-async def test_retry_after_ms_is_preferred(llm: ChatLLM, llm_server: FakeLLMServer) -> None:
+async def test_retry_after_ms_is_preferred(llm: ChatLLM, llm_server: FakeLLMServer,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     llm_server.enqueue_reply(Reply(status=429, body=error_body("slow"),
                                    headers={"retry-after-ms": "250", "retry-after": "60"}))
     llm_server.enqueue(content="ok")
-    started = time.perf_counter()
+    waits = _waits(llm, monkeypatch)
     assert (await llm.chat(HI)).content == "ok"
-    assert 0.25 <= time.perf_counter() - started < 5
+    assert waits == [0.25]  # the wait decided, not a wall-clock reading (issue 35)
 
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504])
@@ -68,16 +109,19 @@ async def test_attempts_are_bounded(llm: ChatLLM, llm_server: FakeLLMServer) -> 
 
 
 async def test_budget_stops_retries_before_attempts_run_out(
-        llm_config: LLMConfig, llm_server: FakeLLMServer) -> None:
-    policy = RetryPolicy(max_attempts=50, base_delay_s=0.05, max_delay_s=0.05, budget_s=0.3)
+        llm_config: LLMConfig, llm_server: FakeLLMServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = RetryPolicy(max_attempts=50, base_delay_s=0.05, max_delay_s=0.05, budget_s=0.3,
+                         jitter=0.0)
     llm_server.handler = lambda request: Reply(status=503, body=error_body("down"))
-    started = time.perf_counter()
     async with ChatLLM(dataclasses.replace(llm_config, retry=policy)) as llm:
-        with pytest.raises(LLMError, match="gave up after"):
+        # A clock that moves only by the waits: the requests take no time, however slow the
+        # machine, so the count below is exact (issue 35: a loaded machine made it 1).
+        clock = _waits_only_clock(llm, monkeypatch)
+        with pytest.raises(LLMError, match="gave up after 7 attempts"):
             await llm.chat(HI)
-    # The budget, not the attempts, ended it: 0.3 s of 0.05 s delays is a handful of tries.
-    assert 2 <= len(llm_server.requests) <= 10
-    assert time.perf_counter() - started < 30  # generous: 50 attempts would still be quick
+    # The budget, not the attempts, ended it: 0.3 s of 0.05 s waits is 6 retries.
+    assert len(llm_server.requests) == 7 and clock.now == pytest.approx(0.3)
 
 
 async def test_retry_after_beyond_the_budget_fails_at_once(
@@ -151,19 +195,24 @@ async def test_timeouts_are_retried_then_reported(
         llm_config: LLMConfig, llm_server: FakeLLMServer) -> None:
     config = dataclasses.replace(llm_config, timeout_s=0.1,
                                  retry=dataclasses.replace(llm_config.retry, max_attempts=2))
-    llm_server.enqueue(content="late", delay_s=0.4)
-    llm_server.enqueue(content="late again", delay_s=0.4)
+    # Answers that come far past the deadline, not just past it: a loaded machine must not
+    # let one arrive before the deadline fires (issue 35).
+    llm_server.enqueue(content="late", delay_s=30)
+    llm_server.enqueue(content="late again", delay_s=30)
     async with ChatLLM(config) as llm:
         with pytest.raises(LLMError, match=r"did not answer within 0\.1 s") as caught:
             await llm.chat(HI)
     assert caught.value.status_code is None and caught.value.attempts == 2
 
 
+@pytest.mark.slow
 async def test_a_slow_answer_then_a_fast_one(
         llm_config: LLMConfig, llm_server: FakeLLMServer) -> None:
-    llm_server.enqueue(content="late", delay_s=0.4)
+    # 2 s: the fast answer must come within the same timeout the slow one misses, on a
+    # loaded machine too (0.1 s failed there, issue 35); the slow one never comes in time.
+    llm_server.enqueue(content="late", delay_s=30)
     llm_server.enqueue(content="on time")
-    async with ChatLLM(dataclasses.replace(llm_config, timeout_s=0.1)) as llm:
+    async with ChatLLM(dataclasses.replace(llm_config, timeout_s=2.0)) as llm:
         result = await llm.chat(HI)
     assert result.content == "on time" and result.attempts == 2
 

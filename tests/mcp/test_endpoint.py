@@ -36,7 +36,7 @@ class Counter:
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         self.calls.append(name)
         if name == "slow":
-            await asyncio.sleep(5)
+            await asyncio.sleep(30)  # far past the 0.3 s call timeout, whatever the load
         if name.startswith("add_"):
             self.value += int(arguments.get("n", 1))
         return ToolResult(f"{self.name}={self.value}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -130,6 +131,19 @@ def test_tau2_corrupted_data_file_is_rejected(server: FileServer,
     server.files["/data/tau2/domains/mock/tasks.json"] = b"[]"
     with pytest.raises(DataCorrupt, match=r"mock/tasks\.json"):
         data.resolve("mock", base_url=server.url)
+
+
+def test_a_failed_tau2_download_names_the_data_dir_that_works(server: FileServer) -> None:
+    # Issue 35: the hint named the repository path (data/tau2/...), so a --data-dir built
+    # from it pointed one folder too high. The folder it names is the one --data-dir reads.
+    with pytest.raises(DataMissing, match=r"mock/db\.json.*HTTP 404") as err:
+        data.resolve("mock", base_url=server.url)
+    hint = err.value.hint or ""
+    assert "--data-dir DIR" in hint and "data/tau2" not in hint
+    layout = re.search(r"DIR/(\S+)/ holds", hint)
+    assert layout is not None and layout[1] == "tau2/domains/mock"
+    assert (data_root() / layout[1]).is_dir()  # data_root() is upstream's data/ folder
+    data.resolve("mock", data_root())  # and --data-dir reads it
 
 
 @pytest.mark.slow

@@ -202,21 +202,51 @@ def load_hub_rows(repo: str, config: str, split: str) -> list[dict[str, Any]]:
         raise ConfigError("loading CRMArena tasks from the Hugging Face hub needs the "
                           "`datasets` package",
                           hint="pip install 'a2abench[hub]', or pass --tasks-file PATH.") from None
+    from huggingface_hub import constants
+
     from a2abench.plugin.provisional import egress_refusal
 
-    refusal = egress_refusal("https://huggingface.co/datasets/" + repo,
+    endpoint = constants.ENDPOINT.rstrip("/")  # HF_ENDPOINT, else https://huggingface.co
+    refusal = egress_refusal(f"{endpoint}/datasets/{repo}",
                              "loading CRMArena tasks from the Hugging Face hub")
     if refusal is not None:
         raise DataMissing(refusal, hint="Pass --tasks-file PATH, or allow huggingface.co.")
+    if not datasets.config.HF_HUB_OFFLINE:  # offline mode reads the cache at once
+        unreachable = _no_route(endpoint)
+        if unreachable is not None:
+            raise DataMissing(f"the Hugging Face hub at {endpoint} cannot be reached from "
+                              f"here ({unreachable})", hint=HUB_HINT)
     try:
         data = datasets.load_dataset(repo, config, split=split)
     except Exception as exc:  # network, offline mode, missing config: all mean "not here"
         raise DataMissing(
             f"could not load {repo} (config {config}, split {split}) from the Hugging Face "
-            f"hub: {type(exc).__name__}: {exc}",
-            hint="Check the network connection, or pass --tasks-file PATH with the tasks as "
-                 "JSON or JSON Lines in the Hugging Face row format.") from exc
+            f"hub: {type(exc).__name__}: {exc}", hint=HUB_HINT) from exc
     return [dict(row) for row in data]
+
+
+HUB_HINT = ("Pass --tasks-file PATH (the tasks as JSON or JSON Lines in the Hugging Face row "
+            "format), or set HF_HUB_OFFLINE=1 to read a copy the Hugging Face cache holds; "
+            "with no network, the demo's synthetic org runs too (docs/crmarena.md, \"Offline: "
+            "the demo's synthetic org\")")
+
+
+def _no_route(endpoint: str) -> str | None:
+    """Why the hub cannot be reached (None when it answers, or when only TLS failed and the
+    hub client may know better). One HEAD with a short connect timeout: without a route,
+    the hub client retries for most of a minute before it gives up."""
+    import httpx
+
+    try:
+        with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0)) as client:
+            client.head(endpoint)
+    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        text = str(exc)
+        return None if "SSL" in text or "certificate" in text else \
+            f"{type(exc).__name__}: {text or 'no connection'}"
+    except httpx.HTTPError:
+        return None  # it answered, somehow: let the hub client have its say
+    return None
 
 
 # -- sources -----------------------------------------------------------------------------------

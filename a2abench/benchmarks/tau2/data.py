@@ -135,6 +135,14 @@ def pinned_files(base_url: str | None = None
     return _remote(list(data), base_url), _remote(list(sources), base_url)
 
 
+def download_hint(domain: str) -> str:
+    """What to do when the pinned files cannot be had. --data-dir is upstream's data/ folder
+    itself (the remote paths start one folder higher, at the repository's root)."""
+    return ("Check the network connection and retry, run `a2abench data pull tau2` where "
+            "there is one (it fills the cache), or pass --data-dir DIR with DIR a copy of "
+            f"upstream's data/ folder (DIR/tau2/domains/{domain}/ holds the domain's files)")
+
+
 def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None = None,
             solo: bool = False, progress: Callable[[int, int], None] | None = None
             ) -> DomainFiles:
@@ -147,7 +155,7 @@ def resolve(domain: str, data_dir: Path | None = None, *, base_url: str | None =
         return _resolve_local(domain, Path(data_dir), paths)
     folder = f"tau2/{m.commit}"
     got = ensure_files(_remote(paths, base_url), folder=folder, workers=16,
-                           progress=progress)
+                       progress=progress, hint=download_hint(domain))
     files = DomainFiles({_key(p): got[p] for p in paths}, None, "download", m.commit)
     try:
         srcs = ensure_files(_remote(source_paths(domain), base_url), folder=folder)

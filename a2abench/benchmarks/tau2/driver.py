@@ -34,6 +34,7 @@ from a2abench.benchmarks.tau2.solo import (
     solo_agent,
     solo_schemas,
 )
+from a2abench.benchmarks.tau2.user_sim import UserSimulator
 from a2abench.plugin import (
     A2ABenchError,
     ChatLLM,
@@ -64,6 +65,12 @@ from a2abench.plugin.provisional import (
 )
 
 _MESSAGES = TypeAdapter(list[Message])
+SCRIPTED_USER = "scripted_user"  # label: the demo's scripted user, not an LLM, played the user
+
+
+def played_by_rules(user: object) -> bool:
+    """True when the demo's scripted user (rules, no LLM) answered as the built-in user."""
+    return isinstance(user, UserSimulator) and user.scripted
 
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
@@ -297,8 +304,8 @@ class Tau2Driver(Driver[Tau2Options]):
                         env, user, agent, history=history, max_steps=self.options.max_steps,
                         max_errors=self.options.max_errors)),
                     self._run_schemas("agent", env), preamble)
-            result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome,
-                                          chat, ctx, start, calls)
+            scored = await self._scored(task, outcome, ctx, played_by_rules(user))
+            result = _with_viewer_details(scored, outcome, chat, ctx, start, calls)
             return result if ctx.pairing is None else finish(
                 result, outcome, task, env, domain, user, start)
         agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
@@ -307,12 +314,13 @@ class Tau2Driver(Driver[Tau2Options]):
         outcome = await dual.bind(user, Orchestrator(env, user, agent, history=history,
                                                      max_steps=self.options.max_steps,
                                                      max_errors=self.options.max_errors)).run()
-        result = _with_viewer_details(await self._scored(task, outcome, ctx), outcome, chat,
-                                      ctx, start)
+        scored = await self._scored(task, outcome, ctx, played_by_rules(user))
+        result = _with_viewer_details(scored, outcome, chat, ctx, start)
         return result if ctx.pairing is None else finish(
             result, outcome, task, env, domain, user, start)
 
-    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext) -> TaskOutcome:
+    async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext,
+                      scripted_user: bool = False) -> TaskOutcome:
         if self._pressure():  # the database decides (pressure.finish), not tau2's reward
             return pressure.base(outcome)
         try:
@@ -322,9 +330,13 @@ class Tau2Driver(Driver[Tau2Options]):
         except Exception as exc:
             # Upstream's evaluator raises too (e.g. mock's env assertion on a task the agent
             # never created: "Task task_2 not found"); its runner then records an error.
-            return self._evaluator_error(outcome, evaluator_failure(
+            result = self._evaluator_error(outcome, evaluator_failure(
                 exc, "upstream's tau2 evaluator raises on this trajectory too"))
-        return self._outcome(outcome, info)
+        else:
+            result = self._outcome(outcome, info)
+        if scripted_user:  # rules played the user: no measure of skill
+            result.labels.append(SCRIPTED_USER)
+        return result
 
     def _evaluator_error(self, outcome: Outcome, error: ErrorInfo) -> TaskOutcome:
         if outcome.status != "ok":  # the conversation itself failed first: that verdict wins
@@ -434,7 +446,8 @@ class Tau2Driver(Driver[Tau2Options]):
         info = await self._score(task, messages,
                                  TerminationReason(record.termination or "infrastructure_error"))
         labels = (["nl_skipped"] if info.nl_skipped else []) + (
-            ["classic"] if info.reward_basis_mode == "classic" else [])
+            ["classic"] if info.reward_basis_mode == "classic" else []) + (
+            [SCRIPTED_USER] if SCRIPTED_USER in record.labels else [])  # who played the user
         return record.model_copy(update={
             "reward": info.reward, "success": is_success(info.reward), "labels": labels,
             "reward_components": {k.value: v for k, v in (info.reward_breakdown or {}).items()},

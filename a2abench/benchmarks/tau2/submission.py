@@ -9,7 +9,8 @@ upstream `Results` document per domain (tasks as in upstream's data files, every
 
 Upstream's requirements are checked first and refused with the reason (`RecordsError`, exit 1): one
 metrics.jsonl per domain, the base split, every task with every trial, the same user
-simulator (model and arguments) across domains. Fewer than 4 trials is a warning.
+simulator (model and arguments) across domains, and an LLM playing it (never the demo's scripted
+user). Fewer than 4 trials is a warning.
 """
 
 from __future__ import annotations
@@ -98,6 +99,11 @@ def _check(runs: list[DomainRun]) -> list[str]:
                               hint="The leaderboard takes one result per domain: pass one "
                                    "metrics.jsonl per domain (merge shards with a resumed run)")
         seen[r.domain] = r.path
+        scripted = sum("scripted_user" in (t.get("labels") or []) for t in r.tasks.values())
+        if scripted:
+            raise RecordsError(f"{r.path}: {scripted} task-trial(s) were played by the "
+                               "scripted user (rules, no LLM), which measures no agent",
+                               hint="Run the domain with an LLM user simulator (--user-llm)")
         if r.options.get("split", "base") != "base":
             raise RecordsError(f"{r.path} ran the {r.options.get('split')!r} split of {r.domain}",
                               hint="The leaderboard needs the base split (all tasks)")

@@ -61,6 +61,7 @@ class UserSimulator:
         self.seed = seed
         self.usage = usage
         self.history: list[Any] = [m for m in history if _visible_to_user(m)]
+        self.scripted = False  # the demo's scripted user answered: the run is labelled so
 
     async def respond(self, incoming: AssistantMessage | list[ToolMessage]) -> UserMessage:
         """The user's next message after the agent's words or the user's own tool results."""
@@ -70,6 +71,7 @@ class UserSimulator:
             self.history.append(incoming)
         messages = [{"role": "system", "content": self.prompt}, *flip(self.history)]
         result = await self.llm.chat(messages, tools=self.tools, seed=self.seed)
+        self.scripted = self.scripted or result.scripted
         self.usage.add(result.usage.prompt_tokens, result.usage.completion_tokens,
                        result.cost_usd, role="user_simulator")
         calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments, requestor="user")

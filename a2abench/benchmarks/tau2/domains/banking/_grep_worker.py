@@ -6,8 +6,9 @@ Standard library only and no a2abench imports: the parent starts it as a script 
 `python -I`, so it starts fast and cannot be steered by the environment.
 
 Protocol (one JSON document per line): stdin's first line is the list of document contents
-in upstream's order; then each request `{"pattern": str, "case_sensitive": bool, "top_k": int}`
-is answered with `{"hits": [[document index, match count], ...]}` or `{"error": str}`.
+in upstream's order, answered with `{"ready": true}` once they are loaded; then each request
+`{"pattern": str, "case_sensitive": bool, "top_k": int}` is answered with
+`{"hits": [[document index, match count], ...]}` or `{"error": str}`.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def main() -> None:
     if not first:
         return
     corpus = Corpus([str(c) for c in json.loads(first)])
+    sys.stdout.write('{"ready": true}\n')  # the parent's deadline counts from here
+    sys.stdout.flush()
     for line in sys.stdin:
         sys.stdout.write(json.dumps(answer(corpus, line)) + "\n")
         sys.stdout.flush()

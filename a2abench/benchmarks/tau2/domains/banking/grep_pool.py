@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 GREP_DEADLINE_S = 2.0  # a pattern over the whole KB takes ~5 ms; 400x that is hostile
+# A fresh worker's start (an interpreter and the KB) is not the pattern's time: the deadline
+# counts from its ready line, which may take this long on a loaded machine (issue 35).
+BOOT_S = 120.0
 MAX_WORKERS = 4  # concurrent grep evaluations per process; more callers wait for one
 IDLE_WORKERS = 2  # kept warm between calls
 _POLL_S = 0.05  # how often a waiting caller looks at its cancel event
@@ -41,6 +44,7 @@ class _Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.replies: queue.Queue[bytes] = queue.Queue()
+        self.ready = False  # its ready line was read: the KB is loaded
         threading.Thread(target=self._read, name="a2abench-grep-reader", daemon=True).start()
         try:
             self.ask(corpus_line)
@@ -105,6 +109,8 @@ class GrepPool:
                 cancel: threading.Event | None) -> list[tuple[int, int]]:
         worker = self._take()
         try:
+            if not worker.ready:
+                self._started(worker, cancel)
             worker.ask(request)
             line = self._wait(worker, deadline_s, cancel)
         except BaseException:
@@ -117,6 +123,16 @@ class GrepPool:
             raise RuntimeError(f"grep failed: {reply['error']}")
         self._give_back(worker)
         return [(int(i), int(n)) for i, n in reply["hits"]]
+
+    def _started(self, worker: _Worker, cancel: threading.Event | None) -> None:
+        """Wait for a fresh worker's ready line (its start is not the pattern's time)."""
+        try:
+            line = self._wait(worker, BOOT_S, cancel)
+        except GrepTimeout:
+            raise RuntimeError(f"the grep worker did not start within {BOOT_S:g} s") from None
+        if json.loads(line or b"{}").get("ready") is not True:
+            raise RuntimeError("the grep worker did not start")
+        worker.ready = True
 
     @staticmethod
     def _wait(worker: _Worker, deadline_s: float, cancel: threading.Event | None) -> bytes:
