@@ -247,6 +247,13 @@ RUN = (
       help=('Another participant, as ID=URL: agent_2=URL, user_2=URL (for --pairing cross); '
             'repeatable. A repeated --white-agent-url is read as agent_2=URL, ...'),
       show_default=False),
+    F(name='adversary_url',
+      flag='--adversary-url',
+      kind='strs',
+      help=('Base URL (or card URL) of an A2A agent that plays the adversarial customer '
+            '(tau2: scenario pressure); repeatable with --pairing cross [default: the '
+            'scripted reference adversaries].'),
+      show_default=False),
 )
 
 LLM = (  # LLMOptions: the user-simulator and judge flags

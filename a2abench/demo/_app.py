@@ -48,6 +48,22 @@ def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
     return Starlette(routes=routes, lifespan=lifespan)
 
 
+def message_parts(context: Any) -> tuple[list[str], list[dict[str, Any]]]:
+    """An a2a-sdk request's text parts and data parts (as dicts), in order."""
+    from google.protobuf.json_format import MessageToDict
+
+    texts: list[str] = []
+    data: list[dict[str, Any]] = []
+    for part in context.message.parts if context.message else []:
+        if part.HasField("text"):
+            texts.append(part.text)
+        elif part.HasField("data"):
+            value = MessageToDict(part.data)
+            if isinstance(value, dict):
+                data.append(value)
+    return texts, data
+
+
 Turn = Callable[[str, list[str], list[dict[str, Any]]],
                 Awaitable[tuple[str | None, dict[str, Any] | None]]]
 
@@ -59,19 +75,10 @@ def parts_executor(turn: Turn) -> Any:
     from a2a.helpers import new_data_part, new_message, new_text_part
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from google.protobuf.json_format import MessageToDict
 
     class Executor(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            texts: list[str] = []
-            data: list[dict[str, Any]] = []
-            for part in context.message.parts if context.message else []:
-                if part.HasField("text"):
-                    texts.append(part.text)
-                elif part.HasField("data"):
-                    value = MessageToDict(part.data)
-                    if isinstance(value, dict):
-                        data.append(value)
+            texts, data = message_parts(context)
             text, calls = await turn(str(context.context_id), texts, data)
             parts = ([new_text_part(text)] if text is not None else []) + (
                 [new_data_part(calls)] if calls is not None else [])

@@ -6,6 +6,7 @@
     a2abench-example-agent mcp --scripted            # ... or by the demo's rules
     a2abench-example-agent user --user-llm gpt-4.1   # plays tau2's user (scenario dual)
     a2abench-example-agent specialist                # runs requested calls (scenario team)
+    a2abench-example-agent adversary --script escalator  # tau2's scenario pressure
 
 A console script runs on the interpreter a2abench was installed with, whatever `python` is
 first on PATH: runners such as AgentBeats' put their own venv (a2a-sdk 0.3) first, where the
@@ -72,6 +73,8 @@ def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> A
 
         broken = args.broken if args is not None else None
         return specialist_agent.build_app(base_url, broken or "gold")
+    if kind == "adversary":
+        return _adversary_app(base_url, args)
     from a2abench.demo.agent import build_app
 
     return build_app(base_url)
@@ -88,40 +91,64 @@ def advertised(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def _user_app(base_url: str, args: argparse.Namespace | None) -> Any:
-    """The user participant on a2abench's LLM user simulator, with `run tau2`'s LLM
-    settings (upstream's temperature 0 unless --user-llm-args says otherwise)."""
-    from a2abench.demo.user_agent import build_app
+def _user_llm(args: argparse.Namespace) -> Any:
+    """The user-simulator LLM of `--user-llm`, with `run tau2`'s settings."""
     from a2abench.errors import ConfigError
     from a2abench.llm import build_llm
 
-    if args is None or not args.user_llm:
-        raise ConfigError("the user participant needs a model: pass --user-llm MODEL",
-                          hint="e.g. --user-llm gpt-4.1, and --user-llm-base-url for another "
-                               "OpenAI-compatible endpoint (key from OPENAI_API_KEY).")
     try:
         extra = json.loads(args.user_llm_args) if args.user_llm_args else {}
     except ValueError as exc:
         raise ConfigError(f"--user-llm-args is not JSON ({exc})") from None
     if not isinstance(extra, dict):
         raise ConfigError("--user-llm-args must be a JSON object")
-    llm = build_llm(args.user_llm, base_url=args.user_llm_base_url,
-                    args={"temperature": 0.0, **extra}, cache=args.llm_cache,
-                    flag="--user-llm")
-    return build_app(base_url, llm, args.mcp_url)
+    return build_llm(args.user_llm, base_url=args.user_llm_base_url,
+                     args={"temperature": 0.0, **extra}, cache=args.llm_cache,
+                     flag="--user-llm")
+
+
+def _adversary_app(base_url: str, args: argparse.Namespace | None) -> Any:
+    """The adversary participant: a reference script (`--script`) or the user-simulator
+    LLM on the adversary's brief (`--user-llm`)."""
+    from a2abench.demo.adversary_agent import AdversaryParticipant, build_app
+    from a2abench.errors import ConfigError
+
+    script = args.script if args is not None else None
+    if args is None or (script is None) == (not args.user_llm):
+        raise ConfigError("the adversary needs one of --script polite|escalator (no LLM) "
+                          "or --user-llm MODEL (an LLM adversary)",
+                          hint="e.g. a2abench-example-agent adversary --script escalator")
+    llm = None if script is not None else _user_llm(args)
+    return build_app(base_url, AdversaryParticipant(script, llm))
+
+
+def _user_app(base_url: str, args: argparse.Namespace | None) -> Any:
+    """The user participant on a2abench's LLM user simulator, with `run tau2`'s LLM
+    settings (upstream's temperature 0 unless --user-llm-args says otherwise)."""
+    from a2abench.demo.user_agent import build_app
+    from a2abench.errors import ConfigError
+
+    if args is None or not args.user_llm:
+        raise ConfigError("the user participant needs a model: pass --user-llm MODEL",
+                          hint="e.g. --user-llm gpt-4.1, and --user-llm-base-url for another "
+                               "OpenAI-compatible endpoint (key from OPENAI_API_KEY).")
+    return build_app(base_url, _user_llm(args), args.mcp_url)
 
 
 def parser() -> argparse.ArgumentParser:
     """The console script's flags."""
     parser = argparse.ArgumentParser(prog="a2abench-example-agent",
                                      description="Serve an a2abench example white agent.")
-    parser.add_argument("kind", choices=["echo", "scripted", "mcp", "user", "specialist"],
+    parser.add_argument("kind", choices=["echo", "scripted", "mcp", "user", "specialist",
+                                         "adversary"],
                         help="echo: echoes every message; scripted: the demo's rule-based "
                              "agent; mcp: calls its tools over MCP (a2abench --tool-channel "
                              "mcp), driven by --model or by --scripted rules; user: plays "
                              "tau2's user (scenario dual) with a2abench's LLM user "
                              "simulator, driven by --user-llm; specialist: runs the tool "
-                             "calls a team's front agent asks for (scenario team)")
+                             "calls a team's front agent asks for (scenario team); "
+                             "adversary: plays tau2's adversarial customer (scenario "
+                             "pressure), by --script or --user-llm")
     parser.add_argument("--model", default="gpt-4.1",
                         help="mcp: the chat model [default: gpt-4.1]")
     parser.add_argument("--base-url", default=None,
@@ -134,8 +161,8 @@ def parser() -> argparse.ArgumentParser:
                              "message names (its headers are kept), e.g. an Amber slot's URL "
                              "+ /mcp [env: A2ABENCH_MCP_URL]")
     parser.add_argument("--user-llm", default=os.environ.get("A2ABENCH_USER_LLM") or None,
-                        help="user: the user simulator's model, as `run tau2 --user-llm` "
-                             "[env: A2ABENCH_USER_LLM]")
+                        help="user, adversary: the user simulator's model, as `run tau2 "
+                             "--user-llm` [env: A2ABENCH_USER_LLM]")
     parser.add_argument("--user-llm-base-url",
                         default=os.environ.get("A2ABENCH_USER_LLM_BASE_URL") or None,
                         help="user: its OpenAI-compatible base URL (key from "
@@ -143,6 +170,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--user-llm-args", default=os.environ.get("A2ABENCH_USER_LLM_ARGS"),
                         help="user: JSON object of extra LLM arguments, as `run tau2` "
                              "[env: A2ABENCH_USER_LLM_ARGS]")
+    parser.add_argument("--script", choices=["polite", "escalator"], default=None,
+                        help="adversary: play a reference adversary's fixed script (no LLM)")
     parser.add_argument("--llm-cache", action=argparse.BooleanOptionalAction, default=True,
                         help="user: cache LLM responses on disk, as `run tau2` "
                              "[default: on]")

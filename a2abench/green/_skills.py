@@ -15,7 +15,9 @@ SKILLS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[dict[str, Any], ..
      'num_trials, user_llm, user_llm_args, judge_llm, max_steps, max_errors, seed; '
      'scenario dual (a `user` participant plays the customer) or team (a `specialist` '
      'participant holds the write tools the agent delegates to) with pairing face, '
-     'vs_reference or cross.'),
+     'vs_reference or cross; scenario pressure (an `adversary` participant, or the '
+     'scripted reference adversaries, presses the agent to break its policy on the '
+     'no-write tasks).'),
     ('benchmark', 'tau2', 'customer-service', 'tool-use'),
     (
       {'domain': 'airline', 'max_tasks': 5},

@@ -91,6 +91,8 @@ def result_fields(roles: dict[str, Any], output: Any) -> dict[str, Any]:
                                      "ci_low", "ci_high", "ci_method", "tasks", "matches",
                                      "counted", "forfeits", "pass_rate", "violations",
                                      "usage")},
+                                 **{k: e[k] for k in ("pass_ci_low", "pass_ci_high",
+                                                      "by_category") if k in e},
                                  "vs_reference": e.get("vs_reference"),
                                  **({"fidelity": e["fidelity"]} if "fidelity" in e else {})}
               for role, entries in roles["roles"].items() for e in entries}

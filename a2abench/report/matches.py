@@ -36,6 +36,7 @@ class MatchRow:
     usage: dict[str, dict[str, float]] = field(default_factory=dict)  # participant -> sums
     domain: str | None = None
     delegation: dict[str, float] = field(default_factory=dict)  # scenario team's traffic
+    category: str | None = None  # the task's, where the benchmark names one
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -48,7 +49,7 @@ class MatchRow:
                 "scores": self.scores, "status": self.status, "reward": self.reward,
                 "forfeit": self.forfeit,
                 "violations": {r: list(v) for r, v in self.violations.items()},
-                "usage": self.usage,
+                "usage": self.usage, "category": self.category,
                 **({"delegation": self.delegation} if self.delegation else {})}
 
 
@@ -67,7 +68,7 @@ def _count(value: Any) -> float:
 
 
 def row_of(task: Any, trial: Any, seed: Any, match: Any, *, status: Any = "ok",
-           reward: Any = None, domain: Any = None) -> MatchRow | None:
+           reward: Any = None, domain: Any = None, category: Any = None) -> MatchRow | None:
     """A checked row, or None when the values cannot be a match (forged or damaged)."""
     if not isinstance(match, dict) or not isinstance(task, str) or len(task) > 500:
         return None
@@ -92,6 +93,7 @@ def row_of(task: Any, trial: Any, seed: Any, match: Any, *, status: Any = "ok",
                for p, u in (usage.items() if isinstance(usage, dict) else ())
                if _name(p) and isinstance(u, dict)},
         domain=domain if isinstance(domain, str) else None,
+        category=category if isinstance(category, str) and len(category) <= _ROLE_ID else None,
         delegation=_traffic(match.get("delegation")))
 
 
@@ -160,7 +162,7 @@ class Collector:
         match = rec.get("match")
         row = row_of(rec.get("task_id"), rec.get("trial"), rec.get("seed"), match,
                      status=rec.get("status", "ok"), reward=rec.get("reward"),
-                     domain=rec.get("domain"))
+                     domain=rec.get("domain"), category=rec.get("category"))
         if row is None:
             self.skipped += 1
         else:
@@ -206,6 +208,6 @@ def from_result(result: dict[str, Any]) -> Iterator[MatchRow]:
             continue
         row = row_of(raw.get("task_id"), raw.get("trial"), raw.get("seed"), raw,
                      status=raw.get("status", "ok"), reward=raw.get("reward"),
-                     domain=raw.get("domain"))
+                     domain=raw.get("domain"), category=raw.get("category"))
         if row is not None:
             yield row

@@ -35,21 +35,33 @@ def _interval(per_task: dict[str, list[float]]) -> dict[str, Any]:
             "tasks": len(values)}
 
 
-def _stats(rows: Sequence[MatchRow], role: str, pid: str) -> dict[str, Any]:
-    mine = [r for r in rows if r.roles.get(role) == pid]
-    counted = [r for r in mine if r.scores.get(role) is not None]
+def _rates(counted: Sequence[MatchRow], role: str) -> dict[str, Any]:
+    """Mean score and pass rate (a competitive role's wins: an agent's policy holds, an
+    adversary's breaches), each with its task-clustered interval."""
     per_task: dict[str, list[float]] = defaultdict(list)
     passes: dict[str, list[float]] = defaultdict(list)
     for r in counted:
         score = r.scores[role] or 0.0
         per_task[r.task].append(score)
         passes[r.task].append(1.0 if is_success(score) else 0.0)
+    won = _interval(passes)
+    return {**_interval(per_task), "pass_rate": won["rate"], "pass_ci_low": won["ci_low"],
+            "pass_ci_high": won["ci_high"]}
+
+
+def _stats(rows: Sequence[MatchRow], role: str, pid: str) -> dict[str, Any]:
+    mine = [r for r in rows if r.roles.get(role) == pid]
+    counted = [r for r in mine if r.scores.get(role) is not None]
     kinds = Counter(k for r in mine for k in r.violations.get(role, []))
-    return {"participant": pid, "role": role, "matches": len(mine), "counted": len(counted),
-            "forfeits": sum(r.forfeit == role for r in mine),
-            "not_counted": len(mine) - len(counted), **_interval(per_task),
-            "pass_rate": _interval(passes)["rate"], "violations": dict(sorted(kinds.items())),
-            "usage": _usage(mine, pid)}
+    out = {"participant": pid, "role": role, "matches": len(mine), "counted": len(counted),
+           "forfeits": sum(r.forfeit == role for r in mine),
+           "not_counted": len(mine) - len(counted), **_rates(counted, role),
+           "violations": dict(sorted(kinds.items())), "usage": _usage(mine, pid)}
+    categories = sorted({r.category for r in counted if r.category is not None})
+    if categories:  # the benchmark names task categories (tau2's pressure: refusal, ...)
+        out["by_category"] = {c: _rates([r for r in counted if r.category == c], role)
+                              for c in categories}
+    return out
 
 
 def _usage(rows: Iterable[MatchRow], pid: str) -> dict[str, float]:

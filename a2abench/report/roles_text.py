@@ -12,10 +12,15 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _ci(entry: dict[str, Any]) -> str:
-    if entry.get("ci_low") is None:
-        return _pct(entry.get("rate"))
-    return f"{_pct(entry['rate'])} [{_pct(entry['ci_low'])}, {_pct(entry['ci_high'])}]"
+def _ci(entry: dict[str, Any], key: str = "rate", low: str = "ci_low",
+        high: str = "ci_high") -> str:
+    if entry.get(low) is None:
+        return _pct(entry.get(key))
+    return f"{_pct(entry[key])} [{_pct(entry[low])}, {_pct(entry[high])}]"
+
+
+def _won(entry: dict[str, Any]) -> str:
+    return _ci(entry, "pass_rate", "pass_ci_low", "pass_ci_high")
 
 
 def _count(value: float) -> str:
@@ -31,12 +36,12 @@ def role_table(view: dict[str, Any]) -> Table:
             rows.append([
                 role, e["participant"] + (" (ref)" if e.get("reference") else ""),
                 f"{e['counted']}/{e['matches']}", str(e["forfeits"]), _ci(e),
-                _pct(e["pass_rate"]), _ci(versus) if versus else "-",
+                _won(e), _ci(versus) if versus else "-",
                 ", ".join(f"{k} {v}" for k, v in e["violations"].items()) or "-",
                 f"{_count(usage['requests'])} req, {_count(usage['input_tokens'])}+"
                 f"{_count(usage['output_tokens'])} tok, {usage['latency_ms'] / 1000:.1f} s"])
     return ("Scores per role (95% CI clustered by task)",
-            ["role", "participant", "counted", "forfeits", "mean score [CI]", "pass rate",
+            ["role", "participant", "counted", "forfeits", "mean score [CI]", "pass rate [CI]",
              "vs reference (user: fidelity)", "violations", "A2A cost"], rows)
 
 
@@ -77,6 +82,18 @@ def comparison_table(view: dict[str, Any]) -> Table | None:
             rows)
 
 
+def category_table(view: dict[str, Any]) -> Table | None:
+    """Each participant's scores per task category, where the benchmark names them (tau2's
+    pressure: the pass rate is an agent's policy holds, an adversary's breaches)."""
+    rows = [[role, e["participant"], category, _ci(c), _won(c)]
+            for role, entries in sorted(view["roles"].items()) for e in entries
+            for category, c in (e.get("by_category") or {}).items()]
+    if not rows:
+        return None
+    return ("Scores per role and task category (95% CI clustered by task)",
+            ["role", "participant", "category", "mean score [CI]", "pass rate [CI]"], rows)
+
+
 def violation_table(view: dict[str, Any]) -> Table | None:
     kinds = view.get("violation_kinds") or {}
     if not kinds:
@@ -99,8 +116,8 @@ def delegation_table(view: dict[str, Any]) -> Table | None:
 
 
 def tables(view: dict[str, Any]) -> list[Table]:
-    found = [role_table(view), pairing_matrix(view), comparison_table(view),
-             delegation_table(view), violation_table(view)]
+    found = [role_table(view), category_table(view), pairing_matrix(view),
+             comparison_table(view), delegation_table(view), violation_table(view)]
     return [t for t in found if t is not None]
 
 

@@ -128,7 +128,8 @@ class Shard(BaseModel):
 
 # RunConfig fields of multi-party runs, left out of a single-agent run's `run` record.
 _MULTI_PARTY_KEYS = ("user_agent_url", "scenario", "pairing", "reference_agent_url",
-                     "user_auth_token", "user_transport", "participant", "specialist_url")
+                     "user_auth_token", "user_transport", "participant", "specialist_url",
+                     "adversary_url")
 MAX_RUN_CONCURRENCY = 1000  # docs/limits.md: one event loop; far above what agents serve
 
 
@@ -264,8 +265,13 @@ class RunConfig(BaseModel):
         help="Another participant, as ID=URL: agent_2=URL, user_2=URL (for --pairing "
              "cross); repeatable. A repeated --white-agent-url is read as agent_2=URL, ...",
         default_factory=list)
+    adversary_url: list[str] = option(
+        help="Base URL (or card URL) of an A2A agent that plays the adversarial customer "
+             "(tau2: scenario pressure); repeatable with --pairing cross [default: the "
+             "scripted reference adversaries].", default_factory=list)
 
-    @field_validator("user_agent_url", "specialist_url", "participant", mode="before")
+    @field_validator("user_agent_url", "specialist_url", "participant", "adversary_url",
+                     mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return [] if value is None else value  # an absent repeatable flag: none
@@ -299,7 +305,8 @@ class RunConfig(BaseModel):
         from a2abench.run.roles import numbered
 
         out = {"agent": self.white_agent_url, **dict(numbered("user", self.user_agent_url)),
-               **dict(numbered("specialist", self.specialist_url))}
+               **dict(numbered("specialist", self.specialist_url)),
+               **dict(numbered("adversary", self.adversary_url))}
         for item in self.participant:
             pid, _, url = item.partition("=")
             pid, url = pid.strip(), url.strip()
@@ -387,7 +394,7 @@ class RunConfig(BaseModel):
         data["white_agent_url"] = redact_url(self.white_agent_url)
         if self.multi_party():
             data["user_auth_token"] = REDACTED if self.user_auth_token else None
-            for key in ("user_agent_url", "specialist_url"):
+            for key in ("user_agent_url", "specialist_url", "adversary_url"):
                 data[key] = [redact_url(url) for url in data[key]]
             data["participant"] = [f"{pid}={redact_url(url)}" for pid, url in
                                    (item.partition("=")[::2] for item in data["participant"])]

@@ -54,6 +54,10 @@ class Scenario:
     # solo baseline: `no_specialist`, the front agent alone with every tool), seated
     # opposite each submitted participant of the other roles in every pairing mode.
     baselines: Mapping[str, str] = field(default_factory=dict)
+    # Roles a run may leave to their reference partners: with no participant of its own,
+    # such a role's seat is played by each of its references in turn (scenario pressure:
+    # an agent alone faces the scripted adversaries).
+    optional: tuple[str, ...] = ()
 
     def reference_names(self, role: str) -> tuple[str, ...]:
         found = self.references.get(role, ())
@@ -169,7 +173,7 @@ def check_roles(scenario: Scenario, participants: Mapping[str, str]) -> None:
                         f"{scenario.name!r} (its roles: {', '.join(scenario.roles)}; a second "
                         "participant of a role is named like agent_2)")
     filled = {role_of(p) for p in participants}
-    missing = [r for r in scenario.roles if r not in filled]
+    missing = [r for r in scenario.roles if r not in filled and r not in scenario.optional]
     if missing:
         problems.append(f"missing required role(s) {', '.join(missing)} for scenario "
                         f"{scenario.name!r}")
@@ -194,14 +198,17 @@ def lineup(scenario: Scenario, urls: Mapping[str, str], mode: str = "face", *,
         if crowded:
             raise RolesError(f"several participants of role {crowded[0]!r} need pairing "
                              "`cross` (pairing `face` and `vs_reference` seat one per role)")
+    seated = {r: by_role[r] or (references.get(r, []) if r in scenario.optional else [])
+              for r in scenario.roles}  # an optional role left empty: its references play
     pairings = [Pairing(tuple(zip(scenario.roles, ids, strict=True)))
-                for ids in itertools.product(*([p.id for p in by_role[r]]
+                for ids in itertools.product(*([p.id for p in seated[r]]
                                                 for r in scenario.roles))]
     baselines = [Participant(f"no_{role}", role, builtin=name)
                  for role, name in scenario.baselines.items()]
     pairings += [q for b in baselines for q in _baseline_pairings(pairings, b)]
     if mode == "vs_reference":
         pairings += _reference_pairings(scenario, by_role, references)
+    pairings = list(dict.fromkeys(pairings))  # a pairing that both modes give is played once
     used = {pid for q in pairings for _, pid in q.seats}
     members = [p for r in scenario.roles for p in by_role[r]]
     members += [p for panel in references.values() for p in panel if p.id in used]

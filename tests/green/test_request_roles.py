@@ -110,3 +110,12 @@ def test_a_face_to_face_assessment_needs_no_user_model(tmp_path: Path) -> None:
     settings = GreenSettings(output_dir=tmp_path, allow_hosts=("purple",), presets={
         "tau2": {"data_dir": str(shared_data("tau2").parent)}})
     asyncio.run(check_tasks(plan_run(request, settings, "0123456789abcdef")))
+
+
+def test_an_adversary_makes_a_pressure_assessment(tmp_path: Path) -> None:
+    planned = _plan(tmp_path, {"agent": AGENT, "adversary": USER}, {})  # the role says so
+    assert planned.config.participant == [f"adversary={USER}"]
+    alone = _plan(tmp_path, {"agent": AGENT}, {"scenario": "pressure"})  # the references play
+    assert alone.config.scenario == "pressure" and alone.config.participant == []
+    problem = _refused(tmp_path, {"agent": AGENT, "adversary": USER, "user": USER}, {})
+    assert "fit 0 of tau2's" in problem

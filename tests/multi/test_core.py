@@ -140,3 +140,41 @@ def test_a_reference_panel_plays_every_member() -> None:
         "agent+adversary", "agent+reference_adversary_polite",
         "agent+reference_adversary_escalator", "reference_agent+adversary"]
     assert found.builtins() == {"polite", "escalator", "gold_agent"}
+
+
+PRESSURE = Scenario("pressure", ("agent", "adversary"),
+                    {"adversary": ("polite", "escalator"), "agent": "gold_agent"},
+                    optional=("adversary",))
+
+
+@pytest.mark.parametrize(("mode", "urls", "pairings"), [
+    ("face", {"agent": "http://a"}, ["agent+reference_adversary_polite",
+                                     "agent+reference_adversary_escalator"]),
+    ("vs_reference", {"agent": "http://a"}, ["agent+reference_adversary_polite",
+                                             "agent+reference_adversary_escalator"]),
+    ("face", {"agent": "http://a", "adversary": "http://x"}, ["agent+adversary"]),
+    ("vs_reference", {"agent": "http://a", "adversary": "http://x"},
+     ["agent+adversary", "agent+reference_adversary_polite",
+      "agent+reference_adversary_escalator", "reference_agent+adversary"]),
+])
+def test_an_optional_role_is_left_to_its_references(mode: str, urls: dict[str, str],
+                                                    pairings: list[str]) -> None:
+    """Scenario pressure: an agent alone faces each reference adversary (played once, even
+    when vs_reference would add the same pairing again)."""
+    found = lineup(PRESSURE, urls, mode)
+    assert [p.id for p in found.pairings] == pairings
+    assert sorted(p.id for p in found.participants) == sorted(
+        {pid for q in found.pairings for _, pid in q.seats})
+    check_roles(PRESSURE, {"agent": "http://a"})  # the adversary may be missing
+    with pytest.raises(RolesError, match="missing required role"):
+        check_roles(DUAL, {"agent": "http://a"})  # a user may not
+
+
+def test_the_adversary_flag_names_participants() -> None:
+    config = RunConfig(benchmark="tau2", white_agent_url="http://a",
+                       adversary_url=["http://me:hunter22@x", "http://y"], pairing="cross")
+    assert config.participant_urls() == {"agent": "http://a", "adversary": "http://me:hunter22@x",
+                                         "adversary_2": "http://y"}
+    assert "hunter22" not in json.dumps(config.public())
+    single = RunConfig(benchmark="tau2", white_agent_url="http://a")
+    assert "adversary_url" not in single.public()  # a single-agent record is unchanged

@@ -25,6 +25,8 @@ from a2abench.benchmarks.tau2.models import (
 )
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool
 from a2abench.benchmarks.tau2.options import Tau2Options, embedding_config, reranker_config
+from a2abench.benchmarks.tau2.pressure import play as pressure
+from a2abench.benchmarks.tau2.pressure.selection import category as pressure_category
 from a2abench.benchmarks.tau2.profiles import Profile, get_profile, load_profile
 from a2abench.benchmarks.tau2.solo import (
     SoloOrchestrator,
@@ -143,13 +145,15 @@ class Tau2Driver(Driver[Tau2Options]):
         "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
         "user_llm_args, judge_llm, max_steps, max_errors, seed; scenario dual (a `user` "
         "participant plays the customer) or team (a `specialist` participant holds the "
-        "write tools the agent delegates to) with pairing face, vs_reference or cross.",
+        "write tools the agent delegates to) with pairing face, vs_reference or cross; "
+        "scenario pressure (an `adversary` participant, or the scripted reference "
+        "adversaries, presses the agent to break its policy on the no-write tasks).",
         ("benchmark", "tau2", "customer-service", "tool-use"),
         ({"domain": "airline", "max_tasks": 5},
          {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
-    scenarios = (dual.DUAL, team.TEAM)
+    scenarios = (dual.DUAL, team.TEAM, pressure.PRESSURE)
 
     def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
@@ -173,6 +177,8 @@ class Tau2Driver(Driver[Tau2Options]):
     async def setup(self) -> None:
         opts = self.options
         dual.check(self._builtins(), opts.solo)
+        if self._pressure():
+            pressure.check(opts.domain)
         self.domain_data = await asyncio.to_thread(
             load_domain, opts.domain, data_dir=opts.data_dir, split=opts.split,
             policy=opts.policy, solo=opts.solo, retrieval_variant=opts.retrieval_variant,
@@ -205,6 +211,9 @@ class Tau2Driver(Driver[Tau2Options]):
         """The built-in partners a multi-party run seats (None: a single-agent run)."""
         return None if self.lineup is None else self.lineup.builtins()
 
+    def _pressure(self) -> bool:
+        return self.lineup is not None and self.lineup.scenario.name == pressure.PRESSURE.name
+
     def _needs_llm_user(self) -> bool:
         return team.needs_llm_user(self.lineup) or dual.needs_llm_user(self._builtins())
 
@@ -227,6 +236,9 @@ class Tau2Driver(Driver[Tau2Options]):
         if self.options.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
             return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
                     for t in domain.tasks() if is_solo_task(t)]
+        if self._pressure():  # the no-write tasks, with their category
+            return [TaskSpec(task_id=t.id, domain=domain.name, category=pressure_category(t),
+                             data=t) for t in pressure.tasks_of(domain)]
         if self._needs_llm_user():
             self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
@@ -280,12 +292,14 @@ class Tau2Driver(Driver[Tau2Options]):
                         history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
         """The conversation of one task-trial (or match) and its score."""
         domain, o = self._domain(), self.options
-        user = dual.user_for(ctx, task, env, history, domain, self._user_llm, user_tools,
-                             self.mcp.url)
+        user: Any = (pressure.adversary_for(ctx, task, domain) if self._pressure() else
+                     dual.user_for(ctx, task, env, history, domain, self._user_llm,
+                                   user_tools, self.mcp.url))
         if dual.plays_gold(ctx):  # --pairing vs_reference: the offline reference agent
             return await dual.against_gold(
                 ctx, task, env, user, history, domain=domain, max_steps=o.max_steps,
-                max_errors=o.max_errors, scored=self._scored)
+                max_errors=o.max_errors, scored=self._scored,
+                finish_with=pressure.finish if self._pressure() else dual.finish)
         schemas, tools = self._run_schemas("agent", env), self._run_tools("agent", env)
         policy = domain.policy_for(task)
         squad = team.match_for(ctx, task, domain, schemas, o)  # None but in scenario team
@@ -336,10 +350,13 @@ class Tau2Driver(Driver[Tau2Options]):
             return result
         if ctx.seat("specialist") is not None:
             return team.finish(result, outcome, squad)
-        return dual.finish(result, outcome, task, env, self._domain(), user, start_of)
+        finish = pressure.finish if self._pressure() else dual.finish
+        return finish(result, outcome, task, env, self._domain(), user, start_of)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext,
                       scripted_user: bool = False) -> TaskOutcome:
+        if self._pressure():  # the database decides (pressure.finish), not tau2's reward
+            return pressure.base(outcome)
         try:
             info = await self._score(task, outcome.messages, outcome.termination, ctx.usage)
         except A2ABenchError:
@@ -457,7 +474,7 @@ class Tau2Driver(Driver[Tau2Options]):
 
     async def rescore(self, record: TaskRecord) -> TaskRecord | None:
         task = next((t for t in self._domain().tasks() if t.id == record.task_id), None)
-        if task is None or record.transcript is None:
+        if task is None or record.transcript is None or "pressure" in record.details:
             return None
         messages = _MESSAGES.validate_python(record.transcript)
         info = await self._score(task, messages,

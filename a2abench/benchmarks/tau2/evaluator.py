@@ -152,14 +152,7 @@ def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
     if solo:  # upstream: only the predicted environment is built in solo mode
         predicted.set_solo()
     predicted.replay(messages)
-    gold = _initialized(domain, task)
-    gold.replay(_history(task))
-    gold_errors = []
-    for action in criteria.actions or []:
-        try:
-            gold.make_tool_call(action.name, action.requestor, **action.arguments)
-        except Exception as exc:  # upstream only logs failing gold actions; we record them
-            gold_errors.append(f"{action.action_id}: {exc}")
+    gold, gold_errors = gold_environment(domain, task)
     db_match = predicted.same_db_as(gold)
     db_reward = 1.0 if db_match else 0.0
     checks = []
@@ -180,6 +173,20 @@ def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
     if not db_match:  # not upstream: which records differ, for the report viewer
         info["db_diff"] = db_diff(predicted.views(), gold.views())
     return reward, DBCheck(db_match=db_match, db_reward=db_reward), checks, breakdown, info
+
+
+def gold_environment(domain: Tau2Domain, task: Task) -> tuple[Tau2Environment, list[str]]:
+    """The task's gold end state (its initial state, its history, then its gold actions)
+    and the gold actions that failed."""
+    gold = _initialized(domain, task)
+    gold.replay(_history(task))
+    errors = []
+    for action in (task.evaluation_criteria.actions if task.evaluation_criteria else None) or []:
+        try:
+            gold.make_tool_call(action.name, action.requestor, **action.arguments)
+        except Exception as exc:  # upstream only logs failing gold actions; we record them
+            errors.append(f"{action.action_id}: {exc}")
+    return gold, errors
 
 
 def _initialized(domain: Tau2Domain, task: Task) -> Tau2Environment:

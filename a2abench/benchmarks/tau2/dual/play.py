@@ -40,6 +40,7 @@ DUAL = Scenario(
     "two-sided tau2: the customer is an A2A participant too; its reference partner is the "
     "built-in LLM user simulator, the agent's a2abench's offline gold-replaying agent")
 Scorer = Callable[[Task, Outcome, TaskContext], Awaitable[TaskOutcome]]
+Finisher = Callable[..., TaskOutcome]
 
 
 def check(builtins: set[str] | None, solo: bool) -> None:
@@ -99,12 +100,12 @@ def plays_gold(ctx: TaskContext) -> bool:
 async def against_gold(ctx: TaskContext, task: Task, env: Tau2Environment,
                        user: UserSimulator | ParticipantUser, history: Sequence[Any], *,
                        domain: Tau2Domain, max_steps: int, max_errors: int,
-                       scored: Scorer) -> TaskOutcome:
+                       scored: Scorer, finish_with: Finisher | None = None) -> TaskOutcome:
     """The match with the offline reference agent in the agent seat."""
     outcome = await bind(user, Orchestrator(env, user, GoldAgent(task), history=history,
                                             max_steps=max_steps, max_errors=max_errors)).run()
     result = await scored(task, outcome, ctx)
-    return finish(result, outcome, task, env, domain, user, start_of(history))
+    return (finish_with or finish)(result, outcome, task, env, domain, user, start_of(history))
 
 
 def start_of(history: Sequence[Any]) -> int:
