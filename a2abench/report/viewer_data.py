@@ -156,9 +156,14 @@ class Viewer:
                    str(rec.get("pairing"))), _request(rec))
 
     def request_row(self, rec: RequestRow) -> None:
-        """A request record the fast reader decoded (its values those `request` reads)."""
-        self._add((rec.run_id, str(rec.task_id), str(rec.trial), str(rec.pairing)),
-                  _ROW_OF(rec))
+        """A request record the fast reader decoded (its values those `request` reads);
+        `_add` inlined: 80,000 calls for 10,000 task-trials."""
+        key = (rec.run_id, str(rec.task_id), str(rec.trial), str(rec.pairing))
+        rows = self._requests.get(key)
+        if rows is None:
+            self._requests[key] = [_ROW_OF(rec)]
+        else:
+            rows.append(_ROW_OF(rec))
 
     def _add(self, key: tuple[Any, ...], row: Sequence[Any]) -> None:
         rows = self._requests.get(key)
