@@ -31,6 +31,7 @@ from a2abench.report.reading import TaskFields, read_file, read_file_tapped
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram
 from a2abench.report.wording import trials_range, unscored_note
+from a2abench.run.compat import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
 
 # What a task record may hold is the record schema's rule, in run/status.py (the adaptive
@@ -383,10 +384,6 @@ def _taker(acc: _Accumulator, tap: Tap | None) -> Callable[[dict[str, Any], byte
 
 def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
     """Files given together must be shards or resumes of one run."""
-    # Imported here: run.plan loads the run's config, the A2A client and httpx (~0.4 s of
-    # every `report`), for this one comparison of compat keys.
-    from a2abench.run.plan import diff
-
     warnings: list[str] = []
     keys = []
     for run in runs:
