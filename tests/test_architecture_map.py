@@ -4,9 +4,12 @@ names in backticks exists (a renamed or deleted piece fails here, not in a newco
 from __future__ import annotations
 
 import ast
+import os
 import re
 from functools import cache
 from pathlib import Path
+
+from tests import source
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "a2abench"
@@ -30,8 +33,13 @@ def spans(text: str) -> list[str]:
 def files() -> list[str]:
     """Every tracked-looking path under the repository, as posix strings."""
     skip = {".git", ".venv", "__pycache__", "node_modules"}
-    return [p.relative_to(ROOT).as_posix() + ("/" if p.is_dir() else "")
-            for p in ROOT.rglob("*") if not skip & set(p.parts)]
+    out = []
+    for folder, dirs, found in os.walk(ROOT):
+        dirs[:] = sorted(d for d in dirs if d not in skip)  # never walk the venv's ~20k files
+        here = Path(folder).relative_to(ROOT)
+        out += [(here / d).as_posix() + "/" for d in dirs]
+        out += [(here / f).as_posix() for f in found if f not in skip]  # a worktree's .git
+    return out
 
 
 @cache
@@ -41,7 +49,7 @@ def names() -> frozenset[str]:
     found: set[str] = {"a2abench"}
     for path in [*PACKAGE.rglob("*.py"), *(ROOT / "scripts").glob("*.py")]:
         found.add(path.parent.name if path.stem == "__init__" else path.stem)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in source.nodes(path):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 found.add(node.name)
             elif isinstance(node, ast.Assign):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import a2abench
+from tests import source
 
 PACKAGE = Path(a2abench.__file__).parent
 FORBIDDEN = ("rich", "typer", "click", "a2abench.cli", "a2abench.render")
@@ -57,7 +58,7 @@ def _imports_at(path: Path, package: list[str] | None = None, *,
     if package is None:
         package = list(path.relative_to(ROOT).parts[:-1]) if path.is_relative_to(ROOT) else []
     out: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in source.nodes(path):
         if isinstance(node, ast.Import):
             out.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -43,6 +43,9 @@ PROVISIONAL = [
     "DEFAULT_MAX_TOOL_CALLS", "ReplyLimitExceeded", "check_count", "raw_decode",
     "ErrorInfo", "RecordsError", "SCORED_STATUSES", "failed_reward", "egress_refusal",
     "Scenario", "Participant", "Forfeit", "participant_input",  # multi-party (issue 37)
+    "Lineup", "DELEGATE", "DELEGATE_DESCRIPTION", "DELEGATE_PARAMETERS", "SPECIALIST",
+    "DelegateRefused", "DelegationOptions", "Delegations", "refusal_text", "team_scenario",
+    "GOLD_SPECIALIST", "DELEGATING_AGENT", "NO_SPECIALIST",  # scenario team (issue 38)
 ]
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "writing-a-benchmark.md"
 

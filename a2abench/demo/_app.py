@@ -46,3 +46,38 @@ def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
             await on_close()
 
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+Turn = Callable[[str, list[str], list[dict[str, Any]]],
+                Awaitable[tuple[str | None, dict[str, Any] | None]]]
+
+
+def parts_executor(turn: Turn) -> Any:
+    """An a2a-sdk `AgentExecutor` around `turn(context_id, texts, data) -> (text, data)`:
+    a message's text parts and DataParts in, a reply of a text part and a DataPart (either
+    may be None) out, in the same context."""
+    from a2a.helpers import new_data_part, new_message, new_text_part
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from google.protobuf.json_format import MessageToDict
+
+    class Executor(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            texts: list[str] = []
+            data: list[dict[str, Any]] = []
+            for part in context.message.parts if context.message else []:
+                if part.HasField("text"):
+                    texts.append(part.text)
+                elif part.HasField("data"):
+                    value = MessageToDict(part.data)
+                    if isinstance(value, dict):
+                        data.append(value)
+            text, calls = await turn(str(context.context_id), texts, data)
+            parts = ([new_text_part(text)] if text is not None else []) + (
+                [new_data_part(calls)] if calls is not None else [])
+            await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            return None
+
+    return Executor()

@@ -5,6 +5,7 @@
     a2abench-example-agent mcp --model gpt-4.1       # calls its tools over MCP (an LLM)
     a2abench-example-agent mcp --scripted            # ... or by the demo's rules
     a2abench-example-agent user --user-llm gpt-4.1   # plays tau2's user (scenario dual)
+    a2abench-example-agent specialist                # runs requested calls (scenario team)
 
 A console script runs on the interpreter a2abench was installed with, whatever `python` is
 first on PATH: runners such as AgentBeats' put their own venv (a2a-sdk 0.3) first, where the
@@ -66,6 +67,11 @@ def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> A
         return mcp_agent.build_app(base_url, mcp_agent.LLMBrain(llm), mcp_url)
     if kind == "user":
         return _user_app(base_url, args)
+    if kind == "specialist":
+        from a2abench.demo import specialist_agent
+
+        broken = args.broken if args is not None else None
+        return specialist_agent.build_app(base_url, broken or "gold")
     from a2abench.demo.agent import build_app
 
     return build_app(base_url)
@@ -109,12 +115,13 @@ def parser() -> argparse.ArgumentParser:
     """The console script's flags."""
     parser = argparse.ArgumentParser(prog="a2abench-example-agent",
                                      description="Serve an a2abench example white agent.")
-    parser.add_argument("kind", choices=["echo", "scripted", "mcp", "user"],
+    parser.add_argument("kind", choices=["echo", "scripted", "mcp", "user", "specialist"],
                         help="echo: echoes every message; scripted: the demo's rule-based "
                              "agent; mcp: calls its tools over MCP (a2abench --tool-channel "
                              "mcp), driven by --model or by --scripted rules; user: plays "
                              "tau2's user (scenario dual) with a2abench's LLM user "
-                             "simulator, driven by --user-llm")
+                             "simulator, driven by --user-llm; specialist: runs the tool "
+                             "calls a team's front agent asks for (scenario team)")
     parser.add_argument("--model", default="gpt-4.1",
                         help="mcp: the chat model [default: gpt-4.1]")
     parser.add_argument("--base-url", default=None,
@@ -139,6 +146,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--llm-cache", action=argparse.BooleanOptionalAction, default=True,
                         help="user: cache LLM responses on disk, as `run tau2` "
                              "[default: on]")
+    parser.add_argument("--broken", choices=["wrong-arguments", "silent"], default=None,
+                        help="specialist: play a faulty specialist (wrong arguments, or an "
+                             "empty reply)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9019)
     parser.add_argument("--card-url", default=None,

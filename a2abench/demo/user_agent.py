@@ -127,35 +127,10 @@ def _calls(message: UserMessage) -> dict[str, Any] | None:
 
 def build_app(base_url: str, llm: ChatLLM, mcp_url: str | None = None) -> Any:
     """The A2A app (JSON-RPC, 1.0 and 0.3) around a `UserParticipant`."""
-    from a2a.helpers import new_data_part, new_message, new_text_part
-    from a2a.server.agent_execution import AgentExecutor, RequestContext
-    from a2a.server.events import EventQueue
-    from google.protobuf.json_format import MessageToDict
-
-    from a2abench.demo._app import jsonrpc_app
+    from a2abench.demo._app import jsonrpc_app, parts_executor
 
     brain = UserParticipant(llm, mcp_url)
-
-    class Executor(AgentExecutor):
-        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            texts: list[str] = []
-            data: list[dict[str, Any]] = []
-            for part in context.message.parts if context.message else []:
-                if part.HasField("text"):
-                    texts.append(part.text)
-                elif part.HasField("data"):
-                    value = MessageToDict(part.data)
-                    if isinstance(value, dict):
-                        data.append(value)
-            text, calls = await brain.turn(str(context.context_id), texts, data)
-            parts = ([new_text_part(text)] if text is not None else []) + (
-                [new_data_part(calls)] if calls is not None else [])
-            await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
-
-        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-            return None
-
-    return jsonrpc_app(base_url, Executor(), name="a2abench example user",
+    return jsonrpc_app(base_url, parts_executor(brain.turn), name="a2abench example user",
                        description="Plays the customer of tau2's scenario dual with "
                                    "a2abench's LLM user simulator (an a2abench example).",
                        skill={"id": "tau2-user", "name": "tau2 user",

@@ -13,7 +13,8 @@ SKILLS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[dict[str, Any], ..
      "user simulator; the agent calls domain tools; scored by tau2's official "
      'evaluator. Config: domain, split, task_ids, max_tasks (alias num_tasks), '
      'num_trials, user_llm, user_llm_args, judge_llm, max_steps, max_errors, seed; '
-     'scenario dual (a `user` participant plays the customer) with pairing face, '
+     'scenario dual (a `user` participant plays the customer) or team (a `specialist` '
+     'participant holds the write tools the agent delegates to) with pairing face, '
      'vs_reference or cross.'),
     ('benchmark', 'tau2', 'customer-service', 'tool-use'),
     (
@@ -26,7 +27,9 @@ SKILLS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[dict[str, Any], ..
     'CRMArena / CRMArena-Pro assessment',
     ('Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored '
      'by the official evaluator. Config: dataset, org, task_category, task_ids, '
-     'max_tasks, interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.'),
+     'max_tasks, interactive, max_turns, max_user_turns, backend, judge_llm, '
+     'user_llm; scenario team (a `specialist` participant runs the queries the agent '
+     'delegates).'),
     ('benchmark', 'crmarena', 'crm', 'salesforce'),
     (
       {'task_category': 'handle_time', 'max_tasks': 5},

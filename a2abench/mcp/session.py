@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from a2abench.errors import A2ABenchError, InfrastructureError
+from a2abench.errors import A2ABenchError, Forfeit, InfrastructureError
 from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS
 
 Outcome = Literal["ok", "error", "rejected", "timeout"]
@@ -125,6 +125,10 @@ class ToolSession:
         self.in_turn, self.calls_this_turn = True, 0
         try:
             yield
+        except A2ABenchError:
+            if isinstance(self.failure, Forfeit):  # a participant behind a call failed
+                raise self.failure from None  # first: its forfeit, not the turn's error
+            raise
         finally:
             self.in_turn = False
         if self.failure is not None:

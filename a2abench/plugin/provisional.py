@@ -22,23 +22,48 @@ from a2abench.mcp.options import ToolChannelOptions
 from a2abench.net.download import git_blob_sha1_file, raw_base, sha256_file
 from a2abench.net.egress import egress_refusal
 from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS, check_count, raw_decode
+from a2abench.run.delegation import (
+    DELEGATE,
+    DELEGATE_DESCRIPTION,
+    DELEGATE_PARAMETERS,
+    DELEGATING_AGENT,
+    GOLD_SPECIALIST,
+    NO_SPECIALIST,
+    SPECIALIST,
+    DelegateRefused,
+    DelegationOptions,
+    Delegations,
+    refusal_text,
+    team_scenario,
+)
 from a2abench.run.driver import LLMUsage
 from a2abench.run.events import DataProgress
 from a2abench.run.match import participant_input
 from a2abench.run.records import ErrorInfo
-from a2abench.run.roles import Participant, Scenario
+from a2abench.run.roles import Lineup, Participant, Scenario
 from a2abench.run.status import SCORED_STATUSES, failed_reward
 
 __all__ = [
     "DEFAULT_MAX_TOOL_CALLS",
+    "DELEGATE",
+    "DELEGATE_DESCRIPTION",
+    "DELEGATE_PARAMETERS",
+    "DELEGATING_AGENT",
+    "GOLD_SPECIALIST",
+    "NO_SPECIALIST",
     "SCORED_STATUSES",
+    "SPECIALIST",
     "CallRejected",
     "DataProgress",
+    "DelegateRefused",
+    "DelegationOptions",
+    "Delegations",
     "EmbeddingClient",
     "ErrorInfo",
     "Forfeit",
     "LLMConfig",
     "LLMUsage",
+    "Lineup",
     "McpChannel",
     "Participant",
     "RecordsError",
@@ -56,5 +81,7 @@ __all__ = [
     "participant_input",
     "raw_base",
     "raw_decode",
+    "refusal_text",
     "sha256_file",
+    "team_scenario",
 ]

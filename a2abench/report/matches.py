@@ -35,6 +35,7 @@ class MatchRow:
     messages: dict[str, list[str]] = field(default_factory=dict)  # role -> what each was
     usage: dict[str, dict[str, float]] = field(default_factory=dict)  # participant -> sums
     domain: str | None = None
+    delegation: dict[str, float] = field(default_factory=dict)  # scenario team's traffic
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -47,7 +48,8 @@ class MatchRow:
                 "scores": self.scores, "status": self.status, "reward": self.reward,
                 "forfeit": self.forfeit,
                 "violations": {r: list(v) for r, v in self.violations.items()},
-                "usage": self.usage}
+                "usage": self.usage,
+                **({"delegation": self.delegation} if self.delegation else {})}
 
 
 def _name(value: Any) -> str | None:
@@ -89,7 +91,19 @@ def row_of(task: Any, trial: Any, seed: Any, match: Any, *, status: Any = "ok",
                         if k in ("requests", "latency_ms", "input_tokens", "output_tokens")}
                for p, u in (usage.items() if isinstance(usage, dict) else ())
                if _name(p) and isinstance(u, dict)},
-        domain=domain if isinstance(domain, str) else None)
+        domain=domain if isinstance(domain, str) else None,
+        delegation=_traffic(match.get("delegation")))
+
+
+_TRAFFIC = ("delegations", "refused", "specialist_turns", "specialist_tool_calls",
+            "bytes_to_specialist", "bytes_from_specialist", "time_ms")
+
+
+def _traffic(raw: Any) -> dict[str, float]:
+    """A team match's delegation counts (run/delegation.py), checked; {} otherwise."""
+    if not isinstance(raw, dict):
+        return {}
+    return {k: _count(raw[k]) for k in _TRAFFIC if k in raw}
 
 
 def _violations(raw: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:

@@ -84,7 +84,26 @@ def _pairing(rows: Sequence[MatchRow], pairing: str) -> dict[str, Any]:
             "passed": sum(is_success(r.reward) for r in scored),
             "forfeits": dict(sorted(Counter(r.forfeit for r in mine if r.forfeit).items())),
             "violations": dict(sorted(Counter(
-                k for r in mine for kinds in r.violations.values() for k in kinds).items()))}
+                k for r in mine for kinds in r.violations.values() for k in kinds).items())),
+            **_overhead(mine)}
+
+
+def _overhead(rows: Sequence[MatchRow]) -> dict[str, Any]:
+    """Scenario team: the traffic between the agents per match (its mean), and the
+    specialist's A2A tokens per match; {} for matches without delegation."""
+    found = [r for r in rows if r.delegation]
+    if not found:
+        return {}
+    n = len(found)
+    mean = {k: round(sum(r.delegation.get(k, 0.0) for r in found) / n, 3)
+            for k in ("delegations", "refused", "specialist_turns", "specialist_tool_calls",
+                      "bytes_to_specialist", "bytes_from_specialist", "time_ms")}
+    tokens = sum(u.get("input_tokens", 0.0) + u.get("output_tokens", 0.0)
+                 for r in found for pid, u in r.usage.items()
+                 if r.roles.get("specialist") == pid)
+    return {"delegation": {"matches": n, **mean,
+                           "messages": round(mean["delegations"] + mean["specialist_turns"], 3),
+                           "specialist_tokens": round(tokens / n, 3)}}
 
 
 def _partner(row: MatchRow, role: str) -> tuple[tuple[str, str], ...]:

@@ -84,9 +84,23 @@ def violation_table(view: dict[str, Any]) -> Table | None:
     return ("Violations", ["kind", "for example"], [[k, v] for k, v in kinds.items()])
 
 
+def delegation_table(view: dict[str, Any]) -> Table | None:
+    """Scenario team: the traffic between the agents per match, by pairing."""
+    rows = [[p["id"], str(d["matches"]), f"{d['delegations']:g}", f"{d['refused']:g}",
+             f"{d['messages']:g}", f"{d['specialist_tool_calls']:g}",
+             f"{_count(d['bytes_to_specialist'])}/{_count(d['bytes_from_specialist'])}",
+             f"{d['time_ms'] / 1000:.2f} s", _count(d["specialist_tokens"])]
+            for p in view["pairings"] if (d := p.get("delegation"))]
+    if not rows:
+        return None
+    return ("Delegation overhead (mean per match)",
+            ["pairing", "matches", "delegations", "refused", "messages", "specialist calls",
+             "bytes to/from specialist", "time", "specialist tokens"], rows)
+
+
 def tables(view: dict[str, Any]) -> list[Table]:
     found = [role_table(view), pairing_matrix(view), comparison_table(view),
-             violation_table(view)]
+             delegation_table(view), violation_table(view)]
     return [t for t in found if t is not None]
 
 

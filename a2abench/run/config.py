@@ -128,7 +128,7 @@ class Shard(BaseModel):
 
 # RunConfig fields of multi-party runs, left out of a single-agent run's `run` record.
 _MULTI_PARTY_KEYS = ("user_agent_url", "scenario", "pairing", "reference_agent_url",
-                     "user_auth_token", "user_transport", "participant")
+                     "user_auth_token", "user_transport", "participant", "specialist_url")
 MAX_RUN_CONCURRENCY = 1000  # docs/limits.md: one event loop; far above what agents serve
 
 
@@ -256,12 +256,16 @@ class RunConfig(BaseModel):
     user_transport: str | None = option(
         None, "Force the user participants' A2A binding: jsonrpc | http-json | grpc "
               "[default: each card's best].")
+    specialist_url: list[str] = option(
+        help="Base URL (or card URL) of an A2A agent that plays the specialist the front "
+             "agent delegates to (scenario team); repeatable with --pairing cross.",
+        default_factory=list)
     participant: list[str] = option(
         help="Another participant, as ID=URL: agent_2=URL, user_2=URL (for --pairing "
              "cross); repeatable. A repeated --white-agent-url is read as agent_2=URL, ...",
         default_factory=list)
 
-    @field_validator("user_agent_url", "participant", mode="before")
+    @field_validator("user_agent_url", "specialist_url", "participant", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return [] if value is None else value  # an absent repeatable flag: none
@@ -294,7 +298,8 @@ class RunConfig(BaseModel):
         """Every remote participant by id: `agent` (and `agent_2` ...), `user` ... ."""
         from a2abench.run.roles import numbered
 
-        out = {"agent": self.white_agent_url, **dict(numbered("user", self.user_agent_url))}
+        out = {"agent": self.white_agent_url, **dict(numbered("user", self.user_agent_url)),
+               **dict(numbered("specialist", self.specialist_url))}
         for item in self.participant:
             pid, _, url = item.partition("=")
             pid, url = pid.strip(), url.strip()
@@ -382,7 +387,8 @@ class RunConfig(BaseModel):
         data["white_agent_url"] = redact_url(self.white_agent_url)
         if self.multi_party():
             data["user_auth_token"] = REDACTED if self.user_auth_token else None
-            data["user_agent_url"] = [redact_url(url) for url in data["user_agent_url"]]
+            for key in ("user_agent_url", "specialist_url"):
+                data[key] = [redact_url(url) for url in data[key]]
             data["participant"] = [f"{pid}={redact_url(url)}" for pid, url in
                                    (item.partition("=")[::2] for item in data["participant"])]
             if self.reference_agent_url:

@@ -164,7 +164,14 @@ def match_block(pairing: Pairing, outcome: TaskOutcome, reward: float | None,
     return {"pairing": pairing.id, "roles": pairing.roles(),
             "scores": role_scores(outcome, pairing, reward), "forfeit": forfeited(outcome),
             "violations": {role: list(found) for role, found in outcome.violations.items()},
-            "usage": {pid: usage[pid].as_dict() for _, pid in pairing.seats if pid in usage}}
+            "usage": {pid: usage[pid].as_dict() for _, pid in pairing.seats if pid in usage},
+            **_delegation(outcome)}
+
+
+def _delegation(outcome: TaskOutcome) -> dict[str, Any]:
+    """Scenario team's traffic between the agents (run/delegation.py), when there was any."""
+    found = outcome.details.get("delegation")
+    return {"delegation": found} if isinstance(found, dict) else {}
 
 
 def record_line(record: TaskRecord) -> dict[str, Any]:

@@ -50,6 +50,10 @@ class Scenario:
     roles: tuple[str, ...]
     references: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     description: str = ""
+    # Baselines: role -> a built-in stand-in for "nobody in this seat" (scenario team's
+    # solo baseline: `no_specialist`, the front agent alone with every tool), seated
+    # opposite each submitted participant of the other roles in every pairing mode.
+    baselines: Mapping[str, str] = field(default_factory=dict)
 
     def reference_names(self, role: str) -> tuple[str, ...]:
         found = self.references.get(role, ())
@@ -193,11 +197,15 @@ def lineup(scenario: Scenario, urls: Mapping[str, str], mode: str = "face", *,
     pairings = [Pairing(tuple(zip(scenario.roles, ids, strict=True)))
                 for ids in itertools.product(*([p.id for p in by_role[r]]
                                                 for r in scenario.roles))]
+    baselines = [Participant(f"no_{role}", role, builtin=name)
+                 for role, name in scenario.baselines.items()]
+    pairings += [q for b in baselines for q in _baseline_pairings(pairings, b)]
     if mode == "vs_reference":
         pairings += _reference_pairings(scenario, by_role, references)
     used = {pid for q in pairings for _, pid in q.seats}
     members = [p for r in scenario.roles for p in by_role[r]]
     members += [p for panel in references.values() for p in panel if p.id in used]
+    members += [p for p in baselines if p.id in used]
     return Lineup(scenario, mode, tuple(members), tuple(pairings))
 
 
@@ -222,6 +230,15 @@ def _references(scenario: Scenario, urls: Mapping[str, str]) -> dict[str, list[P
     if unknown:
         raise RolesError(f"a reference partner for unknown role(s) {', '.join(unknown)}")
     return out
+
+
+def _baseline_pairings(pairings: Sequence[Pairing], baseline: Participant) -> list[Pairing]:
+    """The submitted pairings with the baseline in its role's seat, each once."""
+    out: dict[str, Pairing] = {}
+    for q in pairings:
+        seats = tuple((r, baseline.id if r == baseline.role else pid) for r, pid in q.seats)
+        out.setdefault(Pairing(seats).id, Pairing(seats))
+    return list(out.values())
 
 
 def _reference_pairings(scenario: Scenario, by_role: Mapping[str, list[Participant]],

@@ -9,6 +9,9 @@ from a simulated user) and then follows a policy:
 - "junk": an unparseable reply, an empty reply, then the oracle's answer;
 - "chatty": answers in a sentence ("The answer is X."), so only extraction can match;
 - "ask": interactive; asks the user a question first, then answers;
+- "team": a team's front agent (scenario team): delegates the task's context and question
+  to the specialist, then answers with the specialist's answer verbatim; given the query
+  tools (the solo baseline) it is "oracle";
 - "mcp-oracle", "mcp-sql": the same over MCP (--tool-channel mcp): the "sql" plan's queries
   as `soql_query` / `sosl_search` calls, then the answer as plain text; `mcp_results` keeps
   what each call returned. A suffix names the MCP client's protocol ("mcp-sql@2026-07-28",
@@ -162,6 +165,18 @@ class CRMExecutor(AgentExecutor):
         if state.turn == 1:
             return []
         return self._oracle(state, task)
+
+    def _team(self, state: State, task: CRMTask) -> list[Any]:
+        from a2abench.benchmarks.crmarena.team import SPECIALIST_PREFIX, question
+
+        if '"action": "delegate"' not in state.inbox[0]:
+            return self._oracle(state, task)
+        last = state.inbox[-1]
+        if last.startswith(SPECIALIST_PREFIX):
+            answer = last[len(SPECIALIST_PREFIX):]
+            return [new_text_part(json.dumps({"action": "respond", "answer": answer}))]
+        return [new_data_part({"action": "delegate", "to": "specialist",
+                               "message": question(task)})]
 
     def _chatty(self, state: State, task: CRMTask) -> list[Any]:
         return [new_text_part(f"<respond>The answer is {answer_text(task)}.</respond>")]

@@ -60,6 +60,11 @@ async def until_running(client: Client, payload: str, done: int = 1) -> tuple[st
                                  configuration=SendMessageConfiguration())
     outcome = Outcome()
     stream = client.send_message(request)
+    async with asyncio.timeout(HANG_S):  # a guard against a hang, not a speed
+        return await _first_progress(stream, outcome, done)
+
+
+async def _first_progress(stream: Any, outcome: Outcome, done: int) -> tuple[str, Outcome]:
     async for event in stream:
         kind = event.WhichOneof("payload")
         value = getattr(event, kind)

@@ -55,8 +55,11 @@ def test_every_problem_with_the_roles_is_named_at_once(tmp_path: Path) -> None:
     ({"agent": AGENT, "user": USER, "user_2": USER}, {},
      "several participants of role 'user' need pairing `cross`"),
     ({"agent": AGENT, "user": "http://elsewhere:1"}, {}, "not on this server's allowed hosts"),
-    ({"agent": AGENT, "user": USER}, {"scenario": "team"}, "--scenario 'team' is not a "
-                                                            "scenario of tau2"),
+    ({"agent": AGENT, "user": USER}, {"scenario": "tournament"},
+     "--scenario 'tournament' is not a scenario of tau2"),
+    ({"agent": AGENT, "user": USER}, {"scenario": "team"},
+     "unknown role(s) user for scenario 'team'"),
+    ({"agent": AGENT}, {"scenario": "team"}, "missing required role(s) specialist"),
     ({"agent": AGENT, "user": USER}, {"pairing": "round_robin"}, "pairing: Input should be"),
 ])
 def test_refusals(tmp_path: Path, participants: dict[str, str], config: dict[str, Any],

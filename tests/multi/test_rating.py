@@ -108,3 +108,23 @@ def test_a_fit_too_large_is_refused_with_a_clear_error() -> None:
     found = [Game("c", f"p{i:05d}", "anchor", 1.0) for i in range(5000)]
     with pytest.raises(RecordsError, match="more than `rate` fits at once"):
         rate_role(found, "anchor", bootstrap=0, seed=0)
+
+
+def test_the_fit_is_the_optimum_from_any_start() -> None:
+    """At the returned θ (re-centred: the ridge's optimum has Σθ = 0) the loss's gradient
+    vanishes, and a start far off (where undamped Newton steps overshoot) ends there too."""
+    import numpy as np
+
+    from a2abench.rating.bt import RIDGE
+
+    rng = np.random.default_rng(5)
+    wins = rng.integers(0, 6, (6, 6)).astype(float) * (1 - np.eye(6))
+    wins[0, 1:] = 0.0  # player 0 never wins: its θ rests on the ridge alone
+    players = [f"p{i}" for i in range(6)]
+    theta = fit(players, "p3", wins)
+    centred = theta - theta.mean()
+    p = 1.0 / (1.0 + np.exp(-(centred[:, None] - centred[None, :])))
+    grad = -(wins.sum(axis=1) - ((wins + wins.T) * p).sum(axis=1)) + 2 * RIDGE * centred
+    assert np.max(np.abs(grad)) < 1e-8 and theta[3] == 0.0
+    far = fit(players, "p3", wins, start=np.array([40.0, -40.0, 25.0, 0.0, -30.0, 35.0]))
+    assert np.allclose(far, theta, atol=1e-8)

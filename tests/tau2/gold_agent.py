@@ -8,6 +8,9 @@ every gold action as its own call, then `done`; "solo-text" answers a solo run w
 "solo-mixed" sends its first gold call together with `done`; "silent" only ever answers
 politely; "malformed" sends a tool call without a name; "empty" answers with no parts at
 all. The task is named by the user's first words ("TASK:<id>"), which the fake user LLM says.
+"team" plays a team's front agent (scenario team): a gold call whose tool is not in its
+first message's tools is delegated to the specialist as an exact request (the reference
+front agent's wording); given every tool (the solo baseline) it is "gold".
 Modes "mcp", "mcp-alias" and "mcp-solo" play the same over MCP (mcp_gold.py).
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from a2a.helpers import new_data_part, new_message, new_text_part
@@ -36,6 +40,7 @@ class GoldExecutor(AgentExecutor):
         self.tasks, self.mode = tasks, mode
         self.plans = plans or {}  # task id -> (tool, arguments) when gold actions fall short
         self.progress: dict[str, tuple[str, int]] = {}  # context -> (task id, next action)
+        self.known: dict[str, set[str]] = {}  # context -> the tool names it was given
         self.first_messages: list[str] = []
         self.mcp = McpGold(tasks, mode, self.plans, self.first_messages)
 
@@ -54,12 +59,13 @@ class GoldExecutor(AgentExecutor):
             task_id = (match.group(1) if match else
                        by_ticket.get(ticket.group(1), "?") if ticket else "?")
             self.progress[ctx] = (task_id, 0)
+            self.known[ctx] = set(re.findall(r'"name": "(\w+)"', text))
         task_id, step = self.progress[ctx]
-        parts = self._reply(task_id, step)
+        parts = self._reply(task_id, step, self.known.get(ctx, set()))
         self.progress[ctx] = (task_id, step + 1)
         await event_queue.enqueue_event(new_message(parts, context_id=ctx))
 
-    def _reply(self, task_id: str, step: int) -> list[Any]:
+    def _reply(self, task_id: str, step: int, known: Collection[str] = ()) -> list[Any]:
         if self.mode == "silent":
             return [new_text_part("I am sorry, I cannot help with that.")]
         if self.mode == "malformed":
@@ -81,6 +87,11 @@ class GoldExecutor(AgentExecutor):
                 return [new_text_part(json.dumps(call))]
             if self.mode == "tags":
                 return [new_text_part(f"Let me do that.\n<json>{json.dumps(call)}</json>")]
+            if self.mode == "team" and "delegate" in known and name not in known:
+                from a2abench.benchmarks.tau2.team.reference import request
+
+                call = {"name": "delegate", "arguments": {
+                    "to": "specialist", "message": request(name, arguments)}}
             return [new_data_part({"tool_call": call})]
         if self.mode == "tags":
             respond = {"name": "respond", "arguments": {"content": words}}

@@ -5,6 +5,8 @@ client while the agent holds the turn, then the same words as text.
 - "mcp-alias": as "mcp", but banking's discoverable calls go to the unlocked tool by its
   own name once `notifications/tools/list_changed` has announced it;
 - "mcp-solo": a solo run: every gold action, then `done`;
+- "mcp-team": a team's front agent (scenario team): a gold call whose tool is not listed is
+  delegated to the specialist with the `delegate` tool, as the reference front agent words it;
 A suffix names the protocol of the in-process `mcp` 2.x client (a2abench.mcp.client
 `Protocol`): "mcp@legacy", "mcp-alias@2026-07-28" (default "auto"). With `caller` set (a
 tests.mcp.real_clients.ToolCaller), another process's client makes the calls instead.
@@ -108,6 +110,11 @@ class McpGold:
                 if self.mode == "mcp-alias" and name == "call_discoverable_agent_tool" \
                         and target in names:
                     name, arguments = target, json.loads(arguments.get("arguments", "{}"))
+                if self.mode == "mcp-team" and name not in names and "delegate" in names:
+                    from a2abench.benchmarks.tau2.team.reference import request
+
+                    name, arguments = "delegate", {"to": "specialist",
+                                                   "message": request(name, arguments)}
                 result = await client.call_tool(name, arguments)
                 calls.append(Call(name, arguments, result_text(result), bool(result.is_error)))
                 if name == "unlock_discoverable_agent_tool":

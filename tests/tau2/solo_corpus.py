@@ -10,6 +10,7 @@ calls `done` at once).
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ SOLO_MOCK = ["create_task_1", "create_task_1_with_env_assertions", "update_task_
              "update_task_with_user_tools", "impossible_task_1"]
 
 
+@cache  # telecom's tasks.json is 14 MB: read once per process, not once per test
 def _tasks(data: Path, domain: str) -> list[dict[str, Any]]:
     folder = data / "tau2" / "domains" / domain
     base = json.loads((folder / "split_tasks.json").read_text())["base"]

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from a2abench.plugin import DEFAULT_MAX_DEPTH
 from a2abench.plugin.provisional import raw_decode
 
-ActionName = Literal["execute", "respond"]
+ActionName = Literal["execute", "respond", "delegate"]  # delegate: scenario team (team.py)
 _TAGS: tuple[ActionName, ...] = ("execute", "respond")
 _KEYS: dict[str, str] = {"execute": "query", "respond": "answer"}
 

@@ -10,11 +10,16 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from a2abench.benchmarks.crmarena import mcp_tools, upstream
+from a2abench.benchmarks.crmarena import mcp_tools, team, upstream
 from a2abench.benchmarks.crmarena.backends import Backend, SalesforceBackend, SandboxBackend
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
 from a2abench.benchmarks.crmarena.evaluator import Evaluator, Judge, Verdict
-from a2abench.benchmarks.crmarena.prompt import PromptOptions, rule_text, task_message
+from a2abench.benchmarks.crmarena.prompt import (
+    PromptOptions,
+    compose,
+    rule_text,
+    task_message,
+)
 from a2abench.benchmarks.crmarena.sandbox import OrgSchema
 from a2abench.benchmarks.crmarena.tasks import (
     PRIVACY_CATEGORIES,
@@ -29,6 +34,7 @@ from a2abench.benchmarks.crmarena.tasks import (
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
 from a2abench.plugin import (
     ChatLLM,
+    ConfigError,
     DataSet,
     Driver,
     Exporter,
@@ -43,14 +49,22 @@ from a2abench.plugin import (
     is_success,
     option,
 )
-from a2abench.plugin.provisional import LLMUsage, McpChannel, ToolChannelOptions, git_blob_sha1_file
+from a2abench.plugin.provisional import (
+    DelegationOptions,
+    ErrorInfo,
+    Forfeit,
+    LLMUsage,
+    McpChannel,
+    ToolChannelOptions,
+    git_blob_sha1_file,
+)
 
 log = logging.getLogger(__name__)
 UPSTREAM_MODEL = "gpt-4o-2024-08-06"  # upstream's evaluator and user simulator model
 OFFLINE = "offline"
 
 
-class CRMArenaOptions(LLMOptions, ToolChannelOptions):
+class CRMArenaOptions(LLMOptions, ToolChannelOptions, DelegationOptions):
     """Options of `run crmarena`: each field is a flag (`--max-turns` for `max_turns`)."""
 
     dataset: Dataset | None = option(
@@ -108,10 +122,12 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
         "CRMArena / CRMArena-Pro assessment",
         "Salesforce CRM tasks answered through SOQL/SOSL queries against an org; scored by the "
         "official evaluator. Config: dataset, org, task_category, task_ids, max_tasks, "
-        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm.",
+        "interactive, max_turns, max_user_turns, backend, judge_llm, user_llm; scenario "
+        "team (a `specialist` participant runs the queries the agent delegates).",
         ("benchmark", "crmarena", "crm", "salesforce"),
         ({"task_category": "handle_time", "max_tasks": 5},
          {"org": "b2c", "task_category": "all", "interactive": True}))
+    scenarios = (team.TEAM,)
     scoring = Scoring(
         headline="macro_category_mean",
         description="CRMArena: mean reward per category (token F1 for free-text tasks), "
@@ -140,6 +156,9 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
     async def setup(self) -> None:
         """Upstream texts and LLM clients; tasks, schema and org come in `tasks()`."""
         opts = self.options
+        if self.lineup is not None and opts.tool_channel == "mcp":
+            raise ConfigError("scenario team on crmarena runs over --tool-channel a2a only",
+                              hint="Drop --tool-channel mcp.")
         if not opts.upstream_text:  # asked for: nothing to download, nothing to warn about
             self.texts = upstream.TextSource(None, "our own wording (--no-upstream-text); no "
                                                    "LLM judge")
@@ -248,6 +267,8 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
             opening = await user.start()
         options = PromptOptions(opts.max_turns, opts.interactive, opts.privacy_aware,
                                 opts.aided)
+        if team.seated(ctx)[0]:  # scenario team, a specialist seated
+            return await self._team(ctx, task, options, user, opening)
         chat = ctx.conversation()
         over_mcp: list[int] | None = None
         if self.mcp.enabled:
@@ -266,6 +287,10 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
             episode = Episode(chat, self.backend, rule_text(self.texts.texts),
                               opts.max_turns, task.today, user, opts.max_user_turns)
             result = await episode.run(message, self._logged(message), opening)
+        return await self._finish(ctx, task, result, chat, over_mcp)
+
+    async def _finish(self, ctx: TaskContext, task: CRMTask, result: EpisodeResult,
+                      chat: Any, over_mcp: list[int] | None = None) -> TaskOutcome:
         verdict = await self._score(task, result.answer, result.trajectory, ctx.usage)
         outcome = self._outcome(task, result, verdict)
         # For the report viewer: each A2A reply's state and latency, and the transcript index
@@ -279,7 +304,40 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
             for k, turn in enumerate(chat.log)]
         if ctx.usage.by_role:  # LLM tokens and cost per role (user simulator, judge)
             outcome.details["llm_usage"] = ctx.usage.roles()
+        if team.is_baseline(ctx):
+            outcome.details["delegation"] = {"baseline": True}
         return outcome
+
+    async def _team(self, ctx: TaskContext, task: CRMTask, options: PromptOptions,
+                    user: UserSimulator | None, opening: str | None) -> TaskOutcome:
+        """A team match (crmarena/team.py): the front agent without query tools."""
+        assert self.backend is not None
+        opts = self.options
+        description, actions = team.front_sections()
+        message = compose(task, self.texts.texts, options, opening, description=description,
+                          actions=actions)
+        reference = team.seated(ctx)[1]
+        chat = ctx.client.conversation() if reference else ctx.conversation()
+        episode = team.new_episode(chat, self.backend, rule_text(self.texts.texts),
+                                   opts.max_turns, task, ctx, self.schema_text, opts,
+                                   user=user, max_user_turns=opts.max_user_turns)
+        try:
+            result = await episode.run(message, message, opening)
+        except Forfeit as exc:  # the specialist failed: kept, with what happened so far
+            return TaskOutcome(
+                status="forfeit", reward=None, forfeit=exc.role, termination="forfeit",
+                transcript=episode.transcript, labels=self._labels(),
+                details={**self._task_details(task), "delegation": self._traffic(episode)},
+                error=ErrorInfo(error=type(exc.cause).__name__, kind="forfeit",
+                                message=exc.message, hint=exc.hint))
+        outcome = await self._finish(ctx, task, result, chat)
+        outcome.details["delegation"] = self._traffic(episode)
+        return outcome
+
+    @staticmethod
+    def _traffic(episode: team.TeamEpisode) -> dict[str, Any]:
+        assert episode.budget is not None
+        return episode.budget.stats.as_dict()
 
     def _logged(self, message: str) -> str:
         """The task message for the transcript, the (long, shared) schema text elided."""

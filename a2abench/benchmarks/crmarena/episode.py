@@ -72,11 +72,8 @@ class Episode:
                 continue
             out.actions.append(action)
             over = self.user is not None and out.user_turns >= self.max_user_turns
-            if action.name == "execute":
-                outgoing = observation_message(await self.backend.observe(action.content,
-                                                                          self.today))
-                out.queries += 1
-                self.transcript.append({"role": "environment", "text": outgoing})
+            if action.name != "respond":
+                outgoing = await self._act(action, out)
                 if over:
                     out.termination = "max_user_turns"
                     return out
@@ -96,6 +93,14 @@ class Episode:
                 return out
             outgoing = words
         return out
+
+    async def _act(self, action: Action, out: EpisodeResult) -> str:
+        """Run an action other than respond; what the agent is sent back."""
+        observation = observation_message(await self.backend.observe(action.content,
+                                                                     self.today))
+        out.queries += 1
+        self.transcript.append({"role": "environment", "text": observation})
+        return observation
 
     async def _agent_turn(self, outgoing: str, out: EpisodeResult) -> Action | None:
         reply = await self.chat.send(outgoing)

@@ -32,6 +32,7 @@ from a2abench.benchmarks.tau2.solo import (
     solo_agent,
     solo_schemas,
 )
+from a2abench.benchmarks.tau2.team import play as team
 from a2abench.benchmarks.tau2.user_sim import UserSimulator
 from a2abench.plugin import (
     A2ABenchError,
@@ -73,12 +74,14 @@ def played_by_rules(user: object) -> bool:
 
 def _with_viewer_details(result: TaskOutcome, outcome: Outcome, chat: Conversation,
                          ctx: TaskContext, start: int,
-                         mcp_calls: list[int] | None = None) -> TaskOutcome:
+                         mcp_calls: list[int] | None = None,
+                         others: list[int] | None = None) -> TaskOutcome:
     """For the report viewer: each A2A reply's state and latency with the transcript index of
     the assistant message it became (every assistant message from `start` on is the agent's,
-    one per reply, but for the calls it made over MCP; a reply refused for its task state
-    has none), the MCP calls' indices, and LLM usage per role."""
-    over_mcp = set(mcp_calls or ())
+    one per reply, but for the calls it made over MCP and `others`' (a team's specialist);
+    a reply refused for its task state has none), the MCP calls' indices, and LLM usage per
+    role."""
+    over_mcp = set(mcp_calls or ()) | set(others or ())
     replies = [i for i, m in enumerate(outcome.messages)
                if i >= start and isinstance(m, AssistantMessage) and i not in over_mcp]
     if mcp_calls is not None:
@@ -139,13 +142,14 @@ class Tau2Driver(Driver[Tau2Options]):
         "simulator; the agent calls domain tools; scored by tau2's official evaluator. Config: "
         "domain, split, task_ids, max_tasks (alias num_tasks), num_trials, user_llm, "
         "user_llm_args, judge_llm, max_steps, max_errors, seed; scenario dual (a `user` "
-        "participant plays the customer) with pairing face, vs_reference or cross.",
+        "participant plays the customer) or team (a `specialist` participant holds the "
+        "write tools the agent delegates to) with pairing face, vs_reference or cross.",
         ("benchmark", "tau2", "customer-service", "tool-use"),
         ({"domain": "airline", "max_tasks": 5},
          {"domain": "retail", "task_ids": ["0", "1"], "num_trials": 2, "user_llm": "gpt-4.1"}))
     scoring = Scoring(headline="mean_reward",
                       description="tau2 average reward (pass^1) over task-trials")
-    scenarios = (dual.DUAL,)
+    scenarios = (dual.DUAL, team.TEAM)
 
     def __init__(self, options: Tau2Options) -> None:
         super().__init__(options)
@@ -201,6 +205,9 @@ class Tau2Driver(Driver[Tau2Options]):
         """The built-in partners a multi-party run seats (None: a single-agent run)."""
         return None if self.lineup is None else self.lineup.builtins()
 
+    def _needs_llm_user(self) -> bool:
+        return team.needs_llm_user(self.lineup) or dual.needs_llm_user(self._builtins())
+
     def _user_llm(self) -> ChatLLM:
         o = self.options
         if self.user_llm is None:
@@ -220,7 +227,7 @@ class Tau2Driver(Driver[Tau2Options]):
         if self.options.solo:  # upstream's solo agent refuses the others (docs/tau2.md, Solo)
             return [TaskSpec(task_id=t.id, domain=domain.name, data=t)
                     for t in domain.tasks() if is_solo_task(t)]
-        if dual.needs_llm_user(self._builtins()):
+        if self._needs_llm_user():
             self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
@@ -231,7 +238,7 @@ class Tau2Driver(Driver[Tau2Options]):
 
     def manifest(self) -> dict[str, Any]:
         domain = self._domain()
-        llm = (None if self.options.solo or not dual.needs_llm_user(self._builtins())
+        llm = (None if self.options.solo or not self._needs_llm_user()
                else self._user_llm())
         solo = {"solo": {"excluded_tasks": [t.id for t in domain.tasks()
                                             if not is_solo_task(t)]}} if self.options.solo else {}
@@ -272,38 +279,64 @@ class Tau2Driver(Driver[Tau2Options]):
     async def _converse(self, ctx: TaskContext, task: Task, env: Tau2Environment,
                         history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
         """The conversation of one task-trial (or match) and its score."""
-        domain = self._domain()
+        domain, o = self._domain(), self.options
         user = dual.user_for(ctx, task, env, history, domain, self._user_llm, user_tools,
                              self.mcp.url)
         if dual.plays_gold(ctx):  # --pairing vs_reference: the offline reference agent
             return await dual.against_gold(
-                ctx, task, env, user, history, domain=domain, max_steps=self.options.max_steps,
-                max_errors=self.options.max_errors, scored=self._scored)
+                ctx, task, env, user, history, domain=domain, max_steps=o.max_steps,
+                max_errors=o.max_errors, scored=self._scored)
+        schemas, tools = self._run_schemas("agent", env), self._run_tools("agent", env)
+        policy = domain.policy_for(task)
+        squad = team.match_for(ctx, task, domain, schemas, o)  # None but in scenario team
+        if squad is not None:
+            schemas, tools, policy = squad.front_tools(domain, schemas, policy)
+
+        def make(agent: Any) -> Orchestrator:
+            if squad is not None:
+                return squad.orchestrator(env, user, agent, history=history,
+                                          max_steps=o.max_steps, max_errors=o.max_errors)
+            return dual.bind(user, Orchestrator(env, user, agent, history=history,
+                                                max_steps=o.max_steps,
+                                                max_errors=o.max_errors))
+
+        if squad is not None and squad.front is not None:  # the reference front agent
+            outcome = await make(None).run()
+            scored = await self._scored(task, outcome, ctx, played_by_rules(user))
+            return self._finish(scored, outcome, ctx, task, env, user,
+                                start_of=dual.start_of(history), squad=squad)
         chat = ctx.conversation()
         start = len(history) if history else 1  # the fixed greeting is not the agent's
+        calls: list[int] | None = None
         if self.mcp.enabled:
             with self.mcp.session(_session_key(ctx, task)) as session:
-                preamble = mcp_tools.first_parts(domain.policy_for(task), self.mcp.url,
+                if squad is not None:  # a delegate call must end before MCP's call limit
+                    squad.budget.within(session.limits.call_timeout_s)
+                preamble = mcp_tools.first_parts(policy, self.mcp.url,
                                                  session.pointer(self.mcp.url), history)
                 outcome, calls = await mcp_tools.run_over_mcp(
-                    session, self.mcp.url, chat, lambda agent: dual.bind(user, Orchestrator(
-                        env, user, agent, history=history, max_steps=self.options.max_steps,
-                        max_errors=self.options.max_errors)),
-                    self._run_schemas("agent", env), preamble)
-            scored = await self._scored(task, outcome, ctx, played_by_rules(user))
-            result = _with_viewer_details(scored, outcome, chat, ctx, start, calls)
-            return result if ctx.pairing is None else dual.finish(
-                result, outcome, task, env, domain, user, start)
-        agent = AgentLink(chat, domain.policy_for(task), self._run_schemas("agent", env), history,
-                          tool_call_format=self.options.tool_call_format, profile=self.profile,
-                          tools=self._run_tools("agent", env))
-        outcome = await dual.bind(user, Orchestrator(env, user, agent, history=history,
-                                                     max_steps=self.options.max_steps,
-                                                     max_errors=self.options.max_errors)).run()
+                    session, self.mcp.url, chat, make, schemas, preamble)
+        else:
+            agent = AgentLink(chat, policy, schemas, history,
+                              tool_call_format=o.tool_call_format, profile=self.profile,
+                              tools=tools)
+            outcome = await make(agent).run()
         scored = await self._scored(task, outcome, ctx, played_by_rules(user))
-        result = _with_viewer_details(scored, outcome, chat, ctx, start)
-        return result if ctx.pairing is None else dual.finish(
-            result, outcome, task, env, domain, user, start)
+        result = _with_viewer_details(
+            scored, outcome, chat, ctx, start, calls,
+            squad.orch.specialist_messages if squad and squad.orch else None)
+        return self._finish(result, outcome, ctx, task, env, user, start_of=start,
+                            squad=squad)
+
+    def _finish(self, result: TaskOutcome, outcome: Outcome, ctx: TaskContext, task: Task,
+                env: Tau2Environment, user: Any, *, start_of: int,
+                squad: team.TeamMatch | None) -> TaskOutcome:
+        """What a multi-party match adds to its record (a single-agent run: nothing)."""
+        if ctx.pairing is None:
+            return result
+        if ctx.seat("specialist") is not None:
+            return team.finish(result, outcome, squad)
+        return dual.finish(result, outcome, task, env, self._domain(), user, start_of)
 
     async def _scored(self, task: Task, outcome: Outcome, ctx: TaskContext,
                       scripted_user: bool = False) -> TaskOutcome:

@@ -208,17 +208,20 @@ class Orchestrator:
 
     async def _execute(self, calls: list[ToolCall]) -> list[ToolMessage]:
         """Run calls in the environment; their results enter the trajectory."""
-        if self.env.blocking:  # e.g. banking KB_search calling an embeddings endpoint
-            try:
-                results = await asyncio.to_thread(lambda: [self.env.execute(c) for c in calls])
-            except asyncio.CancelledError:  # --task-timeout: stop what the thread runs
-                self.env.cancelled.set()
-                raise
-        else:
-            results = [self.env.execute(call) for call in calls]
+        results = await self._run(calls)
         self.errors += sum(r.error for r in results)
         self.trajectory.extend(results)
         return results
+
+    async def _run(self, calls: list[ToolCall]) -> list[ToolMessage]:
+        """Run calls in the environment, off the event loop when its tools block."""
+        if not self.env.blocking:
+            return [self.env.execute(call) for call in calls]
+        try:  # e.g. banking KB_search calling an embeddings endpoint
+            return await asyncio.to_thread(lambda: [self.env.execute(c) for c in calls])
+        except asyncio.CancelledError:  # --task-timeout: stop what the thread runs
+            self.env.cancelled.set()
+            raise
 
     async def run_mcp_call(self, call: ToolCall) -> ToolMessage:
         """One call the agent made over MCP while holding the turn (docs/mcp.md): it enters

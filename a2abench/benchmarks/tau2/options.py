@@ -11,10 +11,15 @@ from pydantic import SecretStr, model_validator
 
 from a2abench.benchmarks.tau2.profiles import PromptStyle
 from a2abench.plugin import ConfigError, LLMOptions, option
-from a2abench.plugin.provisional import LLMConfig, ToolChannelOptions, api_key_from_env
+from a2abench.plugin.provisional import (
+    DelegationOptions,
+    LLMConfig,
+    ToolChannelOptions,
+    api_key_from_env,
+)
 
 
-class Tau2Options(LLMOptions, ToolChannelOptions):
+class Tau2Options(LLMOptions, ToolChannelOptions, DelegationOptions):
     """Options of `run tau2`: each field is a flag (`--max-steps` for `max_steps`)."""
 
     domain: Literal["airline", "retail", "mock", "telecom", "banking_knowledge"] = option(

@@ -1,0 +1,81 @@
+"""Scenario team on CRMArena end to end (issue 38): the front agent has no query tools and
+delegates through the green to the specialist, which queries the org. The reference
+partners (the front agent that delegates the question, the specialist that answers it
+correctly) score the gold reward on every selected task, beside the solo baseline; a
+specialist that never gives an answer forfeits, and the attribution moves to it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2abench.benchmarks.crmarena.synthetic import generate_org
+from a2abench.report import build_report
+from tests.clihelp import run_cli
+from tests.crmarena import crm_agent
+from tests.crmarena.test_oracle import reference, sample
+from tests.multi.team_world import specialist
+from tests.servers import serve
+
+pytestmark = pytest.mark.slow
+
+
+def _run(tmp_path: Path, spec_mode: str | None, *flags: str) -> tuple[Any, Path, list[Any]]:
+    path, tasks = reference("b2b")
+    chosen = sample(tasks, 1)  # one task of every category
+    db = tmp_path / "b2b.db"
+    generate_org(db, org="b2b", seed=0, scale="tiny")
+    ids = [a for i in chosen for a in ("--task-ids", str(i))]
+    out = tmp_path / "team.jsonl"
+    with serve(lambda base: crm_agent.app(base, tasks, "team")[0]) as front, \
+            serve(lambda base: crm_agent.app(base, tasks, "oracle")[0]) as oracle, \
+            specialist(spec_mode or "gold") as (example, _):
+        spec = oracle if spec_mode is None else example
+        r = run_cli("run", "crmarena", "--white-agent-url", front, "--specialist-url", spec,
+                    "--org", "b2b", "--tasks-file", str(path), "--crm-db", str(db),
+                    "--judge-llm", "offline", "--output", str(out), "--concurrency", "8",
+                    "--pairing", "vs_reference", *flags, *ids)
+    found = [json.loads(line) for line in out.read_text().splitlines()]
+    return r, out, [x for x in found if x["type"] == "task"] + [chosen]
+
+
+def test_the_reference_partners_score_the_gold_on_every_category(tmp_path: Path) -> None:
+    r, out, found = _run(tmp_path, None)
+    assert r.code == 0, r.err
+    chosen, records = found[-1], found[:-1]
+    by: dict[str, list[dict[str, Any]]] = {}
+    for x in records:
+        by.setdefault(x["match"]["pairing"], []).append(x)
+    assert set(by) == {"agent+specialist", "agent+no_specialist",
+                       "agent+reference_specialist", "reference_agent+specialist"}
+    for pairing, xs in by.items():
+        assert sorted(int(x["task_id"]) for x in xs) == sorted(chosen), pairing
+        assert {x["reward"] for x in xs} == {1.0}, (pairing, [
+            (x["task_id"], x["reward"], x["details"].get("answer")) for x in xs
+            if x["reward"] != 1.0])
+    team = by["agent+specialist"]
+    assert all(x["match"]["delegation"]["delegations"] == 1 for x in team)
+    assert all(x["match"]["usage"]["specialist"]["requests"] == 1 for x in team)
+    assert all(x["match"]["delegation"] == {"baseline": True}
+               for x in by["agent+no_specialist"])
+    report = build_report([out])
+    assert report.score == 1.0
+
+
+def test_a_specialist_that_never_answers_forfeits_and_takes_the_blame(tmp_path: Path) -> None:
+    r, out, found = _run(tmp_path, "silent", "--max-specialist-turns", "3")
+    assert r.code == 0, r.err
+    records = found[:-1]
+    team = [x for x in records if x["match"]["pairing"] == "agent+specialist"]
+    assert team and all(x["status"] == "forfeit" and x["match"]["forfeit"] == "specialist"
+                        and "--max-specialist-turns 3" in x["error"]["message"]
+                        for x in team)
+    assert all(x["transcript"] for x in team)  # kept, with what happened
+    roles = build_report([out]).roles
+    assert roles is not None
+    agent = next(e for e in roles["roles"]["agent"] if e["participant"] == "agent")
+    spec = next(e for e in roles["roles"]["specialist"] if e["participant"] == "specialist")
+    assert agent["vs_reference"]["rate"] == 1.0 and spec["vs_reference"]["rate"] == 0.0
