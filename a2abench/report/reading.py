@@ -147,7 +147,6 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
     records_before = stats.records
     fast = 0  # lines read here (each a record); the tolerant reader counts its own
     requests = errors = 0
-    latencies = sink.latencies
     keep, task_of = sink.keep, _task
     with open_records(path) as handle:
         lines = RecordLines(handle)
@@ -166,12 +165,7 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
                 elif rec.__class__ is RequestFields:
                     fast += 1
                     requests += 1
-                    if rec.latency_ms is not None:  # as safe_number reads it
-                        latencies.append(float(rec.latency_ms))
-                        if len(latencies) >= 4096:
-                            sink.flush_latencies()
-                    if rec.error:
-                        errors += 1
+                    errors += _request(sink, rec.latency_ms, rec.error)
                     continue
             obj = read_line(raw, lines.torn, stats, True, out)
             if obj is not None:
@@ -192,8 +186,7 @@ def read_file_tapped(sink: Sink, path: Path, stats: ReadStats,
     `iter_records` does."""
     out = RawLine()
     records_before = stats.records
-    fast = requests = errors = 0
-    latencies = sink.latencies
+    fast = errors = 0  # every line read here is a request record
     with open_records(path) as handle:
         lines = RecordLines(handle)
         for raw in lines:
@@ -207,23 +200,26 @@ def read_file_tapped(sink: Sink, path: Path, stats: ReadStats,
                 if rec.__class__ is RequestRow:
                     row: RequestRow = rec
                     fast += 1
-                    requests += 1
-                    if row.latency_ms is not None:  # as safe_number reads it
-                        latencies.append(float(row.latency_ms))
-                        if len(latencies) >= 4096:
-                            sink.flush_latencies()
-                    if row.error:
-                        errors += 1
+                    errors += _request(sink, row.latency_ms, row.error)
                     request_row(row)
                     continue
             obj = read_line(raw, lines.torn, stats, True, out)
             if obj is not None:
                 take(obj, out.line)
-    sink.requests += requests
+    sink.requests += fast
     sink.request_errors += errors
     stats.lines += fast
     stats.records += fast
     stats.by_file[str(path)] = stats.records - records_before
+
+
+def _request(sink: Sink, latency: float | None, error: Any) -> int:
+    """Fold in a request's latency (as `safe_number` reads it); 1 when it failed, else 0."""
+    if latency is not None:
+        sink.latencies.append(float(latency))
+        if len(sink.latencies) >= 4096:
+            sink.flush_latencies()
+    return 1 if error else 0
 
 
 def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, TaskFields, None] | None:
