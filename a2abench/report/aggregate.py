@@ -27,11 +27,11 @@ from a2abench.errors import RecordsError
 from a2abench.report import figures
 from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
-from a2abench.report.reading import TaskFields, read_file
+from a2abench.report.reading import TaskFields, read_file, read_file_tapped
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram
 from a2abench.report.wording import trials_range, unscored_note
-from a2abench.run.plan import diff
+from a2abench.run.compat import diff
 from a2abench.run.status import SCORED_STATUSES, Counts
 
 # What a task record may hold is the record schema's rule, in run/status.py (the adaptive
@@ -376,6 +376,12 @@ def _consume(acc: _Accumulator, records: Iterator[dict[str, Any]],
         take(rec, task_filter, tap, raw.line)
 
 
+def _taker(acc: _Accumulator, tap: Tap | None) -> Callable[[dict[str, Any], bytes | None], None]:
+    def take(rec: dict[str, Any], line: bytes | None) -> None:
+        acc.take(rec, None, tap, line)
+    return take
+
+
 def _check_runs(runs: list[dict[str, Any]]) -> list[str]:
     """Files given together must be shards or resumes of one run."""
     warnings: list[str] = []
@@ -470,6 +476,9 @@ def _build(paths: list[Path], task_filter: TaskFilter | None, tap: Tap | None) -
         before = len(acc.runs)
         if task_filter is None and tap is None:  # the fields the report reads, alone
             read_file(acc, path, stats)
+        elif task_filter is None and (rows := getattr(tap, "request_row", None)):
+            # the HTML page's viewer: its request rows decoded alone, the rest whole
+            read_file_tapped(acc, path, stats, rows, _taker(acc, tap))
         else:  # whole records (a task_filter may read the transcript; a tap shows it)
             _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
                      task_filter, tap, raw)

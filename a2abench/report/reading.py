@@ -13,6 +13,7 @@ the fast path decides nothing the tolerant one would decide otherwise
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Protocol
 
@@ -86,6 +87,40 @@ class RequestFields(Struct, tag_field="type", tag="request", gc=False):
 
 
 _DECODE = msgspec.json.Decoder(TaskFields | RequestFields).decode
+
+# A JSON number as it was written: an int within int64 stays an int (a `float` field would
+# turn 5 into 5.0, and the page would show another value), a float stays a float.
+_Plain = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)] | float
+
+
+class RequestRow(Struct, tag_field="type", tag="request", kw_only=True, gc=False):
+    """A request record as the HTML page's viewer reads it: its columns (in the order of
+    viewer_data.REQUEST_FIELDS), the task-trial it served, and what the report counts. Typed
+    as `run` writes them, so each value is the one `orjson.loads` would build; any other
+    value goes to the tolerant reader with the whole line."""
+
+    timestamp: str | None = None
+    method: str | None = None
+    attempt: _Plain | None = None
+    status_code: _Plain | None = None
+    latency_ms: _Number | None = None  # also the report's latency: as safe_number reads it
+    first_event_ms: _Plain | None = None
+    input_tokens: _Plain | None = None
+    output_tokens: _Plain | None = None
+    error: str | None = None
+    run_id: str
+    task_id: Annotated[str, Meta(max_length=500)] | _Plain | None = None
+    trial: _Plain | None = None
+    pairing: str | None = None
+
+
+class TaskTag(Struct, tag_field="type", tag="task", gc=False):
+    """A task record, its fields skipped: the tolerant reader reads it whole for the viewer."""
+
+
+_DECODE_TAPPED = msgspec.json.Decoder(RequestRow | TaskTag).decode
+_TASK_TYPE = b'"type":"task"'
+
 _ODD = (ValueError, RecursionError)  # msgspec's DecodeError is a ValueError
 _SCORED = frozenset(SCORED_STATUSES)
 _UNSCORED = frozenset(UNSCORED_STATUSES)
@@ -112,7 +147,6 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
     records_before = stats.records
     fast = 0  # lines read here (each a record); the tolerant reader counts its own
     requests = errors = 0
-    latencies = sink.latencies
     keep, task_of = sink.keep, _task
     with open_records(path) as handle:
         lines = RecordLines(handle)
@@ -131,12 +165,7 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
                 elif rec.__class__ is RequestFields:
                     fast += 1
                     requests += 1
-                    if rec.latency_ms is not None:  # as safe_number reads it
-                        latencies.append(float(rec.latency_ms))
-                        if len(latencies) >= 4096:
-                            sink.flush_latencies()
-                    if rec.error:
-                        errors += 1
+                    errors += _request(sink, rec.latency_ms, rec.error)
                     continue
             obj = read_line(raw, lines.torn, stats, True, out)
             if obj is not None:
@@ -146,6 +175,51 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
     stats.lines += fast
     stats.records += fast
     stats.by_file[str(path)] = stats.records - records_before
+
+
+def read_file_tapped(sink: Sink, path: Path, stats: ReadStats,
+                     request_row: Callable[[RequestRow], None],
+                     take: Callable[[dict[str, Any], bytes | None], None]) -> None:
+    """Read one metrics file for the HTML page: each request record decoded into its row
+    alone (80,000 of the 90,000 lines of 10,000 task-trials) for `request_row`, every other
+    line through the tolerant reader into `take(record, line)`, counted in `stats` as
+    `iter_records` does."""
+    out = RawLine()
+    records_before = stats.records
+    fast = errors = 0  # every line read here is a request record
+    with open_records(path) as handle:
+        lines = RecordLines(handle)
+        for raw in lines:
+            # A task record as `run` writes it names its type in its first bytes: the
+            # tolerant reader reads it whole for the viewer, without a scan here first.
+            if raw is not TOO_LONG and not lines.torn and raw.find(_TASK_TYPE, 0, 80) < 0:
+                try:
+                    rec = _DECODE_TAPPED(raw)
+                except _ODD:
+                    rec = None
+                if rec.__class__ is RequestRow:
+                    row: RequestRow = rec
+                    fast += 1
+                    errors += _request(sink, row.latency_ms, row.error)
+                    request_row(row)
+                    continue
+            obj = read_line(raw, lines.torn, stats, True, out)
+            if obj is not None:
+                take(obj, out.line)
+    sink.requests += fast
+    sink.request_errors += errors
+    stats.lines += fast
+    stats.records += fast
+    stats.by_file[str(path)] = stats.records - records_before
+
+
+def _request(sink: Sink, latency: float | None, error: Any) -> int:
+    """Fold in a request's latency (as `safe_number` reads it); 1 when it failed, else 0."""
+    if latency is not None:
+        sink.latencies.append(float(latency))
+        if len(sink.latencies) >= 4096:
+            sink.flush_latencies()
+    return 1 if error else 0
 
 
 def _task(rec: TaskFields) -> tuple[tuple[Any, ...], bool, TaskFields, None] | None:

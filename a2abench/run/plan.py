@@ -10,6 +10,7 @@ from typing import Any
 
 from a2abench.errors import ConfigError, ResumeMismatch
 from a2abench.run.adaptive import is_adaptive
+from a2abench.run.compat import diff
 from a2abench.run.config import RunConfig, Shard, trial_seed
 from a2abench.run.driver import TaskSpec
 from a2abench.run.roles import Pairing
@@ -152,17 +153,6 @@ def compat_key(config: RunConfig, driver_compat: dict[str, Any],
             adaptive["baseline"] = True
         key["adaptive"] = adaptive
     return key
-
-
-def diff(recorded: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
-    out = []
-    for key in sorted(set(recorded) | set(current)):
-        a, b = recorded.get(key), current.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            out += diff(a, b, f"{prefix}{key}.")
-        elif a != b:
-            out.append(f"{prefix}{key}: recorded {a!r}, now {b!r}")
-    return out
 
 
 @dataclass

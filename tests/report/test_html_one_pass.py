@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from a2abench.report import build_report
@@ -85,3 +86,50 @@ def test_compare_gathers_each_runs_viewer_data_in_the_same_pass(tmp_path: Path) 
     assert [list(r.values()) for r in meta["rows"]] == [*apart[0].rows, *apart[1].rows]
     assert blobs == [*page_data(to_html(comparison.reports[0], [first]))[1],
                      *page_data(to_html(comparison.reports[1], [second]))[1]]
+
+
+# Values a damaged or forged request record may hold in a field the viewer shows or keys on
+# (as JSON text: some no encoder writes), and a few whole odd lines.
+_ODD_VALUES = [b"null", b"true", b"0", b"-0", b"-1", b"5", b"5.0", b"-0.0", b"1e300", b"1E2",
+               b"0.1e-400", b"9223372036854775807", b"9223372036854775808", b"-9223372036854775809",
+               b'""', b'"x"', b'"' + b"y" * 600 + b'"', b'"\\u00e9\\n"', b"[]", b"[1,\"a\"]",
+               b"{}", b'{"a":1}']
+_ODD_REQUEST_KEYS = [*REQUEST_FIELDS, "run_id", "task_id", "trial", "pairing", "type"]
+
+
+def _odd_requests() -> list[bytes]:
+    base = orjson.dumps(_request("a", 1, 5.0) | {"first_event_ms": 1.5, "error": None})
+    lines = []
+    for key in _ODD_REQUEST_KEYS:
+        lines.append(base[:-1] + b',"' + key.encode() + b'":' + b'"absent"}')
+        for value in _ODD_VALUES:
+            rec = orjson.loads(base)
+            rec.pop(key, None)  # the odd value as the record's last key
+            lines.append(orjson.dumps(rec)[:-1] + b',"' + key.encode() + b'":' + value + b"}")
+        lines.append(orjson.dumps({k: v for k, v in orjson.loads(base).items() if k != key}))
+    return [  # first: a line orjson reads as a task record takes the requests before it
+            base[:-1] + b',"latency_ms":NaN}', base[:-1] + b',"latency_ms":1e400}',
+            base.replace(b'"run_id":"r1"', b'"run_id":"r1","run_id":"r2"'),
+            base.replace(b'"type":"request"', b'"type":"task","type":"request"'),
+            base.replace(b'"type":"request"', b'"type":"request","type":"task"'),
+            base[:-1] + b',"error":"E","error":null}', base[:-1] + b',"task_id":"b"}',
+            base[:-1] + b',"method":"\\ud800"}', base[:40], b"", b"[1]", base + b" ",
+            base, *lines]
+
+
+def test_request_rows_read_fast_are_the_rows_read_whole(tmp_path: Path) -> None:
+    """The one-pass page reads request records through a Struct of the viewer's columns
+    (report/reading.RequestRow); every odd value or line gives the page, the rows and the
+    counts that reading each record whole gives (`collect`, `iter_records` alone)."""
+    metrics = _write(tmp_path / "metrics.jsonl", [_task("a", 0), _task("b", 0)])
+    tail = b"\n".join(_odd_requests()) + b"\n"
+    metrics.write_bytes(metrics.read_bytes() + tail + orjson.dumps(_task("a", 1)) + b"\n")
+    report, page = report_page([metrics])
+    whole = collect([metrics])
+    assert page.decode() == to_html(report, [metrics])
+    meta, blobs = page_data(page.decode())
+    assert [list(r.values()) for r in meta["rows"]] == whole.rows
+    assert len(blobs[-1]["requests"]) > 100  # the odd records reached the last trial's rows
+    plain = build_report([metrics])  # the fast reader without the viewer: the same counts
+    assert report == plain
+    assert (report.requests, report.request_errors) == (plain.requests, plain.request_errors)
