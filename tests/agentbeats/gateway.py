@@ -76,6 +76,22 @@ def run_gateway(python: Path, green: str, participants: dict[str, str],
     return outcome
 
 
+def whole_again_shards(python: Path, green: str, participants: dict[str, str],
+                       config: dict[str, Any], timeout: float = 300
+                       ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """The assessment unsharded twice (a rerun, for determinism) and as two shards, each
+    checked to have completed."""
+    whole, again = (run_gateway(python, green, participants,
+                                {**config, "shard_index": 0, "num_shards": 1}, timeout)
+                    for _ in range(2))
+    shards = [run_gateway(python, green, participants,
+                          {**config, "shard_index": i, "num_shards": 2}, timeout)
+              for i in (0, 1)]
+    for outcome in (whole, again, *shards):
+        assert outcome["status"] == "completed", outcome["log"][-2000:]
+    return whole, again, shards
+
+
 def merge_shards(shards: list[dict[str, Any]], agentbeats_ids: dict[str, Any]) -> dict[str, Any]:
     """The leaderboard workflow's aggregation step: status `completed` when every shard
     completed, `partial` when some did, else `failed`; `participants` is the scenario's

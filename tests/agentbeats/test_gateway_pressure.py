@@ -16,7 +16,7 @@ from a2abench.benchmarks.tau2 import load_domain
 from a2abench.demo.example_agent import build, parser
 from a2abench.green import GreenSettings
 from a2abench.rating import rate
-from tests.agentbeats.gateway import merge_shards, proxy, run_gateway
+from tests.agentbeats.gateway import merge_shards, proxy, whole_again_shards
 from tests.agentbeats.test_gateway import QUERIES, _duckdb, python  # noqa: F401 (a fixture)
 from tests.conftest import shared_data
 from tests.green.helpers import green_server
@@ -68,14 +68,7 @@ def test_pressure_through_the_gateway_sharded_rated_and_repeatable(
             proxy({"agent": agent, "adversary": adversary}) as (via, seen):
         people = {"agent": via + "/agent", "adversary": via + "/adversary"}
         with green_server(settings) as (green, _):
-            whole, again = (run_gateway(python, green, people,
-                                        {**config, "shard_index": 0, "num_shards": 1}, 300)
-                            for _ in range(2))
-            shards = [run_gateway(python, green, people,
-                                  {**config, "shard_index": i, "num_shards": 2}, 300)
-                      for i in (0, 1)]
-    for outcome in (whole, again, *shards):
-        assert outcome["status"] == "completed", outcome["log"][-2000:]
+            whole, again, shards = whole_again_shards(python, green, people, config)
     assert any(line.startswith("POST /adversary/") for line in seen.seen)
     result = whole["results"][0]
     assert result["scenario"] == "pressure" and result["pairing"] == "vs_reference"

@@ -14,7 +14,7 @@ import pytest
 
 from a2abench.demo.specialist_agent import build_app
 from a2abench.green import GreenSettings
-from tests.agentbeats.gateway import merge_shards, proxy, run_gateway
+from tests.agentbeats.gateway import merge_shards, proxy, whole_again_shards
 from tests.agentbeats.test_gateway import QUERIES, _duckdb, python  # noqa: F401 (a fixture)
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer
@@ -62,14 +62,7 @@ def test_a_team_through_the_gateway_sharded_and_queried(
         settings.presets["tau2"]["user_llm_base_url"] = llm.base_url
         people = {"agent": via + "/agent", "specialist": via + "/specialist"}
         with green_server(settings) as (green, _):
-            whole, again = (run_gateway(python, green, people,
-                                        {**config, "shard_index": 0, "num_shards": 1}, 300)
-                            for _ in range(2))
-            shards = [run_gateway(python, green, people,
-                                  {**config, "shard_index": i, "num_shards": 2}, 300)
-                      for i in (0, 1)]
-    for outcome in (whole, again, *shards):
-        assert outcome["status"] == "completed", outcome["log"][-2000:]
+            whole, again, shards = whole_again_shards(python, green, people, config)
     assert any(line.startswith("POST /specialist/") for line in seen.seen)
     result = whole["results"][0]
     assert result["scenario"] == "team" and result["pairing"] == "vs_reference"
