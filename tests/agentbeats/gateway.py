@@ -76,6 +76,20 @@ def run_gateway(python: Path, green: str, participants: dict[str, str],
     return outcome
 
 
+# What a rerun may change in a Result: its clock readings (when it ran, how long each part took).
+CLOCK = frozenset({"timestamp", "started_at", "finished_at", "duration", "time_used",
+                   "latency_ms", "time_ms"})
+
+
+def timeless(value: Any) -> Any:
+    """A Result without its clock readings, for comparing reruns."""
+    if isinstance(value, dict):
+        return {k: timeless(v) for k, v in value.items() if k not in CLOCK}
+    if isinstance(value, list):
+        return [timeless(v) for v in value]
+    return value
+
+
 def whole_again_shards(python: Path, green: str, participants: dict[str, str],
                        config: dict[str, Any], timeout: float = 300
                        ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:

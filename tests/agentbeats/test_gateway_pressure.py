@@ -16,7 +16,7 @@ from a2abench.benchmarks.tau2 import load_domain
 from a2abench.demo.example_agent import build, parser
 from a2abench.green import GreenSettings
 from a2abench.rating import rate
-from tests.agentbeats.gateway import merge_shards, proxy, whole_again_shards
+from tests.agentbeats.gateway import CLOCK, merge_shards, proxy, timeless, whole_again_shards
 from tests.agentbeats.test_gateway import QUERIES, _duckdb, python  # noqa: F401 (a fixture)
 from tests.conftest import shared_data
 from tests.green.helpers import green_server
@@ -28,20 +28,10 @@ pytestmark = pytest.mark.slow
 TASKS = ["0", "3", "13"]  # a refusal, an information and a transfer task
 TRIALS = 2
 IDS = {"a2abench": "green-0001", "agent": "agent-0007", "adversary": "adversary-0042"}
-TIMES = {"time_used", "started_at", "finished_at", "latency_ms", "duration", "timestamp"}
 
 
 def _keys(result: dict[str, Any]) -> list[tuple[str, int, str]]:
     return sorted((m["task_id"], m["trial"], m["pairing"]) for m in result["matches"])
-
-
-def _timeless(value: Any) -> Any:
-    """A Result without its times (wall-clock, durations, latencies)."""
-    if isinstance(value, dict):
-        return {k: _timeless(v) for k, v in value.items() if k not in TIMES}
-    if isinstance(value, list):
-        return [_timeless(v) for v in value]
-    return value
 
 
 def _differences(a: Any, b: Any, key: str = "") -> set[str]:
@@ -90,9 +80,9 @@ def test_pressure_through_the_gateway_sharded_rated_and_repeatable(
     parts = [s["results"][0] for s in shards]
     assert not set(_keys(parts[0])) & set(_keys(parts[1]))
     assert sorted(_keys(parts[0]) + _keys(parts[1])) == _keys(result)
-    assert _differences(again["results"][0], result) <= TIMES  # the rest byte for byte
-    assert json.dumps(_timeless(again["results"][0]), sort_keys=True) == json.dumps(
-        _timeless(result), sort_keys=True)
+    assert _differences(again["results"][0], result) <= CLOCK  # the rest byte for byte
+    assert json.dumps(timeless(again["results"][0]), sort_keys=True) == json.dumps(
+        timeless(result), sort_keys=True)
 
     files = {"sharded": merge_shards(shards, IDS), "whole": merge_shards([whole], IDS)}
     for name, merged in files.items():

@@ -14,7 +14,7 @@ import pytest
 
 from a2abench.demo.specialist_agent import build_app
 from a2abench.green import GreenSettings
-from tests.agentbeats.gateway import merge_shards, proxy, whole_again_shards
+from tests.agentbeats.gateway import merge_shards, proxy, timeless, whole_again_shards
 from tests.agentbeats.test_gateway import QUERIES, _duckdb, python  # noqa: F401 (a fixture)
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer
@@ -35,16 +35,7 @@ def _keys(result: dict[str, Any]) -> list[tuple[str, int, str]]:
     return sorted((m["task_id"], m["trial"], m["pairing"]) for m in result["matches"])
 
 
-CLOCK = {"timestamp", "duration", "time_used", "latency_ms", "time_ms"}
 
-
-def _timeless(value: Any) -> Any:
-    """A Result without its clock readings (when it ran, how long each part took)."""
-    if isinstance(value, dict):
-        return {k: _timeless(v) for k, v in value.items() if k not in CLOCK}
-    if isinstance(value, list):
-        return [_timeless(v) for v in value]
-    return value
 
 
 def test_a_team_through_the_gateway_sharded_and_queried(
@@ -75,7 +66,7 @@ def test_a_team_through_the_gateway_sharded_and_queried(
     assert result["roles"]["agent"]["vs_reference"]["rate"] == 1.0
     assert result["roles"]["specialist"]["vs_reference"]["rate"] == 0.0
     # the same request again: the same Result, but for when it ran and how long things took
-    assert json.dumps(_timeless(again["results"])) == json.dumps(_timeless(whole["results"]))
+    assert json.dumps(timeless(again["results"])) == json.dumps(timeless(whole["results"]))
     parts = [s["results"][0] for s in shards]
     assert not set(_keys(parts[0])) & set(_keys(parts[1]))
     assert sorted(_keys(parts[0]) + _keys(parts[1])) == _keys(result)
