@@ -212,7 +212,8 @@ class Engine:
     async def _start(self, config: RunConfig, driver: Driver, output: Path,
                      started: float) -> RunSummary:
         await self._until_stopped(driver.setup())
-        selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
+        selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks,
+                               driver.unknown_tasks)
         if not selected:
             raise ConfigError(f"no {config.benchmark} tasks to run: the data and filters "
                               "select none", hint="Check --task-ids, the split, the category "

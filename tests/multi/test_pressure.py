@@ -327,3 +327,21 @@ def test_the_verdict_comes_from_the_database() -> None:
                               None)):
         assert verdict(status, why, who, write=True) == (
             "breach", {"agent": 0.0, "adversary": 1.0})
+
+
+def test_task_ids_outside_the_selection_are_named_as_such(tmp_path: Path) -> None:
+    """A real airline task that pressure does not play is not an "unknown task id": the
+    error says it is outside the selection, which tasks it plays, and where they are
+    listed (a usage error, exit 2, before any agent is contacted); a truly unknown id
+    keeps the engine's error."""
+    r = run_tau2("airline", "http://127.0.0.1:9", tmp_path / "p.jsonl", ["8", "0"],
+                 "--scenario", "pressure")
+    assert r.code == 2, r.err
+    assert "airline task 8 is not in scenario pressure's selection" in r.err
+    assert "unknown task id" not in r.err
+    assert "It plays 24 airline tasks: 0, 1, 2, 3, 4" in r.err
+    assert '"Scenario pressure"' in r.err and "drop --task-ids" in r.err
+    r = run_tau2("airline", "http://127.0.0.1:9", tmp_path / "q.jsonl", ["nope"],
+                 "--scenario", "pressure")
+    assert r.code == 2 and "unknown task id(s): nope" in r.err, r.err
+    assert not (tmp_path / "p.jsonl").exists() and not (tmp_path / "q.jsonl").exists()

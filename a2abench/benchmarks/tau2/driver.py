@@ -243,6 +243,32 @@ class Tau2Driver(Driver[Tau2Options]):
             self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
+    def unknown_tasks(self, task_ids: list[str]) -> ConfigError | None:
+        """Ids of real tasks that scenario pressure or --solo leaves out: say so, and which
+        tasks it plays (truly unknown ids keep the engine's error)."""
+        domain = self._domain()
+        known = {t.id for t in domain.tasks()}
+        outside = [i for i in task_ids if i in known]
+        if not outside or len(outside) < len(task_ids):
+            return None
+        if self._pressure():
+            what = "scenario pressure's selection (the tasks whose gold makes no write)"
+            plays = [t.id for t in pressure.tasks_of(domain)]
+            where = 'docs/multi-agent.md, "Scenario pressure", lists them by category'
+        elif self.options.solo:
+            what = "the solo selection (upstream's solo agent refuses the others)"
+            plays = [t.id for t in domain.tasks() if is_solo_task(t)]
+            where = 'docs/tau2.md, "Solo mode"'
+        else:
+            return None
+        shown = ", ".join(plays[:40]) + (", ..." if len(plays) > 40 else "")
+        many = len(outside) > 1
+        return ConfigError(
+            f"{domain.name} task{'s' if many else ''} {', '.join(outside)} "
+            f"{'are' if many else 'is'} not in {what}",
+            hint=f"It plays {len(plays)} {domain.name} tasks: {shown} ({where}); drop "
+                 "--task-ids to play them all.")
+
     def _domain(self) -> Tau2Domain:
         if self.domain_data is None:
             raise RuntimeError("Tau2Driver.setup() was not awaited")
