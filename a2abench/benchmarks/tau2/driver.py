@@ -311,11 +311,14 @@ class Tau2Driver(Driver[Tau2Options]):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.options.solo:
             return await self._run_solo(ctx, task, env, history)
-        with dual.user_channel(self.mcp, ctx, task) as user_tools:  # None but in dual + MCP
-            return await self._converse(ctx, task, env, history, user_tools)
+        # A participant's own tools over MCP: None but with --tool-channel mcp.
+        with dual.participant_channel(self.mcp, ctx, task, "user") as user_tools, \
+                dual.participant_channel(self.mcp, ctx, task, "specialist") as specialist:
+            return await self._converse(ctx, task, env, history, user_tools, specialist)
 
     async def _converse(self, ctx: TaskContext, task: Task, env: Tau2Environment,
-                        history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
+                        history: list[Any], user_tools: ToolSession | None,
+                        specialist_tools: ToolSession | None = None) -> TaskOutcome:
         """The conversation of one task-trial (or match) and its score."""
         domain, o = self._domain(), self.options
         user: Any = (pressure.adversary_for(ctx, task, domain) if self._pressure() else
@@ -328,7 +331,8 @@ class Tau2Driver(Driver[Tau2Options]):
                 finish_with=pressure.finish if self._pressure() else dual.finish)
         schemas, tools = self._run_schemas("agent", env), self._run_tools("agent", env)
         policy = domain.policy_for(task)
-        squad = team.match_for(ctx, task, domain, schemas, o)  # None but in scenario team
+        squad = team.match_for(ctx, task, domain, schemas, o,  # None but in scenario team
+                               specialist_tools, self.mcp.url)
         if squad is not None:
             schemas, tools, policy = squad.front_tools(domain, schemas, policy)
 
