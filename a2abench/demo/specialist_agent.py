@@ -118,12 +118,14 @@ class SpecialistBrain:
 
         async with connect(pointer) as client:
             if self.mode == "loop":  # until the green refuses a call (its turn limit)
+                tools = (await client.list_tools()).tools
+                tool = next((t for t in tools if not (t.input_schema or {}).get("required")),
+                            tools[0])  # one it can call without arguments (crm: soql_query)
+                arguments = {"query": "SELECT Id FROM Case"} if crm else {}
                 with contextlib.suppress(MCPError):
                     while True:
                         self.mcp_calls += 1
-                        await client.call_tool("soql_query" if crm else "think",
-                                               {"query": "SELECT Id FROM Case"} if crm
-                                               else {"thought": "..."})
+                        await client.call_tool(tool.name, arguments)
                 return "I kept working."
             if crm:
                 action = self._crm(request.rsplit("# Request\n", 1)[-1])

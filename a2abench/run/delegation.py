@@ -191,8 +191,9 @@ class Delegations:
         """Before the specialist's next turn of one delegation: loops forfeit."""
         if turns >= self.limits.max_specialist_turns:
             self._forfeit(SpecialistFault(
-                f"the specialist sent {turns} replies in one delegation without a final "
-                f"answer (--max-specialist-turns {self.limits.max_specialist_turns})"))
+                f"the specialist took {turns} rounds (tool-call replies, or tool calls over "
+                f"MCP) in one delegation without a final answer (--max-specialist-turns "
+                f"{self.limits.max_specialist_turns})"))
 
     async def timed(self, work: Callable[[], Awaitable[T]]) -> T:
         """One delegation, within --delegation-timeout (over it: the specialist's forfeit)."""
