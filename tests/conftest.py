@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests import refdata
+from tests import bytecode, refdata  # noqa: F401 (bytecode: imported for its effect, first)
 
 # Property tests check properties, not speed: no per-example deadline (200 ms by default) and
 # no "too slow" health check, both of which failed under a loaded machine (issue 35). A test's
