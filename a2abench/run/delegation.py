@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
@@ -208,6 +209,22 @@ class Delegations:
                 f"the delegation took longer than {limit:g} s ({why})"))
         finally:
             self.stats.time_ms += (time.perf_counter() - t0) * 1000
+
+    async def mcp_reply(self, turn: AbstractAsyncContextManager[None],
+                        send: Callable[[], Awaitable[T]]) -> T:
+        """A specialist's A2A request while it holds its MCP session's `turn` (its tool
+        calls run meanwhile): its failures are its forfeit, but once the byte budget ran
+        out during the request (its calls' results), the delegation ended there."""
+        try:
+            async with turn:
+                reply = await send()
+        except Forfeit:
+            if self.spent is None:
+                raise
+            raise self.spent from None
+        if self.spent is not None:
+            raise self.spent
+        return reply
 
     def _bytes_left(self) -> int:
         return (self.limits.max_delegation_bytes - self.stats.bytes_to_specialist

@@ -50,7 +50,6 @@ from a2abench.plugin.provisional import (
     BudgetSpent,
     CallRejected,
     DelegationOptions,
-    Forfeit,
     ToolResult,
     ToolSession,
     ToolSpec,
@@ -167,16 +166,9 @@ class McpRemoteSpecialist:
         q = self.queries
         q.episode, q.out, q.rounds = episode, out, 0
         try:
-            async with q.session.turn():
-                reply = await self.chat.send(*parts)  # its failures are its Forfeit ...
-        except Forfeit:
-            if budget.spent is None:
-                raise
-            raise budget.spent from None  # ... but once the budget ran out, it ended there
+            reply = await budget.mcp_reply(q.session.turn(), lambda: self.chat.send(*parts))
         finally:
             q.episode = q.out = None
-        if budget.spent is not None:
-            raise budget.spent
         budget.received(reply.text + "".join(json.dumps(d) for d in reply.data))
         with participant_input(SPECIALIST, self.participant, "reply"):
             answer = answer_of(reply)

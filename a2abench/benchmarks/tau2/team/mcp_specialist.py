@@ -28,7 +28,6 @@ from a2abench.plugin.provisional import (
     BudgetSpent,
     CallRejected,
     Delegations,
-    Forfeit,
     ToolResult,
     ToolSession,
     ToolSpec,
@@ -102,16 +101,10 @@ class McpRemoteSpecialist:
         tools = self.tools
         tools.run, tools.budget, tools.rounds = run, budget, 0
         try:
-            async with tools.session.turn():
-                reply = await self.chat.send(*parts)  # its failures are its Forfeit ...
-        except Forfeit:
-            if budget.spent is None:
-                raise
-            raise budget.spent from None  # ... but once the budget ran out, it ended there
+            reply = await budget.mcp_reply(tools.session.turn(),
+                                           lambda: self.chat.send(*parts))
         finally:
             tools.run = tools.budget = None
-        if budget.spent is not None:
-            raise budget.spent
         budget.received(reply_size(reply))
         with participant_input(SPECIALIST, self.participant, "reply"):
             return text_reply(reply).content or ""
