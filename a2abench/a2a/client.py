@@ -44,7 +44,12 @@ from a2abench.errors import HostNotAllowed, ProtocolError, ReplyTooSlow
 from a2abench.net import h1 as _h1
 from a2abench.net.coding import ACCEPT_ENCODING, drop_redirect_body
 from a2abench.net.egress import HostPolicy
-from a2abench.net.limits import ReplyLimits, check_count, current_task_deadline
+from a2abench.net.limits import (
+    ReplyLimits,
+    check_count,
+    current_task_deadline,
+    lone_surrogate,
+)
 from a2abench.net.tls import verified_context
 
 
@@ -140,7 +145,8 @@ def _part_key(part: Part) -> str:
 
 def precheck(raw: Any, limits: ReplyLimits) -> Any:
     """Count limits on a wire result before any model is built: rejecting 20,000 artifacts
-    costs microseconds here, but a second of the event loop once they are parsed."""
+    costs microseconds here, but a second of the event loop once they are parsed. Then its
+    text: a lone surrogate anywhere makes the reply the agent's malformed reply (below)."""
     if not isinstance(raw, dict):
         return raw
     task = raw.get("task")
@@ -155,7 +161,21 @@ def precheck(raw: Any, limits: ReplyLimits) -> Any:
             if isinstance(item, dict) and isinstance(item.get("parts"), list):
                 parts += len(item["parts"])
     check_count(parts, limits.max_parts, "parts")
+    check_text(raw)
     return raw
+
+
+def check_text(raw: Any) -> None:
+    """Raise ProtocolError when a wire result holds a lone surrogate (JSON escapes allow one;
+    gRPC's UTF-8 strings cannot carry one). Its text would fail wherever it goes next (the
+    user simulator's LLM request, a judge, a record): the agent's error, caught here once for
+    every benchmark and binding, never a harness failure later."""
+    where = lone_surrogate(raw)
+    if where is not None:
+        raise ProtocolError(f"the agent's reply is not valid Unicode text: a lone surrogate "
+                            f"({where}), which UTF-8 cannot encode",
+                            hint="Send text UTF-8 can encode: a \\uD800-\\uDFFF JSON escape "
+                                 "is valid only as half of a surrogate pair.")
 
 
 def check_reply(reply: AgentReply, limits: ReplyLimits) -> AgentReply:

@@ -138,7 +138,8 @@ class ToolServer(Server[Any]):
         except CallRejected as exc:
             logger.info("MCP call %s of %s refused (%s): %s", params.name, session.label,
                         exc.reason, exc.message)
-            code = INVALID_PARAMS if exc.reason in ("too_large", "unknown_tool") else REJECTED
+            code = (INVALID_PARAMS if exc.reason in ("too_large", "unknown_tool", "invalid_text")
+                    else REJECTED)
             raise MCPError(code, exc.message, {"reason": exc.reason}) from None
         if result.tools_changed:
             await self._announce(ctx, session)

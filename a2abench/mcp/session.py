@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from a2abench.errors import A2ABenchError, Forfeit, InfrastructureError
-from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS
+from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS, lone_surrogate
 
 Outcome = Literal["ok", "error", "rejected", "timeout"]
 UNKNOWN_TOOL = "(unknown)"  # the metric label of names that are not tools (bounded labels)
@@ -168,6 +168,10 @@ class ToolSession:
             raise CallRejected("expired", "this task-trial has ended; its token is expired")
         if not self.in_turn:
             raise CallRejected("outside_turn", _OUTSIDE_TURN)
+        where = lone_surrogate(arguments)  # JSON-valid, but no text: it runs nowhere
+        if where is not None:
+            raise CallRejected("invalid_text", f"the arguments are not valid Unicode text: a "
+                               f"lone surrogate ({where}), which UTF-8 cannot encode")
         size = argument_bytes(arguments)
         if size > self.limits.max_argument_bytes:
             raise CallRejected("too_large", f"the arguments are {size} bytes; the limit is "

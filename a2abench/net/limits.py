@@ -244,6 +244,30 @@ def check_depth(value: Any, max_depth: int, *, what: str, brackets: int | None =
     return
 
 
+def lone_surrogate(value: Any) -> str | None:
+    """Where decoded JSON holds a lone surrogate, or None: `"\\ud800"` is a valid JSON escape,
+    but the str it decodes to cannot be encoded as UTF-8, so it fails whatever sends it on
+    (a request to an LLM, a record). Says e.g. `U+D800 at character 3 of parts[0].text`."""
+    stack: list[tuple[Any, str]] = [({"": value}, "")]  # the root as a child: one loop
+    while stack:
+        item, path = stack.pop()
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in pairs:
+            at = (f"{path}.{key}" if path else key) if isinstance(key, str) else f"{path}[{key}]"
+            named = ((key, f"a key of {path or 'the reply'}"), (child, at or "the reply"))
+            for text, where in named:
+                found = (_LONE_SURROGATE.search(text)
+                         if isinstance(text, str) and not text.isascii() else None)
+                if found:
+                    return f"U+{ord(found[0]):04X} at character {found.start()} of {where}"
+            if isinstance(child, dict | list):
+                stack.append((child, at))
+    return None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON decodes a valid pair to one char
+
+
 def _too_deep(what: str, max_depth: int) -> ReplyTooDeep:
     return ReplyTooDeep(f"{what} is nested deeper than {max_depth} levels",
                         max_depth=max_depth,

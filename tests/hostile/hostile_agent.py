@@ -16,6 +16,8 @@ Modes (each is one of the probes of issues 17 and 18):
     silent        headers never sent
     working       a Task that stays `working` however often it is polled (tasks/get)
     bad_utf8      a JSON reply with invalid UTF-8 inside a string
+    surrogate     a text part holding a lone surrogate (the JSON escape \\ud800)
+    surrogate_arg a tau2 tool call (mock's create_task) whose title holds a lone surrogate
     wrong_ctype   an HTML page with status 200
     retry_after   HTTP 503 with `Retry-After: 999999`
     redirect      HTTP 307 to the same server under another host name (localhost)
@@ -169,6 +171,15 @@ class HostileAgent:
     async def _bad_utf8(self, rid: Any, _: Request) -> Response:
         text = json.dumps(_message(rid, [{"kind": "text", "text": "@@"}])).encode()
         return Response(text.replace(b"@@", b"\xff\xfe\xfd"), media_type="application/json")
+
+    async def _surrogate(self, rid: Any, _: Request) -> Response:
+        text = json.dumps(_message(rid, [{"kind": "text", "text": "hi @@"}]))
+        return Response(text.replace("@@", "\\ud800"), media_type="application/json")
+
+    async def _surrogate_arg(self, rid: Any, _: Request) -> Response:
+        call = {"name": "create_task", "arguments": {"user_id": "@@", "title": "t"}}
+        text = json.dumps(_message(rid, [{"kind": "data", "data": {"tool_calls": [call]}}]))
+        return Response(text.replace("@@", "\\ud800"), media_type="application/json")
 
     async def _wrong_ctype(self, rid: Any, _: Request) -> Response:
         return Response("<!doctype html><html><body>Welcome</body></html>",

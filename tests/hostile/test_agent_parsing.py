@@ -195,3 +195,25 @@ def test_counts_are_checked_on_the_wire_result_before_parsing() -> None:
     with pytest.raises(ReplyLimitExceeded, match="11 parts"):
         precheck(message, ReplyLimits(max_parts=10))
     assert precheck(["odd"], ReplyLimits()) == ["odd"]  # the parser reports shapes
+
+
+def test_a_lone_surrogate_anywhere_in_a_wire_result_is_the_agents_error() -> None:
+    """Every shape (a Task's artifact or status message, a stream event, a key) is refused
+    before any model is built: a Task's artifact once crashed the part deduplication (its
+    JSON serialization), a harness error. Valid pairs and other non-ASCII text pass."""
+    from a2abench.a2a.client import precheck
+
+    lone = json.loads('"a\\udc00"')
+    task = {"kind": "task", "id": "t", "status": {"state": "completed", "message": {
+        "role": "agent", "messageId": "m", "parts": [{"kind": "text", "text": "ok"}]}},
+        "artifacts": [{"artifactId": "a", "parts": [{"kind": "data", "data": {lone: 1}}]}]}
+    event = {"kind": "status-update", "taskId": "t", "status": {"state": "working",
+             "message": {"role": "agent", "messageId": "m", "parts": [{"text": lone}]}}}
+    for raw, where in ((task, "a key of artifacts[0].parts[0].data"),
+                       (event, "status.message.parts[0].text")):
+        with pytest.raises(ProtocolError, match=re.escape(
+                f"a lone surrogate (U+DC00 at character 1 of {where})")):
+            precheck(raw, ReplyLimits())
+    fine = {"kind": "message", "role": "agent", "messageId": "m", "parts": [
+        {"kind": "text", "text": json.loads('"\\ud83d\\ude00 é ü"')}]}
+    assert precheck(fine, ReplyLimits()) is fine

@@ -82,6 +82,8 @@ CASES = [
     ("working", ["--task-timeout", "1"], "agent_error", "TaskTimeout",
      "--task-timeout 1 s"),
     ("bad_utf8", [], "agent_error", "ProtocolError", "not valid UTF-8"),
+    ("surrogate", [], "agent_error", "ProtocolError",
+     r"not valid Unicode text: a lone surrogate \(U\+D800 at character 3 of parts\[0\]\.text\)"),
     ("wrong_ctype", [], "agent_error", "ProtocolError", "not JSON \\(content-type text/html"),
     ("retry_after", ["--retries", "3"], "infrastructure_error", "AgentUnreachable",
      "asked to retry after 999999 s"),

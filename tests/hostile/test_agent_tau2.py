@@ -5,8 +5,11 @@ over the byte cap: both classified, and the run goes on."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.clihelp import run_cli
 from tests.conftest import shared_data
@@ -65,3 +68,27 @@ def test_an_oversize_user_llm_reply_is_classified(tmp_path: Path) -> None:
     assert first["status"] == "infrastructure_error"
     assert "larger than the 1 MB cap" in first["error"]["message"]
     assert all(r["status"] == "ok" for r in rest)
+
+
+@pytest.mark.parametrize(("mode", "where"), [
+    ("surrogate", "U+D800 at character 3 of parts[0].text"),
+    ("surrogate_arg", "U+D800 at character 0 of parts[0].data.tool_calls[0].arguments.user_id"),
+])
+def test_a_lone_surrogate_in_the_agents_reply_is_the_agents_error(
+        tmp_path: Path, mode: str, where: str) -> None:
+    """Its text once failed the user simulator's next LLM request: a harness_error, the run
+    incomplete, --fail-under refused. Now the agent's error, scored as its failure."""
+    out = tmp_path / f"{mode}.jsonl"
+    llm = FakeLLMServer(handler=_user)
+    with llm.running(), hostile(mode) as (_, base):
+        result = _run(base, llm, out, "--fail-under", "0.5")
+    first, *rest = _tasks(out)
+    assert (first["status"], first["error"]["error"]) == ("agent_error", "ProtocolError")
+    assert first["error"]["message"] == (
+        f"the agent's reply is not valid Unicode text: a lone surrogate ({where}), which "
+        "UTF-8 cannot encode")
+    assert first["reward"] == 0.0
+    assert len(rest) == 2 and all(r["status"] == "ok" for r in rest)
+    # --fail-under evaluates the (complete) score, which counts the failure
+    assert result.code == 3, result.err
+    assert re.search(r"score 0\.\d+ is below --fail-under 0\.5", result.err), result.err

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -298,3 +299,30 @@ async def test_busy_mcp_sessions_are_never_ended_to_make_room(channel: McpChanne
                 opened = await http.post(channel.url, json=INIT, headers={
                     "accept": ACCEPT, "authorization": f"Bearer {session.token}"})
                 assert opened.status_code == 200
+
+
+async def test_a_lone_surrogate_in_call_arguments_is_refused_and_nothing_runs(
+        channel: McpChannel) -> None:
+    """`"\\ud800"` is valid JSON but no text: the call is refused (the agent's malformed
+    request, answered as such), nothing runs, and the endpoint goes on serving."""
+    with channel.session("a#0") as session:
+        session.backend = env = Counter("a")
+        call = {"name": "add_a", "arguments": {"n": 1, "note": "\ud800"}}
+        async with httpx.AsyncClient() as http, session.turn():
+            body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                    "params": {**call, "_meta": meta()}}
+            refused = await http.post(channel.url, content=json.dumps(body), headers={
+                "accept": ACCEPT, "content-type": "application/json",
+                "authorization": f"Bearer {session.token}", "mcp-method": "tools/call",
+                "mcp-name": "add_a", "mcp-protocol-version": MODERN})
+            error = refused.json()["error"]  # once -32603 "Internal server error"
+            assert error["code"] == -32602, error
+            assert error["message"] == (
+                "the arguments are not valid Unicode text: a lone surrogate (U+D800 at "
+                "character 0 of note), which UTF-8 cannot encode")
+            assert env.calls == []
+            ok = await post(http, channel.url, session, "tools/call",
+                            {"name": "add_a", "arguments": {"n": 2}})
+            assert ok.json()["result"]["content"][0]["text"] == "a=2"
+    assert channel.endpoint is not None
+    assert channel.endpoint.registry.counts[("add_a", "rejected")] == 1
