@@ -55,7 +55,7 @@ def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
           users: list[str]) -> bytes:
     """The page as UTF-8: assembled as bytes, the blobs (most of it) are never decoded."""
     meta = {"runs": runs, "users": users, "columns": data.columns,
-            "request_fields": REQUEST_FIELDS, "rows": data.rows}
+            "request_fields": REQUEST_FIELDS, "rows": data.rows, "blobs": data.refs}
     head = "".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',

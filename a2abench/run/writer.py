@@ -347,9 +347,9 @@ _FINISHED = b',"finished_at":"'
 _ADAPTIVE = b'"adaptive":{'
 
 
-def _summary_loads(raw: bytes) -> Any:
+def summary_prefix(raw: bytes) -> bytes | None:
     """A task record without the transcript and what follows it (details, timestamps), which
-    `report` does not show: the prefix `run` writes before it is parsed alone. Only for lines
+    `report` does not show, as JSON: the prefix `run` writes before it, closed. Only for lines
     laid out as `run` writes them, whole: `,"transcript":` unescaped is a key, and a prefix
     that closes with one brace is the top level; the line must end with the `finished_at`
     key (a line cut short, e.g. by a crash, does not). Otherwise None: parse it all."""
@@ -357,8 +357,16 @@ def _summary_loads(raw: bytes) -> Any:
     if cut <= 0 or not raw.endswith(b'"}') or raw.find(_FINISHED, len(raw) - 80) < 0 \
             or raw.find(_ADAPTIVE, cut) >= 0:  # an adaptive run's tag comes after: read all
         return None
+    return raw[:cut] + b"}"
+
+
+def _summary_loads(raw: bytes) -> Any:
+    """A task record's summary (`summary_prefix`) parsed, with its status; else None."""
+    prefix = summary_prefix(raw)
+    if prefix is None:
+        return None
     try:
-        obj = orjson.loads(raw[:cut] + b"}")
+        obj = orjson.loads(prefix)
     except orjson.JSONDecodeError:
         return None
     if obj.__class__ is dict and obj.get("type") == "task" and "status" in obj:
