@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from msgspec.structs import astuple
 from pydantic import BaseModel, Field, PrivateAttr
@@ -477,9 +477,9 @@ def _build(paths: list[Path], task_filter: TaskFilter | None, tap: Tap | None) -
         before = len(acc.runs)
         if task_filter is None and tap is None:  # the fields the report reads, alone
             read_file(acc, path, stats)
-        elif task_filter is None and isinstance(tap, ViewerTap):
+        elif task_filter is None and hasattr(tap, "task_view"):
             # the HTML page's viewer: request rows and task summaries decoded into Structs
-            read_file_tapped(acc, path, stats, tap, _taker(acc, tap))
+            read_file_tapped(acc, path, stats, cast(ViewerTap, tap), _taker(acc, tap))
         else:  # whole records (a task_filter may read the transcript; a tap shows it)
             _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
                      task_filter, tap, raw)

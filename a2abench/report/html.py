@@ -10,13 +10,18 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-import orjson
-
 from a2abench.report import charts
 from a2abench.report.aggregate import GroupStats, Report, build_report
 from a2abench.report.compare import Comparison, compare
 from a2abench.report.text import adaptive_lines, headline, num, pct
-from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, Viewer, ViewerData, collect
+from a2abench.report.viewer_data import (
+    COLUMNS,
+    REQUEST_FIELDS,
+    Viewer,
+    ViewerData,
+    collect,
+    strict_json,
+)
 
 
 def _asset(name: str) -> str:
@@ -38,8 +43,9 @@ def _groups(report: Report) -> list[GroupStats]:
 
 def _script_json(value: object) -> bytes:
     """JSON safe inside <script>: with every `<` escaped nothing can close the element or
-    switch the parser into its script-escape states."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).replace(b"<", b"\\u003c")
+    switch the parser into its script-escape states. A forged name with a lone surrogate
+    (orjson refuses it: the page ended in a traceback) is written escaped."""
+    return strict_json(value).replace(b"<", b"\\u003c")
 
 
 def user_of(report: Report) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol
 
 import msgspec
 from msgspec import Meta, Struct, UnsetType
@@ -159,7 +159,6 @@ class Sink(Protocol):
     def take(self, rec: dict[str, Any]) -> None: ...
 
 
-@runtime_checkable
 class Tap(Protocol):
     """What `read_file_tapped` hands the HTML page's viewer (report/viewer_data.Viewer)."""
 

@@ -85,17 +85,17 @@ def _body(rec: dict[str, Any], requests: list[Sequence[Any]], line: bytes | None
     if line is not None:
         return _line_body(line, requests)
     # a line only the tolerant parser read: encoded again, as valid JSON
-    record = _strict_json({"record": {k: rec.get(k) for k in _BLOB_KEYS}})
-    return b"".join((record[:-1], b',"requests":', _strict_json(requests), b"}"))
+    record = strict_json({"record": {k: rec.get(k) for k in _BLOB_KEYS}})
+    return b"".join((record[:-1], b',"requests":', strict_json(requests), b"}"))
 
 
 def _line_body(line: bytes, requests: list[Sequence[Any]]) -> bytes:
-    # a forged request row (a lone surrogate) once ended in a traceback: _strict_json
-    return b"".join((b'{"record":', line.rstrip(), b',"requests":', _strict_json(requests),
+    # a forged request row (a lone surrogate) once ended in a traceback: strict_json
+    return b"".join((b'{"record":', line.rstrip(), b',"requests":', strict_json(requests),
                      b"}"))
 
 
-def _strict_json(value: Any) -> bytes:
+def strict_json(value: Any) -> bytes:
     """JSON that JavaScript parses, of what the tolerant parser read: orjson's (NaN as null);
     where orjson refuses (a lone surrogate, an integer beyond 64 bits; `report` used to end
     in a traceback), the standard library's, which writes both, with NaN and Infinity as
