@@ -12,7 +12,6 @@ failing (docs/limits.md, "Reading records").
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -20,13 +19,16 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 import orjson
 from pydantic import BaseModel
 
 from a2abench.errors import RecordsError
 from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
+
+if TYPE_CHECKING:  # `report` reads records with this module and never starts a loop
+    import asyncio
 
 _STOP = object()
 # The writer thread's poll interval while busy and idle; each busy round is one group commit
@@ -108,11 +110,15 @@ class RecordWriter:
         """Call `callback` on the running event loop once every record written so far is
         flushed and fsynced (without making the caller wait for the disk). If writing them
         failed, it is not called, unless `failed_too` (a waiter, who then raises)."""
-        self._push(_OnLoop(asyncio.get_running_loop(), callback, failed_too))
+        from asyncio import get_running_loop  # loaded already: `run` is running a loop
+
+        self._push(_OnLoop(get_running_loop(), callback, failed_too))
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
-        done = asyncio.get_running_loop().create_future()
+        from asyncio import get_running_loop
+
+        done = get_running_loop().create_future()
 
         def resolve() -> None:
             if not done.done():
