@@ -71,9 +71,11 @@ def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
         '</main><section id="viewer"><h2>Task-trials</h2>',
         "<noscript><p class=\"warn\">The task-trial viewer needs JavaScript.</p></noscript>",
         '<div id="app"></div></section><script type="application/json" id="a2ab-data">'])
+    blobs = [b"\n"] * (2 * len(data.blobs) - 1) if data.blobs else []
+    blobs[::2] = data.blobs  # the chunks, one a line: joined once with the rest of the page
     return b"".join([
         head.encode(), _script_json(meta),
-        b'</script><script type="text/plain" id="a2ab-blobs">', b"\n".join(data.blobs),
+        b'</script><script type="text/plain" id="a2ab-blobs">', *blobs,
         f"</script><script>{_asset('viewer.js')}</script></body></html>\n".encode()])
 
 
@@ -137,6 +139,8 @@ def _flip_links(report: Report, data: ViewerData) -> list[str]:
     trajectory in the viewer below (`#trial=<row>`)."""
     paired = ((report.adaptive or {}).get("summary") or {}).get("paired") or {}
     flipped = paired.get("flipped") or {}
+    if not flipped:
+        return []
     task, trial = COLUMNS.index("task_id"), COLUMNS.index("trial")
     rows = {(row[task], row[trial]): i for i, row in enumerate(data.rows)}
     out = []

@@ -14,7 +14,8 @@ import pytest
 
 from a2abench.report import build_report, text
 from a2abench.report.html import report_page, to_html
-from a2abench.report.viewer_data import Viewer
+from a2abench.report.reading import RequestRow
+from a2abench.report.viewer_data import REQUEST_FIELDS, Viewer
 from tests.report.pagedata import page_data
 from tests.report.runs import write_run
 from tests.report.test_reading import ODD, RAW_ODD, RUN_ID, _line, _odd_lines, _request, _Tap, _task
@@ -95,3 +96,9 @@ def test_task_records_as_run_writes_them_take_the_fast_path(
     assert [(r["task_id"], r["status"]) for r in meta["rows"]] == [("t", "ok"), ("u", "ok")]
     assert [len(b["requests"]) for b in bodies] == [1, 0]
     assert (report.read["lines"], report.read["duplicates"], report.requests) == (4, 1, 1)
+
+
+def test_a_request_rows_fields_are_its_columns_then_its_key() -> None:
+    """`Viewer.request_row` takes them in that order (`astuple`)."""
+    assert RequestRow.__struct_fields__ == (*REQUEST_FIELDS, "run_id", "task_id", "trial",
+                                            "pairing")
