@@ -11,6 +11,7 @@ counts the skips from their reports for that one line.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests import refdata
+from tests import bytecode, refdata, shared_tls  # noqa: F401 (bytecode: imported for its effect, first)
 
 # Property tests check properties, not speed: no per-example deadline (200 ms by default) and
 # no "too slow" health check, both of which failed under a loaded machine (issue 35). A test's
@@ -27,6 +28,7 @@ from tests import refdata
 settings.register_profile("a2abench", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("a2abench")
+shared_tls.share_default_contexts()
 
 SHARED_DATA = refdata.SHARED_DATA
 
@@ -34,13 +36,26 @@ _ISOLATED_PREFIXES = ("A2ABENCH_", "OPENAI_", "SALESFORCE_")
 _ISOLATED_NAMES = ("CI", "NO_COLOR", "GITHUB_STEP_SUMMARY", "HF_HUB_OFFLINE")
 
 
+@pytest.fixture(scope="session")
+def _caches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The folder of every test's own cache dir (`mktemp` per test lists the whole session's
+    temp folder each time, which grows with the suite)."""
+    return iter_caches(tmp_path_factory.mktemp("caches"))
+
+
+def iter_caches(root: Path) -> Iterator[Path]:
+    for n in itertools.count():
+        path = root / str(n)
+        path.mkdir()
+        yield path
+
+
 @pytest.fixture(autouse=True)
-def clean_environ(tmp_path_factory: pytest.TempPathFactory,
-                  monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def clean_environ(_caches: Iterator[Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in list(os.environ):
         if name.startswith(_ISOLATED_PREFIXES) or name in _ISOLATED_NAMES:
             monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("A2ABENCH_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("A2ABENCH_CACHE_DIR", str(next(_caches)))
     yield
 
 

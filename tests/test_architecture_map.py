@@ -32,7 +32,8 @@ def spans(text: str) -> list[str]:
 @cache
 def files() -> list[str]:
     """Every tracked-looking path under the repository, as posix strings."""
-    skip = {".git", ".venv", "__pycache__", "node_modules"}
+    skip = {".git", ".venv", "__pycache__", "node_modules", ".pytest_cache", ".mypy_cache",
+            ".ruff_cache", ".hypothesis"}  # caches: .pytest_cache mirrors whole trees
     out = []
     for folder, dirs, found in os.walk(ROOT):
         dirs[:] = sorted(d for d in dirs if d not in skip)  # never walk the venv's ~20k files

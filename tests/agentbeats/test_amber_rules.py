@@ -21,16 +21,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-import json5
 import pytest
 import yaml
 
 from tests.agentbeats.image import argv_of, image_entrypoint, start
+from tests.agentbeats.test_kit import load
 
 ROOT = Path(__file__).parents[2]
 KIT = ROOT / "examples/agentbeats"
 FILES = sorted(KIT.rglob("*.json5"))
-SCENARIOS = [p for p in FILES if "components" in json5.loads(p.read_text())]
+SCENARIOS = [p for p in FILES if "components" in load(p)]
 GATEWAY_URL = ("https://raw.githubusercontent.com/RDI-Foundation/agentbeats-gateway/refs/tags/"
                "v0.3/amber-manifest.json5")
 # The gateway's manifest as its repository states it (v0.3): what a scenario may bind and read.
@@ -57,12 +57,6 @@ GATEWAY: dict[str, Any] = {
 CONFIG_KEY = re.compile(r"^(?!.*__)[a-z][a-z0-9_]*$")
 SEMVER = re.compile(r"^0\.(\d+)\.(\d+)$")  # >=0.1.0, <1.0.0
 PLACEHOLDER = re.compile(r"\$\{([a-z_]+)((?:\.[a-zA-Z0-9_]+)*)\}")
-
-
-def load(path: Path) -> dict[str, Any]:
-    value = json5.loads(path.read_text())
-    assert isinstance(value, dict), path
-    return value
 
 
 def child(scenario: Path, ref: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@ fails at once with the fix, instead of spending most of a minute in the hub clie
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import pytest
@@ -14,12 +15,16 @@ from a2abench.benchmarks.crmarena.tasks import load_hub_rows
 from a2abench.errors import DataMissing
 from tests.servers import free_port, serve
 
-datasets = pytest.importorskip("datasets", reason="the `hub` extra (datasets) is not installed")
+# Looked up, not imported: `datasets` costs ~1 s of CPU to import, which every test worker
+# would pay at collection; the tests that use it import it.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("datasets") is None,
+                                reason="the `hub` extra (datasets) is not installed")
 
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     """The hub client's calls, recorded instead of made."""
+    import datasets
     from huggingface_hub import constants
 
     calls: list[tuple[Any, ...]] = []
@@ -56,6 +61,8 @@ def test_a_hub_that_answers_is_used(hub: list[tuple[Any, ...]],
 
 def test_offline_mode_reads_the_cache_without_a_probe(hub: list[tuple[Any, ...]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import datasets
+
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     assert load_hub_rows("Salesforce/CRMArenaPro", "CRMArenaPro", "b2b") == [
         {"idx": 0, "query": "q"}]

@@ -64,6 +64,7 @@ def test_sizes(org: OrgKind, orgs: dict[str, Path], tmp_path: Path) -> None:
         rows(tmp_path / "double.db").values())
 
 
+@pytest.mark.slow  # builds the whole large org (~2.5 s of CPU)
 def test_large_scale_is_about_thirty_thousand_rows(tmp_path: Path) -> None:
     generate_org(tmp_path / "large.db", org="b2b", scale="large")
     assert 27_000 <= sum(rows(tmp_path / "large.db").values()) <= 33_000

@@ -19,6 +19,7 @@ def _gold_script(task: Any) -> list[list[Any]]:
             for a in task.evaluation_criteria.actions or []]
 
 
+@pytest.mark.slow  # every telecom task twice (~2 s of CPU)
 def test_gold_actions_satisfy_env_assertions_and_doing_nothing_does_not() -> None:
     d = domain("telecom")
     tasks = d.tasks()
