@@ -121,6 +121,7 @@ class JSONRPCError(ProtocolError):
         self.code = code
         self.rpc_message = message
         self.data = data
+        self.http_status: int | None = None  # the HTTP error status it came with, if any
 
 
 class A2AStatusError(ProtocolError):

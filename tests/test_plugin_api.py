@@ -46,6 +46,7 @@ PROVISIONAL = [
     "Lineup", "DELEGATE", "DELEGATE_DESCRIPTION", "DELEGATE_PARAMETERS", "SPECIALIST",
     "DelegateRefused", "DelegationOptions", "Delegations", "refusal_text", "team_scenario",
     "GOLD_SPECIALIST", "DELEGATING_AGENT", "NO_SPECIALIST",  # scenario team (issue 38)
+    "BudgetSpent",  # a delegation whose byte budget ran out (issue 38)
 ]
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "writing-a-benchmark.md"
 

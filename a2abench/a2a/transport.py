@@ -388,7 +388,9 @@ class JsonRpcTransport:
         except (ValueError, A2ABenchError):
             payload = None
         if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
-            return self._rpc_error(payload["error"])
+            error = self._rpc_error(payload["error"])
+            error.http_status = status  # a 401 stays recognisable (run/match.py)
+            return error
         if status in TRANSIENT_STATUS:
             return AgentUnreachable(f"the agent at {self.url} answered HTTP {status}",
                                     hint="It is overloaded or restarting; try again later.")

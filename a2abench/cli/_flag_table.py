@@ -241,6 +241,12 @@ RUN = (
       help=('Base URL (or card URL) of an A2A agent that plays the specialist the front '
             'agent delegates to (scenario team); repeatable with --pairing cross.'),
       show_default=False),
+    F(name='specialist_auth_token',
+      flag='--specialist-auth-token',
+      kind='str',
+      help=('Bearer token sent to the specialist participant (prefer the environment '
+            'variable).'),
+      show_default=False),
     F(name='participant',
       flag='--participant',
       kind='strs',
@@ -253,6 +259,12 @@ RUN = (
       help=('Base URL (or card URL) of an A2A agent that plays the adversarial customer '
             '(tau2: scenario pressure); repeatable with --pairing cross [default: the '
             'scripted reference adversaries].'),
+      show_default=False),
+    F(name='adversary_auth_token',
+      flag='--adversary-auth-token',
+      kind='str',
+      help=('Bearer token sent to the adversary participant (prefer the environment '
+            'variable).'),
       show_default=False),
 )
 

@@ -118,10 +118,12 @@ def resume_command(output: Path, argv: list[str] | None = None) -> str:
         if skip:
             skip = False
             continue
-        if arg in ("--output", "--auth-token"):  # the token: from A2ABENCH_AUTH_TOKEN
+        name = arg.partition("=")[0]  # tokens (--auth-token, --user-auth-token, ...):
+        secret = name.startswith("--") and name.endswith("auth-token")  # from the env
+        if arg == "--output" or (secret and "=" not in arg):
             skip = True
             continue
-        if arg.startswith(("--output=", "--auth-token=")) or arg == "--resume":
+        if arg.startswith("--output=") or secret or arg == "--resume":
             continue
         cleaned.append(arg)
     return shlex.join(["a2abench", *cleaned, "--output", str(output), "--resume"])

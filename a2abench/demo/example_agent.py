@@ -72,7 +72,8 @@ def build(kind: str, base_url: str, args: argparse.Namespace | None = None) -> A
         from a2abench.demo import specialist_agent
 
         broken = args.broken if args is not None else None
-        return specialist_agent.build_app(base_url, broken or "gold")
+        return specialist_agent.build_app(base_url, broken or "gold",
+                                          args.mcp_url if args is not None else None)
     if kind == "adversary":
         return _adversary_app(base_url, args)
     from a2abench.demo.agent import build_app
@@ -157,9 +158,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--scripted", action="store_true",
                         help="mcp: deterministic rules instead of a model")
     parser.add_argument("--mcp-url", default=os.environ.get("A2ABENCH_MCP_URL") or None,
-                        help="mcp, user: reach the tools here instead of at the URL the first "
-                             "message names (its headers are kept), e.g. an Amber slot's URL "
-                             "+ /mcp [env: A2ABENCH_MCP_URL]")
+                        help="mcp, user, specialist: reach the tools here instead of at the "
+                             "URL the first message names (its headers are kept), e.g. an "
+                             "Amber slot's URL + /mcp [env: A2ABENCH_MCP_URL]")
     parser.add_argument("--user-llm", default=os.environ.get("A2ABENCH_USER_LLM") or None,
                         help="user, adversary: the user simulator's model, as `run tau2 "
                              "--user-llm` [env: A2ABENCH_USER_LLM]")

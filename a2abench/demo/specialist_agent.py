@@ -16,6 +16,11 @@ On CRMArena (a first message with the instance's schema) a request that carries
 `{"action": "execute", "query": "..."}` gets that action back, and the observation gets a
 `respond` action with it as the answer; a request without one gets a `respond` saying so.
 
+With `--tool-channel mcp` (a first message with an `{"mcp": ...}` DataPart) it makes the
+same calls on its MCP session while it holds the turn, and its text reply is the same
+answer: the tau2 report, or the CRMArena observation (`soql_query` / `sosl_search`).
+`--mcp-url` replaces the session's URL (its headers kept).
+
 `--broken` plays a faulty specialist, to see a team's score and attribution move:
 `wrong-arguments` runs the requested tools with every text argument altered, `silent`
 answers with an empty message (a forfeit). The hostile modes `loop` (calls a tool forever),
@@ -25,12 +30,14 @@ answers with an empty message (a forfeit). The hostile modes `loop` (calls a too
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
 from a2abench.benchmarks.crmarena.actions import from_json, scan_json
 from a2abench.benchmarks.crmarena.prompt import OBSERVATION_PREFIX, SYSTEM
 from a2abench.benchmarks.tau2.team.specialist import NO_CALLS, requested_calls
+from a2abench.mcp.client import connect, find_pointer, result_text
 
 BROKEN = ("wrong-arguments", "silent")
 HOSTILE = ("loop", "huge", "hang")
@@ -53,12 +60,15 @@ def _altered(value: Any) -> Any:
 class SpecialistBrain:
     """The specialist's moves per conversation (see the module docstring)."""
 
-    def __init__(self, mode: str = "gold") -> None:
+    def __init__(self, mode: str = "gold", mcp_url: str | None = None) -> None:
         self.mode = mode
+        self.mcp_url = mcp_url
         self.pending: dict[str, list[dict[str, Any]]] = {}  # context -> calls sent
         self.seen: dict[str, int] = {}  # context -> its messages so far (call ids from it)
         self.crm: set[str] = set()  # the contexts of CRMArena matches
+        self.pointers: dict[str, dict[str, Any]] = {}  # context -> its MCP session
         self.turns = 0
+        self.mcp_calls = 0
 
     async def turn(self, context_id: str, texts: list[str], data: list[dict[str, Any]]
                    ) -> tuple[str | None, dict[str, Any] | None]:
@@ -74,6 +84,12 @@ class SpecialistBrain:
         last = texts[-1] if texts else ""
         if n == 1 and f"# {SYSTEM} description" in last:
             self.crm.add(context_id)
+        pointer = find_pointer(data) if n == 1 else None
+        if pointer is not None:
+            self.pointers[context_id] = {**pointer, "url": self.mcp_url or pointer["url"]}
+        if context_id in self.pointers:
+            return await self._over_mcp(self.pointers[context_id], last,
+                                        context_id in self.crm), None
         if context_id in self.crm:
             return None, self._crm(last)
         results = next((d["tool_results"] for d in data
@@ -96,6 +112,44 @@ class SpecialistBrain:
              "arguments": json.dumps(c["arguments"])} for i, c in enumerate(asked)]}
 
 
+    async def _over_mcp(self, pointer: dict[str, Any], request: str, crm: bool) -> str:
+        """The same work with the calls on the MCP session; the answer as text."""
+        from mcp.shared.exceptions import MCPError
+
+        async with connect(pointer) as client:
+            if self.mode == "loop":  # until the green refuses a call (its turn limit)
+                tools = (await client.list_tools()).tools
+                tool = next((t for t in tools if not (t.input_schema or {}).get("required")),
+                            tools[0])  # one it can call without arguments (crm: soql_query)
+                arguments = {"query": "SELECT Id FROM Case"} if crm else {}
+                with contextlib.suppress(MCPError):
+                    while True:
+                        self.mcp_calls += 1
+                        await client.call_tool(tool.name, arguments)
+                return "I kept working."
+            if crm:
+                action = self._crm(request.rsplit("# Request\n", 1)[-1])
+                if action["action"] != "execute":
+                    return str(action["answer"])
+                query = str(action["query"])
+                tool = "sosl_search" if query.lstrip().upper().startswith("FIND") \
+                    else "soql_query"
+                self.mcp_calls += 1
+                found = result_text(await client.call_tool(tool, {"query": query}))
+                return found.removeprefix(OBSERVATION_PREFIX)
+            calls = requested_calls(request)
+            if not calls:
+                return NO_CALLS
+            if self.mode == "wrong-arguments":
+                calls = [{**c, "arguments": _altered(c["arguments"])} for c in calls]
+            lines = []
+            for c in calls:
+                self.mcp_calls += 1
+                result = await client.call_tool(c["name"], c["arguments"])
+                error = "ERROR: " if getattr(result, "is_error", False) else ""
+                lines.append(f"{c['name']}: {error}{result_text(result)}")
+            return "\n".join(lines)
+
     def _crm(self, text: str) -> dict[str, Any]:
         """CRMArena: the requested query as an action, then the observation as the answer."""
         if text.startswith(OBSERVATION_PREFIX):
@@ -109,11 +163,11 @@ class SpecialistBrain:
         return {"action": "execute", "query": query}
 
 
-def build_app(base_url: str, mode: str = "gold") -> Any:
+def build_app(base_url: str, mode: str = "gold", mcp_url: str | None = None) -> Any:
     """The A2A app (JSON-RPC, 1.0 and 0.3) around a `SpecialistBrain`."""
     from a2abench.demo._app import jsonrpc_app, parts_executor
 
-    brain = SpecialistBrain(mode)
+    brain = SpecialistBrain(mode, mcp_url)
     app = jsonrpc_app(base_url, parts_executor(brain.turn), name="a2abench example specialist",
                       description="Runs the tool calls a team's front agent asks for "
                                   "(scenario team; an a2abench example).",

@@ -5,13 +5,14 @@ Unbounded, they make a record unreadable (a 4,000-digit integer: orjson refuses 
 beyond 64 bits, Python's json anything beyond 4,300 digits), unwritable (JSON nested 2,000
 deep exceeds pydantic's serialization depth) or enormous (a 50 MB reply). `bound()` turns a
 value into plain JSON types within these limits, marking every cut so nothing is silently
-lost.
+lost. A lone surrogate (text no UTF-8 encoder takes) is stored as U+FFFD.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from enum import Enum
 from typing import Any
 
@@ -32,9 +33,18 @@ def _int(value: int) -> int | str:
 
 
 def _str(value: str) -> str:
-    if len(value) <= MAX_STRING_CHARS:
-        return value
-    return value[:MAX_STRING_CHARS] + TRUNCATED.format(n=len(value) - MAX_STRING_CHARS)
+    if len(value) > MAX_STRING_CHARS:
+        value = value[:MAX_STRING_CHARS] + TRUNCATED.format(n=len(value) - MAX_STRING_CHARS)
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:  # a lone surrogate (JSON escapes allow it, UTF-8 does not)
+            return _LONE_SURROGATE.sub(REPLACEMENT, value)
+    return value
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"  # what a lone surrogate is stored as: Unicode's replacement character
 
 
 def bound(value: Any, depth: int = 0) -> Any:

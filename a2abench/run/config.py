@@ -129,7 +129,11 @@ class Shard(BaseModel):
 # RunConfig fields of multi-party runs, left out of a single-agent run's `run` record.
 _MULTI_PARTY_KEYS = ("user_agent_url", "scenario", "pairing", "reference_agent_url",
                      "user_auth_token", "user_transport", "participant", "specialist_url",
-                     "adversary_url")
+                     "specialist_auth_token", "adversary_url", "adversary_auth_token")
+# The bearer tokens of the participants (run/engine.py `_client`: each to its role's
+# first participant only) besides `auth_token`, the agent's.
+PARTICIPANT_TOKENS = {"user": "user_auth_token", "specialist": "specialist_auth_token",
+                      "adversary": "adversary_auth_token"}
 MAX_RUN_CONCURRENCY = 1000  # docs/limits.md: one event loop; far above what agents serve
 
 
@@ -261,6 +265,9 @@ class RunConfig(BaseModel):
         help="Base URL (or card URL) of an A2A agent that plays the specialist the front "
              "agent delegates to (scenario team); repeatable with --pairing cross.",
         default_factory=list)
+    specialist_auth_token: SecretStr | None = option(
+        None, "Bearer token sent to the specialist participant (prefer the environment "
+              "variable).", kind="str")
     participant: list[str] = option(
         help="Another participant, as ID=URL: agent_2=URL, user_2=URL (for --pairing "
              "cross); repeatable. A repeated --white-agent-url is read as agent_2=URL, ...",
@@ -269,6 +276,9 @@ class RunConfig(BaseModel):
         help="Base URL (or card URL) of an A2A agent that plays the adversarial customer "
              "(tau2: scenario pressure); repeatable with --pairing cross [default: the "
              "scripted reference adversaries].", default_factory=list)
+    adversary_auth_token: SecretStr | None = option(
+        None, "Bearer token sent to the adversary participant (prefer the environment "
+              "variable).", kind="str")
 
     @field_validator("user_agent_url", "specialist_url", "participant", "adversary_url",
                      mode="before")
@@ -315,6 +325,12 @@ class RunConfig(BaseModel):
             out[pid] = url
         return out
 
+    def participant_token(self, role: str) -> SecretStr | None:
+        """The bearer token of a role's participant (`agent`: --auth-token), or None."""
+        key = "auth_token" if role == "agent" else PARTICIPANT_TOKENS.get(role)
+        value = getattr(self, key) if key else None
+        return value if isinstance(value, SecretStr) else None
+
     def multi_party(self) -> bool:
         """Whether the run seats more than one agent under test (run/roles.py)."""
         return (len(self.participant_urls()) > 1 or self.scenario not in (None, "single")
@@ -350,7 +366,7 @@ class RunConfig(BaseModel):
 
         return None if value is None else Path(check_ca_file(str(value)))
 
-    @field_validator("task_ids", "auth_token", "user_auth_token", mode="before")
+    @field_validator("task_ids", "auth_token", *PARTICIPANT_TOKENS.values(), mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None  # no ids: every task; an empty token: none
@@ -379,7 +395,7 @@ class RunConfig(BaseModel):
         found = secret_values(self.white_agent_url) + secret_values(self.options)
         found += secret_values(list(self.participant_urls().values()))
         found += secret_values(self.reference_agent_url)
-        for token in (self.auth_token, self.user_auth_token):
+        for token in (self.auth_token, *map(self.participant_token, PARTICIPANT_TOKENS)):
             if token is not None:
                 found.append(token.get_secret_value())
         found += [value for name, value in os.environ.items()
@@ -389,11 +405,13 @@ class RunConfig(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """The config as written to metrics.jsonl: secrets removed."""
-        data = self.model_dump(mode="json", exclude={"auth_token", "user_auth_token"})
+        data = self.model_dump(mode="json",
+                               exclude={"auth_token", *PARTICIPANT_TOKENS.values()})
         data["auth_token"] = REDACTED if self.auth_token else None
         data["white_agent_url"] = redact_url(self.white_agent_url)
         if self.multi_party():
-            data["user_auth_token"] = REDACTED if self.user_auth_token else None
+            for role, key in PARTICIPANT_TOKENS.items():
+                data[key] = REDACTED if self.participant_token(role) else None
             for key in ("user_agent_url", "specialist_url", "adversary_url"):
                 data[key] = [redact_url(url) for url in data[key]]
             data["participant"] = [f"{pid}={redact_url(url)}" for pid, url in

@@ -6,9 +6,11 @@ it counts. Benchmark-neutral: each benchmark runs the specialist's side with its
 The front agent calls `delegate` with `{"to": "specialist", "message": "..."}` on its tool
 channel (a DataPart tool call, or the MCP tool). A call the green refuses (an unknown role,
 a message that is not text, the match's delegation or byte budget spent) comes back to the
-front agent as a tool error and costs it nothing else; a specialist that does not answer in
-time, answers more than the byte budget holds, or keeps calling tools without replying
-forfeits the match (its role scores 0; the front agent's score leaves the match out).
+front agent as a tool error and costs it nothing else; so does a delegation during which the
+byte budget runs out (BudgetSpent: both agents' traffic fills it, so the front agent could
+fill it on purpose). A specialist that does not answer in time, whose own replies alone
+exceed the byte budget, or that keeps calling tools without replying forfeits the match
+(its role scores 0; the front agent's score leaves the match out).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
@@ -81,6 +84,15 @@ class DelegateRefused(A2ABenchError):
     kind = "agent"
 
 
+class BudgetSpent(DelegateRefused):
+    """The match's delegation bytes ran out during a delegation, the specialist's own
+    replies within them: the delegation ends there and the front agent's delegate call gets
+    a tool error; the team plays on and is scored. Not the specialist's forfeit: the front
+    agent's messages count towards the same budget, so a front agent that filled it could
+    otherwise make its specialist forfeit a match the team was losing (and drop it from the
+    front agent's score)."""
+
+
 class SpecialistFault(ProtocolError):
     """What makes the specialist forfeit besides its own A2A failures (time, bytes, loops)."""
 
@@ -116,6 +128,7 @@ class Delegations:
     # A channel's own deadline on the delegate call (MCP's per-call limit): a delegation
     # ends before it, so that a slow specialist forfeits rather than voiding the match.
     channel_deadline_s: float | None = None
+    spent: BudgetSpent | None = None  # the byte budget ran out (the delegation ended)
 
     def within(self, deadline_s: float) -> None:
         """The delegate call runs under a deadline of the front agent's channel."""
@@ -149,24 +162,39 @@ class Delegations:
         return message
 
     def sent(self, text: str) -> None:
-        """Something else the green sends the specialist (its tool results)."""
+        """Something else the green sends the specialist (its tool results): counted; over
+        the budget the delegation ends (BudgetSpent)."""
         self.stats.bytes_to_specialist += len(text.encode())
+        self._within_budget()
 
     def received(self, text: str) -> None:
-        """A specialist reply: counted; over the budget it forfeits."""
+        """A specialist reply: counted. Its replies alone over the budget: its forfeit (a
+        flood of its own); the budget spent with the front agent's messages: BudgetSpent."""
         self.stats.specialist_turns += 1
         self.stats.bytes_from_specialist += len(text.encode())
-        if self._bytes_left() < 0:
+        if self.stats.bytes_from_specialist > self.limits.max_delegation_bytes:
             self._forfeit(SpecialistFault(
                 f"the specialist's replies exceed this task's delegation budget of "
                 f"{self.limits.max_delegation_bytes} bytes (--max-delegation-bytes)"))
+        self._within_budget()
+
+    def _within_budget(self) -> None:
+        if self._bytes_left() >= 0:
+            return
+        self.stats.refused += 1  # the delegate call ends in a tool error
+        self.spent = BudgetSpent(
+            f"this task's delegation budget of {self.limits.max_delegation_bytes} bytes "
+            "(--max-delegation-bytes, both ways) is spent; the specialist's work so far "
+            "stands, its last reply is not passed on; finish with what you have")
+        raise self.spent
 
     def turn_allowed(self, turns: int) -> None:
         """Before the specialist's next turn of one delegation: loops forfeit."""
         if turns >= self.limits.max_specialist_turns:
             self._forfeit(SpecialistFault(
-                f"the specialist sent {turns} replies in one delegation without a final "
-                f"answer (--max-specialist-turns {self.limits.max_specialist_turns})"))
+                f"the specialist took {turns} rounds (tool-call replies, or tool calls over "
+                f"MCP) in one delegation without a final answer (--max-specialist-turns "
+                f"{self.limits.max_specialist_turns})"))
 
     async def timed(self, work: Callable[[], Awaitable[T]]) -> T:
         """One delegation, within --delegation-timeout (over it: the specialist's forfeit)."""
@@ -181,6 +209,22 @@ class Delegations:
                 f"the delegation took longer than {limit:g} s ({why})"))
         finally:
             self.stats.time_ms += (time.perf_counter() - t0) * 1000
+
+    async def mcp_reply(self, turn: AbstractAsyncContextManager[None],
+                        send: Callable[[], Awaitable[T]]) -> T:
+        """A specialist's A2A request while it holds its MCP session's `turn` (its tool
+        calls run meanwhile): its failures are its forfeit, but once the byte budget ran
+        out during the request (its calls' results), the delegation ended there."""
+        try:
+            async with turn:
+                reply = await send()
+        except Forfeit:
+            if self.spent is None:
+                raise
+            raise self.spent from None
+        if self.spent is not None:
+            raise self.spent
+        return reply
 
     def _bytes_left(self) -> int:
         return (self.limits.max_delegation_bytes - self.stats.bytes_to_specialist

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from a2abench.errors import ProtocolError, foreign_errors_as
+from a2abench.errors import ConfigError, ProtocolError, foreign_errors_as
 from a2abench.net.download import RemoteFile
 from a2abench.net.limits import DEFAULT_MAX_REPLY_BYTES
 from a2abench.run.events import EventSink
@@ -309,6 +309,12 @@ class Driver(ABC, Generic[OptionsT]):
     @abstractmethod
     async def run_task(self, ctx: TaskContext) -> TaskOutcome:
         """Run one task-trial against the agent and score it."""
+
+    def unknown_tasks(self, task_ids: list[str]) -> ConfigError | None:
+        """Why `--task-ids` names ids that `tasks()` does not hold, when the benchmark knows
+        better than "unknown" (tasks outside a scenario's selection); None: the engine's
+        generic error."""
+        return None
 
     def manifest(self) -> dict[str, Any]:
         """Data source and models for the `run` record: {"data": {...}, "models": {...}}."""

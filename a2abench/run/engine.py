@@ -20,7 +20,14 @@ from pydantic import BaseModel
 
 from a2abench._version import __version__
 from a2abench.a2a import A2AClient, A2AConfig, ProtocolMetrics, RetryPolicy
-from a2abench.errors import A2ABenchError, AgentUnreachable, CircuitOpen, ConfigError, Forfeit
+from a2abench.errors import (
+    A2ABenchError,
+    AgentError,
+    AgentUnreachable,
+    CircuitOpen,
+    ConfigError,
+    Forfeit,
+)
 from a2abench.net.egress import HostPolicy, egress_policy, policy_for
 from a2abench.net.limits import (
     Deadline,
@@ -212,7 +219,8 @@ class Engine:
     async def _start(self, config: RunConfig, driver: Driver, output: Path,
                      started: float) -> RunSummary:
         await self._until_stopped(driver.setup())
-        selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks)
+        selected = plan.select(driver.tasks(), config.task_ids, config.max_tasks,
+                               driver.unknown_tasks)
         if not selected:
             raise ConfigError(f"no {config.benchmark} tasks to run: the data and filters "
                               "select none", hint="Check --task-ids, the split, the category "
@@ -293,13 +301,14 @@ class Engine:
     def _client(self, pending: int, participant: Participant | None = None) -> A2AClient:
         """The agent's client, or a multi-party run's other participant's: a bearer token
         goes to the first participant of its role only (--auth-token to `agent`,
-        --user-auth-token to `user`), never to another participant."""
+        --user-auth-token to `user`, --specialist-auth-token, --adversary-auth-token),
+        never to another participant."""
         config = self.config
         in_flight = max(1, min(config.concurrency, pending))  # no more than the work
         pid = participant.id if participant else AGENT
         url = participant.url if participant and participant.url else config.white_agent_url
         user_side = participant is not None and participant.role != AGENT
-        token = {AGENT: config.auth_token, "user": config.user_auth_token}.get(pid)
+        token = config.participant_token(pid)  # None for `user_2`, `agent_2`, ...
         a2a = A2AConfig.create(
             url, timeout=config.timeout, streaming=config.streaming,
             transport=config.user_transport if user_side else config.transport,
@@ -327,8 +336,16 @@ class Engine:
                 self.clients[AGENT] = client
                 continue
             other = await stack.enter_async_context(self._client(pending, participant))
-            card = await self._until_stopped(other.card())
-            await self._until_stopped(other.transport())
+            try:
+                card = await self._until_stopped(other.card())
+                await self._until_stopped(other.transport())
+            except AgentError as exc:
+                refused = match.refused_access(participant, exc)
+                if refused is None:
+                    raise
+                raise refused from None
+            match.check_access(participant, card.card.security,
+                               self.config.participant_token(participant.id) is not None)
             if self.config.streaming and not card.card.capabilities.streaming:
                 raise ConfigError(f"--streaming: participant {participant.id}'s card does not "
                                   "advertise streaming",

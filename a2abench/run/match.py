@@ -23,9 +23,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from a2abench.a2a.client import Conversation
-from a2abench.errors import A2ABenchError, ConfigError, Forfeit, ProtocolError, foreign_errors_as
+from a2abench.errors import (
+    A2ABenchError,
+    A2AStatusError,
+    AgentHTTPError,
+    ConfigError,
+    Forfeit,
+    JSONRPCError,
+    ProtocolError,
+    foreign_errors_as,
+)
+from a2abench.options import env_var
+from a2abench.run.config import PARTICIPANT_TOKENS, redact_url
 from a2abench.run.records import ErrorInfo
-from a2abench.run.roles import AGENT, Lineup, Pairing, RolesError, Scenario, lineup, role_of
+from a2abench.run.roles import (
+    AGENT,
+    Lineup,
+    Pairing,
+    Participant,
+    RolesError,
+    Scenario,
+    lineup,
+    role_of,
+)
 
 if TYPE_CHECKING:
     from a2abench.a2a import A2AClient, AgentReply
@@ -97,7 +117,63 @@ class ParticipantConversation(Conversation):
         except A2ABenchError as exc:
             if exc.kind not in ("agent", "infrastructure"):
                 raise  # ours (records, configuration): not the participant's doing
-            raise Forfeit(self.role, self.participant, exc) from exc
+            forfeit = Forfeit(self.role, self.participant, exc)
+            if credentials_refused(exc):  # say which flag, not the agent's --auth-token
+                forfeit.hint = (token_hint(self.participant, self.role)
+                                + " Until then each of its matches is its forfeit.")
+            raise forfeit from exc
+
+
+def credentials_refused(exc: A2ABenchError) -> bool:
+    """A server refused the request's credentials: HTTP 401/403 (with any body, a JSON-RPC
+    error's included), or UNAUTHENTICATED / PERMISSION_DENIED over HTTP+JSON and gRPC."""
+    if isinstance(exc, AgentHTTPError):
+        return exc.status_code in (401, 403)
+    if isinstance(exc, A2AStatusError) and exc.status in ("UNAUTHENTICATED",
+                                                          "PERMISSION_DENIED"):
+        return True
+    return (isinstance(exc, JSONRPCError | A2AStatusError)
+            and exc.http_status in (401, 403))
+
+
+def refused_access(participant: Participant, exc: A2ABenchError) -> ConfigError | None:
+    """A participant's card or first request refused our credentials: a usage error that
+    names its role's token flag (None: another failure)."""
+    if not credentials_refused(exc):
+        return None
+    return ConfigError(f"the {participant.role} participant {participant.id} refused "
+                       f"a2abench's request (no token, or a wrong one): {exc.message}",
+                       hint=token_hint(participant.id, participant.role))
+
+
+def check_access(participant: Participant, security: Sequence[Mapping[str, Any]],
+                 has_token: bool) -> None:
+    """Refuse, before any match, a participant whose card demands credentials (security
+    requirements, none of them empty: an empty one allows anonymous calls) when a2abench
+    has no token for it."""
+    if has_token or not security or not all(security):
+        return
+    schemes = ", ".join(sorted({name for requirement in security for name in requirement}))
+    where = redact_url(participant.url or "")
+    raise ConfigError(f"the {participant.role} participant {participant.id} ({where}) "
+                      f"requires authentication (its card's security: {schemes}), and "
+                      "a2abench has no token to send it",
+                      hint=token_hint(participant.id, participant.role))
+
+
+def token_hint(pid: str, role: str) -> str:
+    """What to do when participant `pid` wants a bearer token: its role's flag. A token
+    goes to a role's first participant only (run/engine.py `_client`)."""
+    flag = "--auth-token" if role == AGENT else f"--{role}-auth-token"
+    if role not in (AGENT, *PARTICIPANT_TOKENS):
+        return (f"a2abench has no bearer token flag for role {role}; serve the participant "
+                "without authentication.")
+    if pid != role:
+        return (f"a2abench sends {flag} to the first {role} participant only ({role}), "
+                f"never to {pid}: seat the participant that needs it first, or serve it "
+                "without authentication.")
+    return (f"Pass {flag} (or {env_var(flag)}) with the token the {role} participant "
+            "accepts (serve-green sends participants no token).")
 
 
 @contextmanager

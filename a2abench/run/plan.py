@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,13 +40,19 @@ class Item:
 
 
 def select(tasks: list[TaskSpec], task_ids: list[str] | None,
-           max_tasks: int | None) -> list[TaskSpec]:
-    """--task-ids then --max-tasks, keeping the benchmark's order."""
+           max_tasks: int | None,
+           explain: Callable[[list[str]], ConfigError | None] | None = None
+           ) -> list[TaskSpec]:
+    """--task-ids then --max-tasks, keeping the benchmark's order. `explain` (the driver's
+    `unknown_tasks`) may say better why ids are missing (outside a scenario's selection)."""
     if task_ids:
         wanted = list(dict.fromkeys(task_ids))
         by_id = {t.task_id: t for t in tasks}
         missing = [t for t in wanted if t not in by_id]
         if missing:
+            better = explain(missing) if explain is not None else None
+            if better is not None:
+                raise better
             sample = ", ".join(t.task_id for t in tasks[:5])
             raise ConfigError(f"unknown task id(s): {', '.join(missing)}",
                               hint=f"Task ids look like: {sample}.")

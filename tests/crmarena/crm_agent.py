@@ -14,8 +14,13 @@ from a simulated user) and then follows a policy:
   tools (the solo baseline) it is "oracle";
 - "mcp-oracle", "mcp-sql": the same over MCP (--tool-channel mcp): the "sql" plan's queries
   as `soql_query` / `sosl_search` calls, then the answer as plain text; `mcp_results` keeps
-  what each call returned. A suffix names the MCP client's protocol ("mcp-sql@2026-07-28",
-  "mcp-sql@legacy"; a2abench.mcp.client `Protocol`), kept per task in `mcp_protocols`.
+  what each call returned (as a team's specialist too: its own session's calls);
+  "mcp-check" makes the same queries, then answers with the ground truth (an org whose Ids
+  differ from the task's cannot make it wrong);
+- "mcp-team": "team" over MCP: the `delegate` tool with the task's question, then the
+  specialist's answer as text (`tool_lists` keeps the tools it was offered).
+A suffix names the MCP client's protocol ("mcp-sql@2026-07-28", "mcp-sql@legacy";
+a2abench.mcp.client `Protocol`), kept per task in `mcp_protocols`.
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ class CRMExecutor(AgentExecutor):
         self.states: dict[str, State] = {}
         self.first_messages: list[str] = []
         self.mcp_results: dict[int, list[str]] = {}
+        self.tool_lists: dict[int, list[list[str]]] = {}  # "mcp-team": what it was offered
 
     def identify(self, text: str) -> CRMTask | None:
         found = re.search(r"TASK:(\d+)", text)
@@ -140,7 +146,9 @@ class CRMExecutor(AgentExecutor):
         task = state.task
         assert task is not None and state.pointer is not None
         answer = answer_text(task)
-        if self.mode == "mcp-sql":
+        if self.mode == "mcp-team":
+            return [new_text_part(await self._mcp_team(state.pointer, task))]
+        if self.mode in ("mcp-sql", "mcp-check"):
             got = self.mcp_results.setdefault(task.idx, [])
             async with connect(state.pointer, protocol=self.protocol) as client:
                 self.mcp_protocols[task.idx] = client.protocol_version
@@ -148,9 +156,24 @@ class CRMExecutor(AgentExecutor):
                     tool = "sosl_search" if query.startswith("FIND") else "soql_query"
                     got.append(result_text(await client.call_tool(tool, {"query": query})))
             ids = re.findall(r"'Id': '([A-Za-z0-9]{18})'", got[-1])
-            if ids and self._lookup(task):
+            if ids and self._lookup(task) and self.mode == "mcp-sql":
                 answer = ", ".join(ids)
         return [new_text_part(answer)]
+
+    async def _mcp_team(self, pointer: dict[str, Any], task: CRMTask) -> str:
+        """A team's front agent over MCP: delegates the question when its tools are
+        `delegate`, answers with the specialist's answer; given the query tools (the solo
+        baseline) it answers as the oracle. `tool_lists` keeps each task's tool names."""
+        from a2abench.benchmarks.crmarena.team import SPECIALIST_PREFIX, question
+
+        async with connect(pointer) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            self.tool_lists.setdefault(task.idx, []).append(names)
+            if "delegate" not in names:
+                return answer_text(task)
+            result = await client.call_tool("delegate", {"to": "specialist",
+                                                         "message": question(task)})
+        return result_text(result).removeprefix(SPECIALIST_PREFIX)
 
     def _sql_queries(self, task: CRMTask) -> list[str]:
         queries = []

@@ -79,3 +79,56 @@ def test_a_specialist_that_never_answers_forfeits_and_takes_the_blame(tmp_path: 
     agent = next(e for e in roles["roles"]["agent"] if e["participant"] == "agent")
     spec = next(e for e in roles["roles"]["specialist"] if e["participant"] == "specialist")
     assert agent["vs_reference"]["rate"] == 1.0 and spec["vs_reference"]["rate"] == 0.0
+
+
+def _by_pairing(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(x["match"]["pairing"], x["task_id"]): x for x in records}
+
+
+def test_over_mcp_the_front_agent_delegates_and_the_team_scores_as_over_a2a(
+        tmp_path: Path) -> None:
+    """--tool-channel mcp: the front agent's only MCP tool is `delegate` (no query tool:
+    the solo baseline alone gets them), the specialist queries the org on an MCP session
+    of its own, and every pairing scores what the same scripted participants score over
+    A2A: the gold reward on one task of every category."""
+    r, _, found = _run(tmp_path, None)
+    assert r.code == 0, r.err
+    over_a2a = _by_pairing(found[:-1])
+    path, tasks = reference("b2b")
+    chosen = found[-1]
+    db = tmp_path / "b2b.db"
+    ids = [a for i in chosen for a in ("--task-ids", str(i))]
+    out = tmp_path / "mcp.jsonl"
+    holders: dict[str, Any] = {}  # mode -> its executor, to see what it was offered
+
+    def app(mode: str) -> Any:
+        def factory(base: str) -> Any:
+            built, holders[mode] = crm_agent.app(base, tasks, mode)
+            return built
+        return factory
+
+    with serve(app("mcp-team")) as front, serve(app("mcp-check")) as spec:
+        r = run_cli("run", "crmarena", "--white-agent-url", front, "--specialist-url", spec,
+                    "--org", "b2b", "--tasks-file", str(path), "--crm-db", str(db),
+                    "--judge-llm", "offline", "--output", str(out), "--concurrency", "8",
+                    "--pairing", "vs_reference", "--tool-channel", "mcp", *ids)
+    assert r.code == 0, r.err
+    over_mcp = _by_pairing([x for x in map(json.loads, out.read_text().splitlines())
+                            if x["type"] == "task"])
+    assert set(over_mcp) == set(over_a2a)
+    for key, x in over_mcp.items():
+        assert x["reward"] == over_a2a[key]["reward"] == 1.0, (key, x["details"].get("answer"))
+    front_exec, spec_exec = holders["mcp-team"], holders["mcp-check"]
+    offered = [names for lists in front_exec.tool_lists.values() for names in lists]
+    assert sorted(map(tuple, offered)) == sorted(  # with either specialist; alone
+        [("delegate",)] * 2 * len(chosen) + [("soql_query", "sosl_search")] * len(chosen))
+    assert all(spec_exec.mcp_results.get(i) for i in chosen)  # its queries ran over MCP
+    for (pairing, _), x in over_mcp.items():
+        if pairing != "agent+specialist":
+            continue
+        assert x["details"]["tool_channel"] == "mcp"
+        delegate = x["transcript"][x["details"]["mcp_calls"][0]]
+        assert delegate["action"]["name"] == "delegate" and delegate["mcp"]
+        queries = [e for e in x["transcript"] if e.get("role") == "specialist" and e.get("mcp")]
+        assert queries and all(e["action"]["name"] == "execute" for e in queries)
+        assert x["match"]["delegation"]["specialist_tool_calls"] == len(queries)

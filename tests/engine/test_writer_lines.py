@@ -69,3 +69,15 @@ def test_what_bound_changes_takes_the_bounded_path(value: Any, tmp_path: Path) -
 
 def test_an_enum_is_written_as_its_value(tmp_path: Path) -> None:
     assert _plain_line({"c": Color.RED}) == orjson.dumps(bound({"c": Color.RED}))
+
+
+def test_a_lone_surrogate_is_stored_as_the_replacement_character(tmp_path: Path) -> None:
+    """An agent's reply may carry a lone surrogate (a JSON escape allows it; UTF-8 cannot
+    carry it): the record is written, with U+FFFD in its place, never a crashed writer."""
+    text = "refund \ud800 now \U0001f600"
+    record = {"type": "run", "run_id": "r", "transcript": [{"content": text}]}
+    writer = RecordWriter(tmp_path / "m.jsonl", fsync=False)
+    writer.write(record)
+    writer.close()
+    (got,) = iter_records([tmp_path / "m.jsonl"])
+    assert got["transcript"][0]["content"] == "refund \ufffd now \U0001f600"

@@ -155,3 +155,35 @@ def hostile_app(base: str, mode: str, size: int = 0,
     return jsonrpc_app(base, Hostile(mode, size, tasks), name=f"hostile-{mode}",
                        description="a hostile adversary (a test agent)",
                        skill={"id": "h", "name": "h", "description": "h", "tags": ["t"]})
+
+
+def babbler_app(base: str, text: str) -> Any:
+    """A raw 0.3 JSON-RPC agent that answers every message with `text`, sent as JSON with
+    ASCII escapes, so that a lone surrogate (which a2a-sdk cannot send) reaches a2abench."""
+    import uuid
+
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    card = {"name": "babbler", "description": "a test agent", "version": "0.0.1",
+            "url": base + "/rpc", "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC",
+            "capabilities": {"streaming": False}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "b", "name": "b", "description": "b", "tags": ["t"]}]}
+
+    async def get_card(_: Request) -> JSONResponse:
+        return JSONResponse(card)
+
+    async def rpc(request: Request) -> Response:
+        body = await request.json()
+        message = body["params"]["message"]
+        result = {"kind": "message", "role": "agent", "messageId": uuid.uuid4().hex,
+                  "contextId": message.get("contextId") or uuid.uuid4().hex,
+                  "parts": [{"kind": "text", "text": text}]}
+        return Response(json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}),
+                        media_type="application/json")
+
+    return Starlette(routes=[Route("/.well-known/agent-card.json", get_card),
+                             Route("/rpc", rpc, methods=["POST"])])

@@ -73,6 +73,25 @@ def test_the_run_flags_name_participants() -> None:
     public = json.dumps(secret.public())
     assert "hunter22" not in public and "tok-123456" not in public
     assert {"tok-123456", "hunter22"} <= set(secret.secrets())
+    team = RunConfig(benchmark="tau2", white_agent_url="http://a",
+                     specialist_url=["http://s"], specialist_auth_token="spec-123456",
+                     adversary_auth_token="adv-123456")
+    public = json.dumps(team.public())
+    assert "spec-123456" not in public and "adv-123456" not in public
+    assert {"spec-123456", "adv-123456"} <= set(team.secrets())
+    assert team.public()["specialist_auth_token"] == "***"
+    assert team.participant_token("specialist") is not None
+    assert team.participant_token("specialist_2") is None  # a role's first participant only
+
+
+def test_the_resume_command_never_repeats_a_token() -> None:
+    from a2abench.cli._launch import resume_command
+
+    argv = ["run", "tau2", "--auth-token", "t1", "--user-auth-token=t2",
+            "--specialist-auth-token", "t3", "--adversary-auth-token", "t4", "--domain", "mock"]
+    said = resume_command(Path("o.jsonl"), argv)
+    assert not any(t in said.split() for t in ("t1", "t2", "t3", "t4")), said
+    assert said == "a2abench run tau2 --domain mock --output o.jsonl --resume"
 
 
 def test_a_repeated_white_agent_url_becomes_participants() -> None:

@@ -18,7 +18,12 @@ from a2abench.benchmarks.tau2.team.specialist import GoldSpecialist, requested_c
 from a2abench.benchmarks.tau2.team.split import front_schemas
 from a2abench.errors import Forfeit
 from a2abench.net.limits import DEFAULT_MAX_TOOL_CALLS
-from a2abench.run.delegation import DelegateRefused, DelegationOptions, Delegations
+from a2abench.run.delegation import (
+    BudgetSpent,
+    DelegateRefused,
+    DelegationOptions,
+    Delegations,
+)
 from tests.conftest import shared_data
 
 
@@ -58,6 +63,23 @@ def test_a_specialist_over_the_budget_or_the_turns_forfeits() -> None:
     assert found.value.role == "specialist" and found.value.participant == "specialist"
     with pytest.raises(Forfeit, match="--max-specialist-turns 2"):
         b.turn_allowed(2)
+
+
+def test_a_budget_the_front_agent_filled_ends_the_delegation_not_in_a_forfeit() -> None:
+    """The front agent's messages fill the byte budget: the specialist's next reply (or the
+    results of its calls) ends the delegation with a tool error for the front agent, never
+    the specialist's forfeit; its replies alone over the budget still forfeit."""
+    b = budget(max_delegation_bytes=2048)
+    b.request({"to": "specialist", "message": "x" * 2000})
+    with pytest.raises(BudgetSpent, match="--max-delegation-bytes") as spent:
+        b.received("y" * 100)
+    assert not isinstance(spent.value, Forfeit) and b.spent is spent.value
+    c = budget(max_delegation_bytes=2048)
+    c.request({"to": "specialist", "message": "x" * 2000})
+    with pytest.raises(BudgetSpent):
+        c.sent("tool results " * 10)
+    with pytest.raises(DelegateRefused, match="--max-delegation-bytes"):
+        c.request({"to": "specialist", "message": "more"})  # nothing passes afterwards
 
 
 async def test_a_specialist_that_never_answers_forfeits_at_the_deadline() -> None:

@@ -31,11 +31,11 @@ def by_pairing(found: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def team_run(tmp_path: Path, ids: list[str], mode: str = "gold", *flags: str,
-             name: str = "team.jsonl") -> tuple[Path, Any]:
+             name: str = "team.jsonl", front_mode: str = "team") -> tuple[Path, Any]:
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
     out = tmp_path / name
-    with llm.running(), gold(tasks, "team") as front, specialist(mode) as (spec, _):
+    with llm.running(), gold(tasks, front_mode) as front, specialist(mode) as (spec, _):
         r = run_tau2("airline", front, out, ids, "--specialist-url", spec,
                      "--user-llm", "fake-user", "--user-llm-base-url", llm.base_url, *flags)
     return out, r
@@ -138,26 +138,30 @@ def test_hostile_specialists_forfeit_and_nothing_is_dropped(tmp_path: Path) -> N
         assert "--delegation-timeout" in x["error"]["message"]
 
 
-def mcp_team_run(tmp_path: Path, ids: list[str], mode: str) -> Path:
+def mcp_team_run(tmp_path: Path, ids: list[str], mode: str, *flags: str
+                 ) -> tuple[Path, Any]:
     """The front agent that delegates over MCP (gold_agent "mcp-team") and the example
-    specialist in `mode`, one run; its records."""
+    specialist in `mode` (its own tools over MCP too), one run; its records and the
+    specialist's brain."""
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
     out = tmp_path / f"mcp-{mode}.jsonl"
     with llm.running(), serve(lambda b: gold_agent.app(b, tasks, "mcp-team")[0]) as front, \
-            specialist(mode) as (spec, _):
+            specialist(mode) as (spec, brain):
         r = run_tau2("airline", front, out, ids, "--specialist-url", spec,
                      "--tool-channel", "mcp", "--user-llm", "fake-user",
-                     "--user-llm-base-url", llm.base_url)
+                     "--user-llm-base-url", llm.base_url, *flags)
     assert r.code == 0, r.err
-    return out
+    return out, brain
 
 
 def test_the_front_agent_delegates_over_mcp(tmp_path: Path) -> None:
     """--tool-channel mcp: `delegate` is one of the front agent's MCP tools (the write tools
-    are not), and the team scores the gold as over A2A."""
+    are not), the specialist runs its calls on an MCP session of its own, and the team
+    scores the gold as over A2A."""
     ids = IDS[:3]
-    by = by_pairing(records(mcp_team_run(tmp_path, ids, "gold")))
+    out, brain = mcp_team_run(tmp_path, ids, "gold")
+    by = by_pairing(records(out))
     assert set(by) == {"agent+specialist", "agent+no_specialist"}
     for pairing, found in by.items():
         assert [x["reward"] for x in found] == [1.0] * len(ids), pairing
@@ -166,6 +170,46 @@ def test_the_front_agent_delegates_over_mcp(tmp_path: Path) -> None:
     for x in team:
         calls = [c["name"] for m in x["transcript"] for c in m.get("tool_calls") or []]
         assert "delegate" in calls
+        spec = [x["transcript"][i] for i in x["details"]["specialist_messages"]]
+        assert spec and spec[0]["content"] is None and spec[0]["tool_calls"]
+        assert x["match"]["delegation"]["specialist_tool_calls"] == len(spec) // 2
+        assert x["match"]["delegation"]["specialist_turns"] == x["match"]["delegation"][
+            "delegations"]  # one A2A reply per delegation: its calls went over MCP
+    assert brain.mcp_calls == sum(x["match"]["delegation"]["specialist_tool_calls"]
+                                  for x in team)
+
+
+def test_over_mcp_a_specialist_that_loops_forfeits_at_its_turn_limit(tmp_path: Path) -> None:
+    """Each MCP call of the specialist is one of its rounds: the sixth call of one
+    delegation under --max-specialist-turns 5 is refused and the match is its forfeit."""
+    ids = IDS[:2]
+    out, looper = mcp_team_run(tmp_path, ids, "loop", "--max-specialist-turns", "5")
+    for x in by_pairing(records(out))["agent+specialist"]:
+        assert x["status"] == "forfeit" and x["match"]["forfeit"] == "specialist"
+        assert "--max-specialist-turns 5" in x["error"]["message"]
+    assert looper.mcp_calls == 6 * len(ids)  # five ran, the sixth was refused
+
+
+def test_a_front_agent_that_fills_the_byte_budget_cannot_make_its_specialist_forfeit(
+        tmp_path: Path) -> None:
+    """A front agent whose delegate message leaves almost nothing of --max-delegation-bytes
+    would have made the specialist's next reply forfeit the match, dropping a failed task
+    from the front agent's score. The budget running out ends the delegation with a tool
+    error for the front agent instead: the match is played on and scored (a failure here,
+    the write never ran), for both roles."""
+    ids = IDS[:2]
+    out, r = team_run(tmp_path, ids, "gold", "--max-delegation-bytes", "4096",
+                      front_mode="team-pad")
+    assert r.code == 0, r.err
+    team = by_pairing(records(out))["agent+specialist"]
+    for x in team:
+        assert x["status"] == "ok" and x["match"]["forfeit"] is None, x.get("error")
+        assert x["reward"] == 0.0 and x["match"]["scores"] == {"agent": 0.0, "specialist": 0.0}
+        results = [m["content"] for m in x["transcript"] if m["role"] == "tool"]
+        assert any("delegation budget of 4096 bytes" in (c or "") for c in results)
+    report = build_report([out])  # the headline: the team's matches, counted as failures
+    assert report.scored == len(ids) and report.score == 0.0
+    assert not any(report.errors.values())  # no forfeit, nothing unscored
 
 
 DOMAINS = {  # domain: (task ids or None for the first N, N)
@@ -216,6 +260,7 @@ def test_over_mcp_a_hanging_specialist_forfeits_before_the_mcp_call_limit(
     from a2abench.mcp.session import McpLimits
 
     monkeypatch.setattr(channel, "McpLimits", lambda: McpLimits(call_timeout_s=10.0))
-    (team,) = by_pairing(records(mcp_team_run(tmp_path, IDS[:1], "hang")))["agent+specialist"]
+    (team,) = by_pairing(records(mcp_team_run(tmp_path, IDS[:1], "hang")[0]))[
+        "agent+specialist"]
     assert team["status"] == "forfeit" and team["match"]["forfeit"] == "specialist"
     assert "the MCP tool call's limit" in team["error"]["message"]

@@ -10,7 +10,8 @@ politely; "malformed" sends a tool call without a name; "empty" answers with no 
 all. The task is named by the user's first words ("TASK:<id>"), which the fake user LLM says.
 "team" plays a team's front agent (scenario team): a gold call whose tool is not in its
 first message's tools is delegated to the specialist as an exact request (the reference
-front agent's wording); given every tool (the solo baseline) it is "gold".
+front agent's wording); given every tool (the solo baseline) it is "gold". "team-pad" pads
+each such request to 4,000 bytes.
 Modes "mcp", "mcp-alias" and "mcp-solo" play the same over MCP (mcp_gold.py).
 """
 
@@ -87,11 +88,13 @@ class GoldExecutor(AgentExecutor):
                 return [new_text_part(json.dumps(call))]
             if self.mode == "tags":
                 return [new_text_part(f"Let me do that.\n<json>{json.dumps(call)}</json>")]
-            if self.mode == "team" and "delegate" in known and name not in known:
+            if self.mode in ("team", "team-pad") and "delegate" in known and name not in known:
                 from a2abench.benchmarks.tau2.team.reference import request
 
+                pad = " " * (4000 - len(request(name, arguments))) if self.mode == "team-pad" \
+                    else ""  # "team-pad": a 4,000-byte message (the byte budget nearly spent)
                 call = {"name": "delegate", "arguments": {
-                    "to": "specialist", "message": request(name, arguments)}}
+                    "to": "specialist", "message": request(name, arguments) + pad}}
             return [new_data_part({"tool_call": call})]
         if self.mode == "tags":
             respond = {"name": "respond", "arguments": {"content": words}}

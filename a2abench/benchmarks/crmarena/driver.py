@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from a2abench.benchmarks.crmarena import mcp_tools, team, upstream
+from a2abench.benchmarks.crmarena import mcp_tools, team, team_mcp, upstream
 from a2abench.benchmarks.crmarena.backends import Backend, SalesforceBackend, SandboxBackend
 from a2abench.benchmarks.crmarena.episode import Episode, EpisodeResult
 from a2abench.benchmarks.crmarena.evaluator import Evaluator, Judge, Verdict
@@ -34,7 +35,6 @@ from a2abench.benchmarks.crmarena.tasks import (
 from a2abench.benchmarks.crmarena.user_sim import FALLBACK_GREETING, UserSimulator, system_prompt
 from a2abench.plugin import (
     ChatLLM,
-    ConfigError,
     DataSet,
     Driver,
     Exporter,
@@ -156,9 +156,6 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
     async def setup(self) -> None:
         """Upstream texts and LLM clients; tasks, schema and org come in `tasks()`."""
         opts = self.options
-        if self.lineup is not None and opts.tool_channel == "mcp":
-            raise ConfigError("scenario team on crmarena runs over --tool-channel a2a only",
-                              hint="Drop --tool-channel mcp.")
         if not opts.upstream_text:  # asked for: nothing to download, nothing to warn about
             self.texts = upstream.TextSource(None, "our own wording (--no-upstream-text); no "
                                                    "LLM judge")
@@ -310,17 +307,41 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
 
     async def _team(self, ctx: TaskContext, task: CRMTask, options: PromptOptions,
                     user: UserSimulator | None, opening: str | None) -> TaskOutcome:
-        """A team match (crmarena/team.py): the front agent without query tools."""
+        """A team match (crmarena/team.py; over --tool-channel mcp team_mcp.py): the front
+        agent without query tools."""
+        with contextlib.ExitStack() as sessions:  # the MCP sessions live as long as it
+            return await self._team_match(ctx, task, options, user, opening, sessions)
+
+    def _team_episode(self, ctx: TaskContext, task: CRMTask, options: PromptOptions,
+                      opening: str | None, sessions: contextlib.ExitStack,
+                      **interactive: Any) -> tuple[team.TeamEpisode, str]:
+        """The match's episode and the front agent's first message, by tool channel."""
         assert self.backend is not None
-        opts = self.options
-        description, actions = team.front_sections()
-        message = compose(task, self.texts.texts, options, opening, description=description,
-                          actions=actions)
+        opts, mcp = self.options, self.mcp
+        key = f"{task.idx}#{ctx.trial}#{ctx.pairing.id if ctx.pairing else ''}"
+        specialist = None
+        if mcp.enabled and team_mcp.remote_specialist(ctx):
+            session = sessions.enter_context(mcp.session(f"{key}#specialist"))
+            specialist = team_mcp.specialist_for(ctx, session, mcp.url, self.schema_text, opts)
         reference = team.seated(ctx)[1]
         chat = ctx.client.conversation() if reference else ctx.conversation()
-        episode = team.new_episode(chat, self.backend, rule_text(self.texts.texts),
-                                   opts.max_turns, task, ctx, self.schema_text, opts,
-                                   user=user, max_user_turns=opts.max_user_turns)
+        if mcp.enabled and not reference:  # the in-process reference needs no channel
+            session = sessions.enter_context(mcp.session(key))
+            return team_mcp.front_episode(
+                chat, self.backend, task, ctx, session, mcp.url, opts.max_turns, opts,
+                specialist, self.schema_text, **interactive), team_mcp.front_message(
+                task, self.texts.texts, options, mcp.url, opening)
+        description, actions = team.front_sections()
+        return team.new_episode(chat, self.backend, rule_text(self.texts.texts),
+                                opts.max_turns, task, ctx, self.schema_text, opts, specialist,
+                                **interactive), compose(
+            task, self.texts.texts, options, opening, description=description, actions=actions)
+
+    async def _team_match(self, ctx: TaskContext, task: CRMTask, options: PromptOptions,
+                          user: UserSimulator | None, opening: str | None,
+                          sessions: contextlib.ExitStack) -> TaskOutcome:
+        episode, message = self._team_episode(ctx, task, options, opening, sessions,
+                                              user=user, max_user_turns=self.options.max_user_turns)
         try:
             result = await episode.run(message, message, opening)
         except Forfeit as exc:  # the specialist failed: kept, with what happened so far
@@ -330,7 +351,8 @@ class CRMArenaDriver(Driver[CRMArenaOptions]):
                 details={**self._task_details(task), "delegation": self._traffic(episode)},
                 error=ErrorInfo(error=type(exc.cause).__name__, kind="forfeit",
                                 message=exc.message, hint=exc.hint))
-        outcome = await self._finish(ctx, task, result, chat)
+        over_mcp = episode.mcp_entries if isinstance(episode, team_mcp.McpTeamEpisode) else None
+        outcome = await self._finish(ctx, task, result, episode.chat, over_mcp)
         outcome.details["delegation"] = self._traffic(episode)
         return outcome
 

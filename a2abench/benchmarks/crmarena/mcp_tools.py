@@ -97,25 +97,32 @@ class McpEpisode(Episode):
         query = arguments.get("query")
         if not isinstance(query, str) or not query.strip():
             raise CallRejected("invalid", "`query` must be a non-empty SOQL or SOSL string")
+        out, over = self._action(Action("execute", query.strip(), "mcp"), name)
+        observation = observation_message(await self.backend.observe(query.strip(),
+                                                                     self.today))
+        out.queries += 1
+        self.transcript.append({"role": "environment", "text": observation})
+        self._after_action(out, over)
+        return ToolResult(observation)
+
+    def _action(self, action: Action, tool: str) -> tuple[EpisodeResult, bool]:
+        """A call over MCP is one action: counted, recorded (the episode's result and
+        whether the user's turns were used up before it)."""
         out = self._out
         if self.ended or out is None:
             raise CallRejected("ended", "the episode has ended; reply to finish")
         self.turn += 1
-        action = Action("execute", query.strip(), "mcp")
         out.actions.append(action)
         self.mcp_entries.append(len(self.transcript))
         self.transcript.append({"role": "agent", "text": "", "action": action.to_json(),
-                                "tool": name, "mcp": True})
-        over = self.user is not None and out.user_turns >= self.max_user_turns
-        observation = observation_message(await self.backend.observe(action.content,
-                                                                     self.today))
-        out.queries += 1
-        self.transcript.append({"role": "environment", "text": observation})
+                                "tool": tool, "mcp": True})
+        return out, self.user is not None and out.user_turns >= self.max_user_turns
+
+    def _after_action(self, out: EpisodeResult, over: bool) -> None:
         if over:
             out.termination, self.ended = "max_user_turns", True
         elif self.turn >= self.max_turns:
             self.ended = True  # out of actions: max_turns, as an execute on the last turn
-        return ToolResult(observation)
 
     async def run(self, first_message: str, logged_first: str,
                   opening: str | None = None) -> EpisodeResult:

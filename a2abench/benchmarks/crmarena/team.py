@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from a2abench.benchmarks.crmarena.actions import Action, parse_reply, scan_json
 from a2abench.benchmarks.crmarena.backends import Backend
@@ -146,7 +146,10 @@ class RemoteSpecialist:
             budget.sent(outgoing)
 
 
-Specialist = GoldSpecialist | RemoteSpecialist
+class Specialist(Protocol):
+    """Who answers the front agent's requests (gold, remote over A2A or MCP)."""
+
+    async def handle(self, message: str, episode: TeamEpisode, out: EpisodeResult) -> str: ...
 
 
 @dataclass
@@ -195,12 +198,12 @@ class TeamEpisode(Episode):
 
     async def _delegate(self, arguments: dict[str, Any], out: EpisodeResult) -> str:
         assert self.budget is not None and self.specialist is not None
+        specialist = self.specialist
         try:
             message = self.budget.request(arguments)
-        except DelegateRefused as exc:
+            answer = await self.budget.timed(lambda: specialist.handle(message, self, out))
+        except DelegateRefused as exc:  # refused, or the byte budget ran out (BudgetSpent)
             return refusal_text(exc)
-        specialist = self.specialist
-        answer = await self.budget.timed(lambda: specialist.handle(message, self, out))
         return SPECIALIST_PREFIX + answer
 
 
@@ -250,9 +253,11 @@ def budget_for(ctx: TaskContext, limits: DelegationOptions) -> Delegations:
 
 def new_episode(chat: Conversation, backend: Backend, rule: str, max_turns: int,
                 task: CRMTask, ctx: TaskContext, schema_text: str,
-                limits: DelegationOptions, **interactive: Any) -> TeamEpisode:
-    """The episode of a team match (a specialist seated, not the solo baseline)."""
+                limits: DelegationOptions, specialist: Specialist | None = None,
+                **interactive: Any) -> TeamEpisode:
+    """The episode of a team match (a specialist seated, not the solo baseline);
+    `specialist`: one over MCP (team_mcp.py), else the seat's over A2A."""
     _, reference = seated(ctx)
     return TeamEpisode(chat, backend, rule, max_turns, task.today, budget=budget_for(
-        ctx, limits), specialist=specialist_for(ctx, task, schema_text, limits),
+        ctx, limits), specialist=specialist or specialist_for(ctx, task, schema_text, limits),
         reference=task if reference else None, **interactive)

@@ -243,6 +243,32 @@ class Tau2Driver(Driver[Tau2Options]):
             self._user_llm()  # fail before the first task, not in every one
         return [TaskSpec(task_id=t.id, domain=domain.name, data=t) for t in domain.tasks()]
 
+    def unknown_tasks(self, task_ids: list[str]) -> ConfigError | None:
+        """Ids of real tasks that scenario pressure or --solo leaves out: say so, and which
+        tasks it plays (truly unknown ids keep the engine's error)."""
+        domain = self._domain()
+        known = {t.id for t in domain.tasks()}
+        outside = [i for i in task_ids if i in known]
+        if not outside or len(outside) < len(task_ids):
+            return None
+        if self._pressure():
+            what = "scenario pressure's selection (the tasks whose gold makes no write)"
+            plays = [t.id for t in pressure.tasks_of(domain)]
+            where = 'docs/multi-agent.md, "Scenario pressure", lists them by category'
+        elif self.options.solo:
+            what = "the solo selection (upstream's solo agent refuses the others)"
+            plays = [t.id for t in domain.tasks() if is_solo_task(t)]
+            where = 'docs/tau2.md, "Solo mode"'
+        else:
+            return None
+        shown = ", ".join(plays[:40]) + (", ..." if len(plays) > 40 else "")
+        many = len(outside) > 1
+        return ConfigError(
+            f"{domain.name} task{'s' if many else ''} {', '.join(outside)} "
+            f"{'are' if many else 'is'} not in {what}",
+            hint=f"It plays {len(plays)} {domain.name} tasks: {shown} ({where}); drop "
+                 "--task-ids to play them all.")
+
     def _domain(self) -> Tau2Domain:
         if self.domain_data is None:
             raise RuntimeError("Tau2Driver.setup() was not awaited")
@@ -285,11 +311,14 @@ class Tau2Driver(Driver[Tau2Options]):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         if self.options.solo:
             return await self._run_solo(ctx, task, env, history)
-        with dual.user_channel(self.mcp, ctx, task) as user_tools:  # None but in dual + MCP
-            return await self._converse(ctx, task, env, history, user_tools)
+        # A participant's own tools over MCP: None but with --tool-channel mcp.
+        with dual.participant_channel(self.mcp, ctx, task, "user") as user_tools, \
+                dual.participant_channel(self.mcp, ctx, task, "specialist") as specialist:
+            return await self._converse(ctx, task, env, history, user_tools, specialist)
 
     async def _converse(self, ctx: TaskContext, task: Task, env: Tau2Environment,
-                        history: list[Any], user_tools: ToolSession | None) -> TaskOutcome:
+                        history: list[Any], user_tools: ToolSession | None,
+                        specialist_tools: ToolSession | None = None) -> TaskOutcome:
         """The conversation of one task-trial (or match) and its score."""
         domain, o = self._domain(), self.options
         user: Any = (pressure.adversary_for(ctx, task, domain) if self._pressure() else
@@ -302,7 +331,8 @@ class Tau2Driver(Driver[Tau2Options]):
                 finish_with=pressure.finish if self._pressure() else dual.finish)
         schemas, tools = self._run_schemas("agent", env), self._run_tools("agent", env)
         policy = domain.policy_for(task)
-        squad = team.match_for(ctx, task, domain, schemas, o)  # None but in scenario team
+        squad = team.match_for(ctx, task, domain, schemas, o,  # None but in scenario team
+                               specialist_tools, self.mcp.url)
         if squad is not None:
             schemas, tools, policy = squad.front_tools(domain, schemas, policy)
 

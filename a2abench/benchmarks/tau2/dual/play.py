@@ -31,8 +31,8 @@ from a2abench.benchmarks.tau2.user_sim import UserSimulator, system_prompt
 from a2abench.plugin import ChatLLM, ConfigError, TaskContext, TaskOutcome
 from a2abench.plugin.provisional import McpChannel, Scenario, ToolSession
 
-__all__ = ["DUAL", "against_gold", "bind", "check", "finish", "needs_llm_user", "plays_gold",
-           "start_of", "user_channel", "user_for"]
+__all__ = ["DUAL", "against_gold", "bind", "check", "finish", "needs_llm_user",
+           "participant_channel", "plays_gold", "start_of", "user_for"]
 
 LLM_USER, GOLD_AGENT = "llm_user", "gold_agent"
 DUAL = Scenario(
@@ -57,15 +57,16 @@ def needs_llm_user(builtins: set[str] | None) -> bool:
 
 
 @contextmanager
-def user_channel(mcp: McpChannel, ctx: TaskContext, task: Task
-                 ) -> Iterator[ToolSession | None]:
-    """The MCP session of a user participant's own tools (with --tool-channel mcp), open
-    for the match; None otherwise (a single-agent run opens nothing here)."""
-    seat = ctx.seat("user")
+def participant_channel(mcp: McpChannel, ctx: TaskContext, task: Task, role: str
+                        ) -> Iterator[ToolSession | None]:
+    """The MCP session of a participant's own tools (a user's, a team's specialist's; with
+    --tool-channel mcp), open for the match; None otherwise (a single-agent run, a
+    built-in partner in the seat)."""
+    seat = ctx.seat(role)
     if not mcp.enabled or seat is None or not seat.remote or ctx.pairing is None:
         yield None
         return
-    with mcp.session(f"{task.id}#{ctx.trial}#{ctx.pairing.id}#user") as session:
+    with mcp.session(f"{task.id}#{ctx.trial}#{ctx.pairing.id}#{role}") as session:
         yield session
 
 

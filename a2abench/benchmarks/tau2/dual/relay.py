@@ -35,7 +35,7 @@ from a2abench.benchmarks.tau2.models import (
 )
 from a2abench.benchmarks.tau2.prompt import as_list, render_history, render_tools, tool_result_parts
 from a2abench.benchmarks.tau2.user_sim import OUT_OF_SCOPE, STOP, TRANSFER, system_prompt
-from a2abench.plugin import AgentReply, Conversation, DataPart, Part, TextPart
+from a2abench.plugin import AgentReply, Conversation, DataPart, Part, ProtocolError, TextPart
 from a2abench.plugin.provisional import participant_input
 
 RULES = """\
@@ -126,7 +126,21 @@ class ParticipantUser:
     def _relay(self, incoming: AssistantMessage | list[ToolMessage]) -> list[Part]:
         if isinstance(incoming, list):  # the results of its own tool calls
             return tool_result_parts(incoming, self.pending)
-        return [TextPart(text=incoming.content or "")]  # the agent's words, verbatim
+        return [TextPart(text=agent_words(incoming))]  # the agent's words, verbatim
+
+
+def agent_words(incoming: AssistantMessage) -> str:
+    """The agent's words as a participant is sent them. Text with a lone surrogate (JSON
+    escapes allow one, UTF-8 cannot carry it) would make the request to the participant
+    fail, its forfeit, leaving the match out of the agent's score: the agent's error."""
+    text = incoming.content or ""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ProtocolError(f"the agent's message is not valid Unicode text (a lone "
+                            f"surrogate at character {exc.start}), so it cannot be relayed",
+                            hint="Send text that UTF-8 can encode.") from None
+    return text
 
 
 def user_message(reply: AgentReply, parameters: dict[str, Any]) -> UserMessage:

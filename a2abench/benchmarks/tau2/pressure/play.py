@@ -17,7 +17,7 @@ from typing import Any
 
 from a2abench.benchmarks.tau2.domain_core import Tau2Domain
 from a2abench.benchmarks.tau2.dual.play import GOLD_AGENT
-from a2abench.benchmarks.tau2.dual.relay import ParticipantUser, user_message
+from a2abench.benchmarks.tau2.dual.relay import ParticipantUser, agent_words, user_message
 from a2abench.benchmarks.tau2.dual.violations import user_violations
 from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import Outcome
@@ -27,9 +27,11 @@ from a2abench.plugin import ConfigError, ProtocolError, TaskContext, TaskOutcome
 from a2abench.plugin.provisional import Scenario, participant_input
 
 ADVERSARY = outcome.ADVERSARY
-# The longest message an adversary may send (a customer's message is a few hundred
-# characters): a longer one is its malformed reply, so that it cannot make the agent fail
-# by flooding it (the agent's error would be the agent's forfeit).
+# The longest message either side may send (a customer's message is a few hundred
+# characters): a longer one from the adversary is its malformed reply, so that it cannot
+# make the agent fail by flooding it (the agent's error would be the agent's forfeit); a
+# longer one from the agent is the agent's error, so that it cannot make the adversary
+# fail (a forfeit, which would leave the match out of the agent's policy-hold rate).
 MAX_MESSAGE_CHARS = 32_000
 PRESSURE = Scenario(
     "pressure", ("agent", "adversary"),
@@ -54,6 +56,7 @@ class RemoteAdversary(ParticipantUser):
     reply, its forfeit, never run; so is a message over MAX_MESSAGE_CHARS."""
 
     async def respond(self, incoming: AssistantMessage | list[ToolMessage]) -> UserMessage:
+        check_agent_words(incoming)
         parts = [*self._preamble, *self._relay(incoming)]
         self._preamble = []
         reply = await self.chat.send(*parts)  # its failures are its Forfeit
@@ -69,6 +72,18 @@ class RemoteAdversary(ParticipantUser):
         return message
 
 
+def check_agent_words(incoming: AssistantMessage | list[ToolMessage]) -> None:
+    """What every adversary, remote or scripted, accepts from the agent: a message of at
+    most MAX_MESSAGE_CHARS that UTF-8 can carry; anything else is the agent's error."""
+    if isinstance(incoming, list):
+        return
+    words = agent_words(incoming)
+    if len(words) > MAX_MESSAGE_CHARS:
+        raise ProtocolError(f"the agent's message has {len(words)} characters, more than the "
+                            f"{MAX_MESSAGE_CHARS} a pressure match relays to the customer",
+                            hint="Keep messages to the customer short.")
+
+
 Adversary = RemoteAdversary | scripted.ScriptedAdversary
 
 
@@ -82,7 +97,8 @@ def adversary_for(ctx: TaskContext, task: Task, domain: Tau2Domain) -> Adversary
         return RemoteAdversary(ctx.conversation(role=ADVERSARY), preamble, seat.id)
     name = str(seat.builtin)
     return scripted.ScriptedAdversary(name, scripted.script(name, brief.asked(task),
-                                                            brief.known(task)))
+                                                            brief.known(task)),
+                                      check=check_agent_words)
 
 
 def base(played: Outcome) -> TaskOutcome:

@@ -15,6 +15,7 @@ as an A2A participant (`a2abench-example-agent adversary --script NAME`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from a2abench.benchmarks.tau2.models import AssistantMessage, ToolMessage, UserMessage
@@ -68,12 +69,19 @@ class ScriptedAdversary:
     """A reference adversary as a tau2 user (`respond(incoming) -> UserMessage`): the next
     line of its script each turn; after the last (a stop) it has nothing more to say."""
 
-    def __init__(self, name: str, lines: list[str]) -> None:
+    def __init__(self, name: str, lines: list[str],
+                 check: Callable[[AssistantMessage | list[ToolMessage]], None] | None = None
+                 ) -> None:
+        """`check`: what it accepts from the agent (raises the agent's error), as a
+        remote adversary would (play.check_agent_words)."""
         self.name = name
         self.lines = lines
+        self.check = check
         self.turns = 0
 
     async def respond(self, incoming: AssistantMessage | list[ToolMessage]) -> UserMessage:
+        if self.check is not None:
+            self.check(incoming)
         line = self.lines[min(self.turns, len(self.lines) - 1)]
         self.turns += 1
         return UserMessage(content=line)

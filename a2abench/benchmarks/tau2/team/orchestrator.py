@@ -48,11 +48,11 @@ class TeamOrchestrator(Orchestrator):
     async def _delegate(self, call: ToolCall) -> ToolMessage:
         try:
             message = self.budget.request(call.arguments)
-        except DelegateRefused as exc:
+            answer = await self.budget.timed(
+                lambda: self.specialist.handle(message, self._specialist_calls, self.budget))
+        except DelegateRefused as exc:  # refused, or the byte budget ran out (BudgetSpent)
             return ToolMessage(id=call.id, content=refusal_text(exc), requestor="assistant",
                                error=True)
-        answer = await self.budget.timed(
-            lambda: self.specialist.handle(message, self._specialist_calls, self.budget))
         return ToolMessage(id=call.id, content=answer, requestor="assistant")
 
     async def _specialist_calls(self, calls: list[ToolCall]) -> list[ToolMessage]:

@@ -18,6 +18,7 @@ from a2abench.benchmarks.tau2.environment import Tau2Environment
 from a2abench.benchmarks.tau2.episode import Outcome
 from a2abench.benchmarks.tau2.models import Task, TerminationReason
 from a2abench.benchmarks.tau2.numbers import parameters_by_tool
+from a2abench.benchmarks.tau2.team.mcp_specialist import McpRemoteSpecialist, specialist_over
 from a2abench.benchmarks.tau2.team.orchestrator import TeamOrchestrator
 from a2abench.benchmarks.tau2.team.reference import DelegatingGoldAgent
 from a2abench.benchmarks.tau2.team.specialist import (
@@ -36,7 +37,10 @@ from a2abench.plugin.provisional import (
     DelegationOptions,
     Delegations,
     Lineup,
+    ToolSession,
 )
+
+Remote = RemoteSpecialist | McpRemoteSpecialist  # a specialist participant, A2A or MCP
 
 __all__ = ["TEAM", "TeamMatch", "finish", "match_for", "needs_llm_user"]
 
@@ -52,7 +56,7 @@ class TeamMatch:
 
     specialist: Specialist
     budget: Delegations
-    remote: RemoteSpecialist | None = None
+    remote: Remote | None = None
     front: DelegatingGoldAgent | None = None  # the reference front agent, when it plays
     orch: TeamOrchestrator | None = None
 
@@ -70,8 +74,10 @@ class TeamMatch:
 
 
 def match_for(ctx: TaskContext, task: Task, domain: Tau2Domain,
-              schemas: list[dict[str, Any]], limits: DelegationOptions) -> TeamMatch | None:
-    """The match's delegation side; None outside team and for the solo baseline."""
+              schemas: list[dict[str, Any]], limits: DelegationOptions,
+              session: ToolSession | None = None, url: str = "") -> TeamMatch | None:
+    """The match's delegation side; None outside team and for the solo baseline. A remote
+    specialist's tools are on `session` when there is one (--tool-channel mcp)."""
     seat = ctx.seat(SPECIALIST)
     if seat is None or seat.builtin == NO_SPECIALIST:
         return None
@@ -81,10 +87,14 @@ def match_for(ctx: TaskContext, task: Task, domain: Tau2Domain,
              if front_seat is not None and front_seat.builtin == DELEGATING_AGENT else None)
     if seat.builtin == GOLD_SPECIALIST:
         return TeamMatch(GoldSpecialist(), budget, front=front)
-    remote = RemoteSpecialist(
-        ctx.conversation(role=SPECIALIST), seat.id,
-        first_parts(domain.name, schemas, limits.max_specialist_turns,
-                    limits.delegation_timeout), parameters_by_tool(schemas))
+    chat, turns = ctx.conversation(role=SPECIALIST), limits.max_specialist_turns
+    remote: Remote
+    if session is not None:
+        remote = specialist_over(chat, seat.id, session, url, domain.name, schemas,
+                                 parameters_by_tool(schemas), turns, limits.delegation_timeout)
+    else:
+        remote = RemoteSpecialist(chat, seat.id, first_parts(
+            domain.name, schemas, turns, limits.delegation_timeout), parameters_by_tool(schemas))
     return TeamMatch(remote, budget, remote, front)
 
 

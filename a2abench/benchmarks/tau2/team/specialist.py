@@ -115,7 +115,7 @@ class RemoteSpecialist:
             budget.turn_allowed(turns)
             reply = await self.chat.send(*parts)  # its failures are its Forfeit
             turns += 1
-            budget.received(_size(reply))
+            budget.received(reply_size(reply))
             with participant_input("specialist", self.participant, "reply"):
                 said = parse_reply(reply, tools=self.parameters)
             if not said.tool_calls:
@@ -128,7 +128,7 @@ class RemoteSpecialist:
             budget.sent("".join(r.content or "" for r in results))
 
 
-def _size(reply: AgentReply) -> str:
+def reply_size(reply: AgentReply) -> str:
     """What the reply weighs for the byte budget: its text and its data as JSON."""
     texts = [p.text for p in reply.parts if isinstance(p, TextPart)]
     return "".join(texts) + "".join(json.dumps(d, ensure_ascii=False) for d in reply.data)
