@@ -76,6 +76,20 @@ def test_fast_start_imports_nothing_heavy(args: list[str]) -> None:
     assert not loaded & {*HEAVY, "pydantic"}, loaded & {*HEAVY, "pydantic"}
 
 
+@pytest.mark.parametrize("argv", [None, ["--version"]], ids=["console script", "in-process"])
+def test_the_console_script_leaves_the_exit_collections_nothing_to_walk(
+        argv: list[str] | None) -> None:
+    """The process ends after `main()`: its objects go to the permanent generation, which
+    the interpreter's collections at exit skip (docs/performance.md); a caller that passes
+    its own arguments (the tests) keeps collecting."""
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print(gc.get_freeze_count() > 0, file=sys.stderr))\n"
+            "sys.argv = ['a2abench', '--version']\nfrom a2abench.cli import main\n"
+            f"main({argv!r})")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr.strip() == str(argv is None), proc.stderr
+
+
 def test_output_modes(monkeypatch: pytest.MonkeyPatch) -> None:
     class Tty:
         def isatty(self) -> bool:

@@ -29,7 +29,8 @@ def test_the_report_imports_no_client(tmp_path: Path) -> None:
     code = ("import sys; from pathlib import Path; from a2abench.report.html import report_page;"
             f" report_page([Path({str(metrics)!r})]);"
             " print(sorted(m for m in ('httpx', 'a2abench.a2a.client', 'a2abench.run.engine',"
-            " 'a2abench.run.launch', 'a2abench.run.plan') if m in sys.modules))")
+            " 'a2abench.run.launch', 'a2abench.run.plan', 'a2abench.run.records', 'asyncio',"
+            " 'xml.sax.saxutils') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

@@ -81,8 +81,6 @@ def report(
 
     Example: a2abench report runs/*/metrics.jsonl --format markdown --fail-under 0.6
     """
-    import asyncio
-
     from a2abench.options import parse_pairs
 
     paths = [_metrics_file(p) for p in paths]
@@ -93,6 +91,8 @@ def report(
                                        **exports.get(format, {})}):
         return
     if rescore:
+        import asyncio
+
         from a2abench.report.rescore import rescore_files
 
         target = rescored_output or paths[0].with_suffix(".rescored.jsonl")
@@ -163,10 +163,11 @@ def _reader_may_stop() -> Iterator[None]:
 def _show(rep: "Report", page: bytes | None, out: "Output", format: str,
           output: Path | None, paths: list[Path]) -> None:
     from a2abench.errors import write_output
-    from a2abench.render.display import render_report
     from a2abench.report import render
 
     if format == "table" and output is None:
+        from a2abench.render.display import render_report
+
         render_report(rep, out)
     else:
         for warning in rep.warnings:

@@ -9,7 +9,7 @@ from typing import Any
 
 from a2abench.errors import ConfigError, RecordsError
 from a2abench.report.aggregate import Report, build_report, record_problem
-from a2abench.run.records import SCORED_STATUSES
+from a2abench.run.status import SCORED_STATUSES
 from a2abench.run.writer import iter_records
 
 BUILTIN_FORMATS = ("table", "json", "markdown", "html", "junit")

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from msgspec.structs import astuple
 from pydantic import BaseModel, Field, PrivateAttr
@@ -27,6 +27,7 @@ from a2abench.errors import RecordsError
 from a2abench.report import figures
 from a2abench.report.matches import Collector
 from a2abench.report.planned import Plan, planned, score_over_plan
+from a2abench.report.reading import Tap as ViewerTap
 from a2abench.report.reading import TaskFields, read_file, read_file_tapped
 from a2abench.report.runs import RunGroup, place
 from a2abench.report.stats import LogHistogram
@@ -215,7 +216,7 @@ _Kept = tuple[Any, ...] | TaskFields  # a dict record's _KEPT values, or the fas
 def _row(values: _Kept, problem: str | None) -> Row:
     """A kept task record's row, from what `_Accumulator.add_task` kept of it (`_KEPT`), or
     from the fast reader's fields (decoded as the row holds them, but the error)."""
-    if values.__class__ is TaskFields:
+    if isinstance(values, TaskFields):  # or a TaskView (the HTML page's reader)
         row = astuple(values)[:_FIRST_EXTRA]
         err = row[-1]
         if err is not None:
@@ -350,7 +351,7 @@ class _Accumulator:
         """The kept task-trials' token counts summed (_EXTRA_KEYS' four, in order) and their
         costs (in order); an absent value is neither a count nor a number: 0, no cost."""
         kept = [values for _, values, _ in self.tasks.values()]
-        fast = [v for v in kept if v.__class__ is TaskFields]  # read as counts already
+        fast = [v for v in kept if isinstance(v, TaskFields)]  # read as counts already
         other: list[tuple[Any, ...]] = [v for v in kept if not isinstance(v, TaskFields)]
         tokens = [sum(map(attrgetter(name), fast)) + sum(map(safe_count, [v[i] for v in other]))
                   for i, name in enumerate(_EXTRA_KEYS[:4], _FIRST_EXTRA)]
@@ -476,9 +477,9 @@ def _build(paths: list[Path], task_filter: TaskFilter | None, tap: Tap | None) -
         before = len(acc.runs)
         if task_filter is None and tap is None:  # the fields the report reads, alone
             read_file(acc, path, stats)
-        elif task_filter is None and (rows := getattr(tap, "request_row", None)):
-            # the HTML page's viewer: its request rows decoded alone, the rest whole
-            read_file_tapped(acc, path, stats, rows, _taker(acc, tap))
+        elif task_filter is None and hasattr(tap, "task_view"):
+            # the HTML page's viewer: request rows and task summaries decoded into Structs
+            read_file_tapped(acc, path, stats, cast(ViewerTap, tap), _taker(acc, tap))
         else:  # whole records (a task_filter may read the transcript; a tap shows it)
             _consume(acc, iter_records([path], stats, summary=task_filter is None, raw=raw),
                      task_filter, tap, raw)

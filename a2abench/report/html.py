@@ -10,13 +10,18 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-import orjson
-
 from a2abench.report import charts
 from a2abench.report.aggregate import GroupStats, Report, build_report
 from a2abench.report.compare import Comparison, compare
 from a2abench.report.text import adaptive_lines, headline, num, pct
-from a2abench.report.viewer_data import COLUMNS, REQUEST_FIELDS, Viewer, ViewerData, collect
+from a2abench.report.viewer_data import (
+    COLUMNS,
+    REQUEST_FIELDS,
+    Viewer,
+    ViewerData,
+    collect,
+    strict_json,
+)
 
 
 def _asset(name: str) -> str:
@@ -38,8 +43,9 @@ def _groups(report: Report) -> list[GroupStats]:
 
 def _script_json(value: object) -> bytes:
     """JSON safe inside <script>: with every `<` escaped nothing can close the element or
-    switch the parser into its script-escape states."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).replace(b"<", b"\\u003c")
+    switch the parser into its script-escape states. A forged name with a lone surrogate
+    (orjson refuses it: the page ended in a traceback) is written escaped."""
+    return strict_json(value).replace(b"<", b"\\u003c")
 
 
 def user_of(report: Report) -> str:
@@ -55,7 +61,7 @@ def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
           users: list[str]) -> bytes:
     """The page as UTF-8: assembled as bytes, the blobs (most of it) are never decoded."""
     meta = {"runs": runs, "users": users, "columns": data.columns,
-            "request_fields": REQUEST_FIELDS, "rows": data.rows}
+            "request_fields": REQUEST_FIELDS, "rows": data.rows, "blobs": data.refs}
     head = "".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -65,9 +71,11 @@ def _page(title: str, summary: list[str], data: ViewerData, runs: list[str],
         '</main><section id="viewer"><h2>Task-trials</h2>',
         "<noscript><p class=\"warn\">The task-trial viewer needs JavaScript.</p></noscript>",
         '<div id="app"></div></section><script type="application/json" id="a2ab-data">'])
+    blobs = [b"\n"] * (2 * len(data.blobs) - 1) if data.blobs else []
+    blobs[::2] = data.blobs  # the chunks, one a line: joined once with the rest of the page
     return b"".join([
         head.encode(), _script_json(meta),
-        b'</script><script type="text/plain" id="a2ab-blobs">', b"\n".join(data.blobs),
+        b'</script><script type="text/plain" id="a2ab-blobs">', *blobs,
         f"</script><script>{_asset('viewer.js')}</script></body></html>\n".encode()])
 
 
@@ -131,6 +139,8 @@ def _flip_links(report: Report, data: ViewerData) -> list[str]:
     trajectory in the viewer below (`#trial=<row>`)."""
     paired = ((report.adaptive or {}).get("summary") or {}).get("paired") or {}
     flipped = paired.get("flipped") or {}
+    if not flipped:
+        return []
     task, trial = COLUMNS.index("task_id"), COLUMNS.index("trial")
     rows = {(row[task], row[trial]): i for i, row in enumerate(data.rows)}
     out = []

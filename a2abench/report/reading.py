@@ -28,6 +28,7 @@ from a2abench.run.writer import (
     RecordLines,
     open_records,
     read_line,
+    summary_prefix,
 )
 
 # A number `safe_count` and `safe_number` read as themselves: an int within int64 (orjson's
@@ -114,10 +115,27 @@ class RequestRow(Struct, tag_field="type", tag="request", kw_only=True, gc=False
     pairing: str | None = None
 
 
+class TaskView(TaskFields, kw_only=True, gc=False):
+    """A task record as the HTML page reads it: the report's fields (`TaskFields`, kept as
+    `read_file` keeps them) and the viewer's row, decoded from the record's summary (the
+    part before its transcript, `summary_prefix`, as the tolerant reader's summary path
+    parses it). Where the report's value and the row's could differ, the record goes to the
+    tolerant reader instead: an absent benchmark (the report reads "", the row null), an
+    absent status (the summary path parses such a line whole), an int reward (the row shows
+    it as written) and an error object without either name (the row tells `{}` apart)."""
+
+    benchmark: str
+    status: Annotated[str, Meta(max_length=40)]
+    reward: int | Annotated[float, Meta(ge=0.0, le=1.0 + SUCCESS_EPS)] | None = None
+    tool_calls: _Count = 0
+
+
 class TaskTag(Struct, tag_field="type", tag="task", gc=False):
-    """A task record, its fields skipped: the tolerant reader reads it whole for the viewer."""
+    """A task record, its fields skipped (a union of tagged Structs requires the tag)."""
 
 
+# Each a union: a Struct decoded alone would take a line without a `type` (a foreign line).
+_DECODE_VIEW = msgspec.json.Decoder(TaskView | RequestRow).decode
 _DECODE_TAPPED = msgspec.json.Decoder(RequestRow | TaskTag).decode
 _TASK_TYPE = b'"type":"task"'
 
@@ -139,6 +157,14 @@ class Sink(Protocol):
     def flush_latencies(self) -> None: ...
 
     def take(self, rec: dict[str, Any]) -> None: ...
+
+
+class Tap(Protocol):
+    """What `read_file_tapped` hands the HTML page's viewer (report/viewer_data.Viewer)."""
+
+    def request_row(self, rec: RequestRow) -> None: ...
+
+    def task_view(self, rec: TaskView, line: bytes, scored: bool) -> None: ...
 
 
 def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
@@ -177,40 +203,64 @@ def read_file(sink: Sink, path: Path, stats: ReadStats) -> None:
     stats.by_file[str(path)] = stats.records - records_before
 
 
-def read_file_tapped(sink: Sink, path: Path, stats: ReadStats,
-                     request_row: Callable[[RequestRow], None],
+def read_file_tapped(sink: Sink, path: Path, stats: ReadStats, tap: Tap,
                      take: Callable[[dict[str, Any], bytes | None], None]) -> None:
     """Read one metrics file for the HTML page: each request record decoded into its row
-    alone (80,000 of the 90,000 lines of 10,000 task-trials) for `request_row`, every other
-    line through the tolerant reader into `take(record, line)`, counted in `stats` as
+    alone (80,000 of the 90,000 lines of 10,000 task-trials) for `tap.request_row`, each task
+    record as `run` writes it into a `TaskView` for the report and `tap.task_view`, every
+    other line through the tolerant reader into `take(record, line)`, counted in `stats` as
     `iter_records` does."""
     out = RawLine()
     records_before = stats.records
-    fast = errors = 0  # every line read here is a request record
+    fast = errors = tasks = 0
+    keep, request_row, task_view = sink.keep, tap.request_row, tap.task_view
     with open_records(path) as handle:
         lines = RecordLines(handle)
         for raw in lines:
-            # A task record as `run` writes it names its type in its first bytes: the
-            # tolerant reader reads it whole for the viewer, without a scan here first.
-            if raw is not TOO_LONG and not lines.torn and raw.find(_TASK_TYPE, 0, 80) < 0:
-                try:
-                    rec = _DECODE_TAPPED(raw)
-                except _ODD:
-                    rec = None
-                if rec.__class__ is RequestRow:
-                    row: RequestRow = rec
-                    fast += 1
-                    errors += _request(sink, row.latency_ms, row.error)
-                    request_row(row)
+            if raw is not TOO_LONG and not lines.torn:
+                # A task record as `run` writes it names its type in its first bytes.
+                if raw.find(_TASK_TYPE, 0, 80) < 0:
+                    try:
+                        rec = _DECODE_TAPPED(raw)
+                    except _ODD:
+                        rec = None
+                    if rec.__class__ is RequestRow:
+                        fast += 1
+                        errors += _request(sink, rec.latency_ms, rec.error)
+                        request_row(rec)
+                        continue
+                elif (view := _task_view(raw)) is not None \
+                        and (kept := _task(view)) is not None:
+                    tasks += 1
+                    task_view(view, raw, kept[1])
+                    keep(*kept)
                     continue
             obj = read_line(raw, lines.torn, stats, True, out)
             if obj is not None:
                 take(obj, out.line)
     sink.requests += fast
     sink.request_errors += errors
-    stats.lines += fast
-    stats.records += fast
+    stats.lines += fast + tasks
+    stats.records += fast + tasks
     stats.by_file[str(path)] = stats.records - records_before
+
+
+def _task_view(raw: bytes) -> TaskView | None:
+    """A task line's `TaskView` when its summary fits one (see there), else None."""
+    prefix = summary_prefix(raw)
+    if prefix is None:
+        return None
+    try:
+        rec = _DECODE_VIEW(prefix)
+    except _ODD:
+        return None
+    if rec.__class__ is not TaskView:
+        return None
+    err = rec.error
+    if rec.reward.__class__ is int or (err is not None and err.error is None
+                                       and err.message is None):
+        return None
+    return rec
 
 
 def _request(sink: Sink, latency: float | None, error: Any) -> int:

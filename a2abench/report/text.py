@@ -4,11 +4,10 @@ the CLI layer (`a2abench.render.display`), since the core never imports Rich."""
 from __future__ import annotations
 
 import re
-from xml.sax.saxutils import escape, quoteattr
 
 from a2abench.report.aggregate import GroupStats, PassK, Report, TaskLine
 from a2abench.report.wording import passed_over
-from a2abench.run.records import SCORED_STATUSES
+from a2abench.run.status import SCORED_STATUSES
 
 
 def pct(value: float | None) -> str:
@@ -217,6 +216,9 @@ def _xml(text: object) -> str:
 
 def to_junit(report: Report) -> str:
     """One testcase per task-trial: failures for the agent's misses, errors for ours."""
+    # here: the module loads urllib and http with it, for every other format too
+    from xml.sax.saxutils import escape, quoteattr
+
     lines = report.lines
     failures = sum(1 for t in lines if t.status in SCORED_STATUSES and not t.success)
     # Task-trials the run planned but never recorded are one error testcase together.

@@ -1,5 +1,6 @@
 // a2abench trajectory viewer: vanilla JS, no network. Summary rows come as JSON; each
-// task-trial's transcript and breakdown is a zlib blob (base64) inflated when it is opened.
+// task-trial's transcript and breakdown is a line of a zlib-compressed chunk (base64) of
+// consecutive task-trials, inflated when one of them is opened (meta.blobs[i]: [chunk, line]).
 "use strict";
 (function () {
   const meta = JSON.parse(document.getElementById("a2ab-data").textContent);
@@ -18,7 +19,8 @@
       natural.compare(String(a.domain), String(b.domain)) ||
       natural.compare(a.task_id, b.task_id) || (a.trial - b.trial);
   });
-  let blobs = null;
+  let chunks = null;
+  const inflated = new Map();
   const cache = new Map();
   const deep = [];
   const state = { status: "all", run: "all", domain: "all", category: "all", termination: "all",
@@ -61,15 +63,23 @@
     return ms < 1000 ? ms.toFixed(ms < 10 ? 1 : 0) + " ms" : (ms / 1000).toFixed(2) + " s";
   }
 
-  async function load(i) {
-    if (cache.has(i)) return cache.get(i);
-    if (blobs === null) blobs = blobSource.textContent.split("\n");
-    const bin = atob(blobs[i]);
+  function inflate(c) {  // a chunk's bodies (JSON texts), the chunk inflated once
+    if (inflated.has(c)) return inflated.get(c);
+    if (chunks === null) chunks = blobSource.textContent.split("\n");
+    const bin = atob(chunks[c]);
     const bytes = new Uint8Array(bin.length);
     for (let k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    const texts = new Response(stream).text().then(function (t) { return t.split("\n"); });
+    if (inflated.size > 8) inflated.clear();
+    inflated.set(c, texts);
+    return texts;
+  }
+  async function load(i) {
+    if (cache.has(i)) return cache.get(i);
+    const ref = meta.blobs[i];
     // {record: the task record as written, requests: its request rows}: one object to show.
-    const body = JSON.parse(await new Response(stream).text());
+    const body = JSON.parse((await inflate(ref[0]))[ref[1]]);
     const value = Object.assign({}, body.record, { requests: body.requests });
     if (cache.size > 200) cache.clear();
     cache.set(i, value);

@@ -1,10 +1,13 @@
 """The data behind the HTML report's trajectory viewer.
 
 Every task-trial becomes one small summary row (what the table, filters and charts need) and
-one compressed blob (transcript, reward breakdown, details, the A2A requests of that trial)
-that the page inflates only when the trial is opened. Blobs are zlib-compressed JSON in base64:
-transcripts repeat a lot of text, so they shrink several-fold, and the browser decompresses them
-with its built-in `DecompressionStream("deflate")`, no library needed.
+one body (transcript, reward breakdown, details, the A2A requests of that trial) that the page
+inflates only when the trial is opened. Bodies are JSON, compressed in chunks of consecutive
+task-trials (about 256 KiB of JSON each, bodies separated by newlines) and stored in base64;
+each row names its chunk and its place there. Transcripts repeat a lot of text, within one
+and across neighbours, so they shrink several-fold, and the browser decompresses a chunk with
+its built-in `DecompressionStream("deflate")`, no library needed. (One blob per task-trial
+was 1.5x the bytes and 1.7x the compressing time: every blob paid the compressor's setup.)
 
 Records stream by once; task-trials are deduplicated across shards and resumes by the same rule
 as `aggregate` (a scored result wins over an infrastructure failure, else the later record).
@@ -23,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from msgspec.structs import astuple
 
 from a2abench.report.aggregate import SCORED, record_problem, safe_count, safe_number
-from a2abench.report.reading import RequestRow
+from a2abench.report.reading import RequestRow, TaskView
 from a2abench.run.writer import RawLine, iter_records
 
 # Columns of a summary row, in order (the page maps them back to names).
@@ -44,10 +48,16 @@ _BLOB_KEYS = ("transcript", "details", "reward_components", "error", "labels", "
 _TASK_AND_REQUEST = frozenset({"task", "request"})
 
 
+# A chunk is sealed (compressed) once it holds this many bytes of JSON: past the deflate
+# window (32 KiB) a bigger chunk barely shrinks more; opening a trial inflates its chunk.
+CHUNK_BYTES = 256 * 1024
+
+
 @dataclass
 class ViewerData:
     rows: list[list[Any]] = field(default_factory=list)
-    blobs: list[bytes] = field(default_factory=list)  # base64 text, ASCII
+    blobs: list[bytes] = field(default_factory=list)  # compressed chunks in base64, ASCII
+    refs: list[tuple[int, int]] = field(default_factory=list)  # per row: (chunk, body in it)
     multi_party: bool = False  # rows hold MATCH_COLUMNS
 
     @property
@@ -73,15 +83,20 @@ def _body(rec: dict[str, Any], requests: list[Sequence[Any]], line: bytes | None
     """{"record": the task record, "requests": its request rows}. The record goes in as the
     bytes `run` wrote (its transcript never decoded nor encoded again: that was a third of
     the page's time); the viewer reads the fields it shows."""
-    rows = _strict_json(requests)  # a forged row (a lone surrogate) once ended in a traceback
     if line is not None:
-        return b'{"record":' + line.rstrip() + b',"requests":' + rows + b"}"
+        return _line_body(line, requests)
     # a line only the tolerant parser read: encoded again, as valid JSON
-    record = _strict_json({"record": {k: rec.get(k) for k in _BLOB_KEYS}})
-    return record[:-1] + b',"requests":' + rows + b"}"
+    record = strict_json({"record": {k: rec.get(k) for k in _BLOB_KEYS}})
+    return b"".join((record[:-1], b',"requests":', strict_json(requests), b"}"))
 
 
-def _strict_json(value: Any) -> bytes:
+def _line_body(line: bytes, requests: list[Sequence[Any]]) -> bytes:
+    # a forged request row (a lone surrogate) once ended in a traceback: strict_json
+    return b"".join((b'{"record":', line.rstrip(), b',"requests":', strict_json(requests),
+                     b"}"))
+
+
+def strict_json(value: Any) -> bytes:
     """JSON that JavaScript parses, of what the tolerant parser read: orjson's (NaN as null);
     where orjson refuses (a lone surrogate, an integer beyond 64 bits; `report` used to end
     in a traceback), the standard library's, which writes both, with NaN and Infinity as
@@ -105,7 +120,8 @@ def _compressor() -> functools.partial[bytes]:
 
 
 _REQUEST_ROW = operator.itemgetter(*REQUEST_FIELDS)
-_ROW_OF = operator.attrgetter(*REQUEST_FIELDS)  # a RequestRow's columns: a tuple
+# A RequestRow's fields: the columns, then run_id, task_id, trial, pairing (a test pins it).
+_RUN = len(REQUEST_FIELDS)
 
 
 def _request(rec: dict[str, Any]) -> Sequence[Any]:
@@ -137,17 +153,22 @@ def collect(paths: Iterable[Path], run: int = 0, into: ViewerData | None = None)
 
 
 class Viewer:
-    """Gathers one row and one blob per task-trial, deduplicated, from records as they
+    """Gathers one row and one body per task-trial, deduplicated, from records as they
     stream by (`build_report`'s tap, so the page and the summary come from one pass over
-    the files). Each blob is compressed as its record is read: memory holds compressed
-    blobs only. (A worker thread compressing them did not overlap reading: it waited for
-    the GIL after every blob.)"""
+    the files). Bodies are compressed a chunk at a time as they come: memory holds compressed
+    chunks and one open chunk. (A worker thread compressing them did not overlap reading: it
+    waited for the GIL after every blob.)"""
 
     def __init__(self, run: int = 0) -> None:
         self.run = run
         self._compress = _compressor()
         self._requests: dict[tuple[Any, ...], list[Sequence[Any]]] = {}
-        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], bytes]] = {}  # scored, row, blob
+        # trial -> (scored, row, (chunk, body in it))
+        self._kept: dict[tuple[Any, ...], tuple[bool, list[Any], tuple[int, int]]] = {}
+        self._chunks: list[bytes] = []  # sealed: compressed, base64
+        self._open: list[bytes] = []  # the next chunk's bodies
+        self._open_bytes = 0
+        self._stale: set[int] = set()  # chunks holding bodies a later record replaced
 
     def request(self, rec: dict[str, Any]) -> None:
         # Keys as text: forged records may carry lists where ids belong. A multi-party run's
@@ -157,13 +178,16 @@ class Viewer:
 
     def request_row(self, rec: RequestRow) -> None:
         """A request record the fast reader decoded (its values those `request` reads);
-        `_add` inlined: 80,000 calls for 10,000 task-trials."""
-        key = (rec.run_id, str(rec.task_id), str(rec.trial), str(rec.pairing))
+        `_add` inlined: 80,000 calls for 10,000 task-trials. Its values in one C call (an
+        attrgetter of the nine columns took twice as long): the columns, then the key's."""
+        values = astuple(rec)
+        key = (values[_RUN], str(values[_RUN + 1]), str(values[_RUN + 2]),
+               str(values[_RUN + 3]))
         rows = self._requests.get(key)
         if rows is None:
-            self._requests[key] = [_ROW_OF(rec)]
+            self._requests[key] = [values[:_RUN]]
         else:
-            rows.append(_ROW_OF(rec))
+            rows.append(values[:_RUN])
 
     def _add(self, key: tuple[Any, ...], row: Sequence[Any]) -> None:
         rows = self._requests.get(key)
@@ -184,19 +208,71 @@ class Viewer:
         old = self._kept.get(trial)
         if old is not None and old[0] and not scored:
             return  # keep the scored result over a later infrastructure failure
-        blob = base64.b64encode(self._compress(_body(rec, own, line)))
         row = _row(rec, self.run)
         if pairing is not None:
             row.append(pairing)
-        self._kept[trial] = (scored, row, blob)
+        self._keep(trial, scored, row, _body(rec, own, line), old)
+
+    def task_view(self, rec: TaskView, line: bytes, scored: bool) -> None:
+        """A task record the fast reader decoded (valid, single-agent, each value the one
+        `task` reads from the dict: reading.TaskView), with its line."""
+        own = self._requests.pop((rec.run_id, rec.task_id, str(rec.trial), "None"), [])
+        trial = (rec.benchmark, rec.domain, rec.task_id, rec.trial, None)
+        old = self._kept.get(trial)
+        if old is not None and old[0] and not scored:
+            return  # keep the scored result over a later infrastructure failure
+        err = rec.error
+        row = [self.run, rec.benchmark, rec.domain, rec.category, rec.task_id, rec.trial,
+               rec.status, rec.reward, rec.success, rec.termination,
+               err.error if err else None, f"{err.message}" if err else None,
+               round(rec.latency_ms, 1), rec.turns, rec.tool_calls,
+               rec.input_tokens + rec.output_tokens + rec.llm_prompt_tokens
+               + rec.llm_completion_tokens, rec.cost_usd, list(rec.labels)]
+        self._keep(trial, scored, row, _line_body(line, own), old)
+
+    def _keep(self, trial: tuple[Any, ...], scored: bool, row: list[Any], body: bytes,
+              old: tuple[bool, list[Any], tuple[int, int]] | None) -> None:
+        if old is not None:
+            self._stale.add(old[2][0])
+        self._kept[trial] = (scored, row, (len(self._chunks), len(self._open)))
+        self._open.append(body)
+        self._open_bytes += len(body)
+        if self._open_bytes >= CHUNK_BYTES:
+            self._seal()
+
+    def _seal(self) -> None:
+        if self._open:
+            self._chunks.append(base64.b64encode(self._compress(b"\n".join(self._open))))
+            self._open, self._open_bytes = [], 0
 
     def finish(self, into: ViewerData | None = None) -> ViewerData:
         out = into if into is not None else ViewerData()
-        for _, row, blob in self._kept.values():
+        self._seal()
+        if self._stale:
+            self._drop_replaced()
+        first = len(out.blobs)  # this run's chunks follow those of the runs before it
+        out.blobs += self._chunks
+        for _, row, (chunk, at) in self._kept.values():
             out.multi_party = out.multi_party or len(row) > len(COLUMNS)
             out.rows.append(row)
-            out.blobs.append(blob)
+            out.refs.append((first + chunk, at))
         if out.multi_party:  # a single-agent run's rows among them get no pairing
             for row in out.rows:
                 row += [None] * (len(MATCH_COLUMNS) - len(row))
         return out
+
+    def _drop_replaced(self) -> None:
+        """Compress again the chunks that hold the bodies of replaced records, without them
+        (a resumed run's retried task-trials): the page holds what it shows, no more."""
+        live: dict[int, list[tuple[tuple[Any, ...], int]]] = {c: [] for c in self._stale}
+        for trial, (_, _, (chunk, at)) in self._kept.items():
+            if chunk in live:
+                live[chunk].append((trial, at))
+        for chunk, kept in live.items():
+            bodies = zlib.decompress(base64.b64decode(self._chunks[chunk])).split(b"\n")
+            kept.sort(key=lambda item: item[1])
+            self._chunks[chunk] = base64.b64encode(self._compress(
+                b"\n".join(bodies[at] for _, at in kept)))
+            for place, (trial, _) in enumerate(kept):
+                scored, row, _ = self._kept[trial]
+                self._kept[trial] = (scored, row, (chunk, place))

@@ -12,7 +12,6 @@ failing (docs/limits.md, "Reading records").
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -20,13 +19,16 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 import orjson
 from pydantic import BaseModel
 
 from a2abench.errors import RecordsError
 from a2abench.run.bounds import MAX_DEPTH, MAX_STRING_CHARS, bound
+
+if TYPE_CHECKING:  # `report` reads records with this module and never starts a loop
+    import asyncio
 
 _STOP = object()
 # The writer thread's poll interval while busy and idle; each busy round is one group commit
@@ -108,11 +110,15 @@ class RecordWriter:
         """Call `callback` on the running event loop once every record written so far is
         flushed and fsynced (without making the caller wait for the disk). If writing them
         failed, it is not called, unless `failed_too` (a waiter, who then raises)."""
-        self._push(_OnLoop(asyncio.get_running_loop(), callback, failed_too))
+        from asyncio import get_running_loop  # loaded already: `run` is running a loop
+
+        self._push(_OnLoop(get_running_loop(), callback, failed_too))
 
     async def durable(self) -> None:
         """Wait until every record written so far is flushed and fsynced."""
-        done = asyncio.get_running_loop().create_future()
+        from asyncio import get_running_loop
+
+        done = get_running_loop().create_future()
 
         def resolve() -> None:
             if not done.done():
@@ -347,9 +353,9 @@ _FINISHED = b',"finished_at":"'
 _ADAPTIVE = b'"adaptive":{'
 
 
-def _summary_loads(raw: bytes) -> Any:
+def summary_prefix(raw: bytes) -> bytes | None:
     """A task record without the transcript and what follows it (details, timestamps), which
-    `report` does not show: the prefix `run` writes before it is parsed alone. Only for lines
+    `report` does not show, as JSON: the prefix `run` writes before it, closed. Only for lines
     laid out as `run` writes them, whole: `,"transcript":` unescaped is a key, and a prefix
     that closes with one brace is the top level; the line must end with the `finished_at`
     key (a line cut short, e.g. by a crash, does not). Otherwise None: parse it all."""
@@ -357,8 +363,16 @@ def _summary_loads(raw: bytes) -> Any:
     if cut <= 0 or not raw.endswith(b'"}') or raw.find(_FINISHED, len(raw) - 80) < 0 \
             or raw.find(_ADAPTIVE, cut) >= 0:  # an adaptive run's tag comes after: read all
         return None
+    return raw[:cut] + b"}"
+
+
+def _summary_loads(raw: bytes) -> Any:
+    """A task record's summary (`summary_prefix`) parsed, with its status; else None."""
+    prefix = summary_prefix(raw)
+    if prefix is None:
+        return None
     try:
-        obj = orjson.loads(raw[:cut] + b"}")
+        obj = orjson.loads(prefix)
     except orjson.JSONDecodeError:
         return None
     if obj.__class__ is dict and obj.get("type") == "task" and "status" in obj:

@@ -1,4 +1,4 @@
-"""Read the data a report page embeds (summary rows and inflated blobs), as the page's JS does."""
+"""Read the data a report page embeds (summary rows and inflated bodies), as the page's JS does."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ def page_data(html: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     rows = [dict(zip(meta["columns"], row, strict=True)) for row in meta["rows"]]
     meta["rows"] = rows
     texts = blobs.group(1).split("\n") if blobs.group(1) else []
-    bodies = [json.loads(zlib.decompress(base64.b64decode(t))) for t in texts]
+    chunks = [zlib.decompress(base64.b64decode(t)).decode().split("\n") for t in texts]
+    # Every chunk holds the bodies of its rows alone, each once.
+    assert sorted(map(tuple, meta["blobs"])) == [
+        (c, i) for c, bodies in enumerate(chunks) for i in range(len(bodies))]
+    bodies = [json.loads(chunks[c][i]) for c, i in meta["blobs"]]
     # As viewer.js's load(): the record's fields, with `requests` its request rows.
     return meta, [{**b["record"], "requests": b["requests"]} for b in bodies]
