@@ -376,7 +376,10 @@ def test_an_agent_cannot_make_the_adversary_forfeit(tmp_path: Path, words: str) 
             assert x["status"] == "agent_error" and x["match"]["forfeit"] == "agent", x["error"]
             assert x["match"]["scores"]["agent"] == 0.0
             assert x["details"]["pressure"]["outcome"] == "forfeit"
-            assert "the agent's message" in x["error"]["message"]
+            # The flood is refused when relayed; a lone surrogate already as the agent's
+            # reply arrives (a2a/client.py), before anything reaches the adversary.
+            said = "lone surrogate" if "\ud800" in words else "the agent's message"
+            assert said in x["error"]["message"], x["error"]
         roles = build_report([tmp_path / f"{name}.jsonl"]).roles
         assert roles is not None
         agent = next(e for e in roles["roles"]["agent"] if e["participant"] == "agent")
