@@ -34,6 +34,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import httpx
+import orjson
 
 from a2abench.errors import (
     BrokenReply,
@@ -248,6 +249,11 @@ def lone_surrogate(value: Any) -> str | None:
     """Where decoded JSON holds a lone surrogate, or None: `"\\ud800"` is a valid JSON escape,
     but the str it decodes to cannot be encoded as UTF-8, so it fails whatever sends it on
     (a request to an LLM, a record). Says e.g. `U+D800 at character 3 of parts[0].text`."""
+    try:  # orjson refuses lone surrogates at C speed: the walk below only when it refuses
+        orjson.dumps(value)
+        return None
+    except orjson.JSONEncodeError:  # a surrogate, or what orjson refuses (a 65-bit integer)
+        pass
     stack: list[tuple[Any, str]] = [({"": value}, "")]  # the root as a child: one loop
     while stack:
         item, path = stack.pop()

@@ -20,6 +20,7 @@ from a2abench.net.limits import (
     format_bytes,
     iter_sse,
     loads,
+    lone_surrogate,
     raw_decode,
     read_body,
     task_deadline,
@@ -169,3 +170,16 @@ async def test_deadline_scope_ends_with_its_body() -> None:
     with pytest.raises(ZeroDivisionError):  # the body's own errors pass through unchanged
         async with deadline_scope(Deadline.after(10, "request")):
             raise ZeroDivisionError
+
+
+def test_a_lone_surrogate_is_found_where_orjson_refuses_for_another_reason_too() -> None:
+    # orjson screens at C speed; what it refuses for another reason (an integer beyond 64
+    # bits, nesting past its limit) still gets the walk, which alone names the place.
+    deep: object = "\ud800"
+    for _ in range(300):
+        deep = [deep]
+    assert lone_surrogate({"n": 10**30, "t": ["ok", "x\udfff"]}) == "U+DFFF at character 1 of t[1]"
+    assert lone_surrogate({"n": 10**30, "t": "\U0001F600 caf\u00e9"}) is None
+    assert (lone_surrogate({"d": deep}) or "").startswith("U+D800 at character 0 of d[0][0]")
+    assert lone_surrogate({"\udc00k": 1}) == "U+DC00 at character 0 of a key of the reply"
+    assert lone_surrogate(json.loads('{"pair": "\\ud83d\\ude00"}')) is None  # one character
