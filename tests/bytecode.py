@@ -11,7 +11,9 @@ PYTHONPYCACHEPREFIX already set is left alone.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 PREFIX = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
@@ -23,6 +25,11 @@ def keep_bytecode() -> None:
     if os.environ.get("A2ABENCH_TEST_BYTECODE") == "0":
         return
     PREFIX.mkdir(parents=True, exist_ok=True)
+    # Modules compiled from temp folders (fresh clones, fake plugins) are never read again:
+    # dropped each session, so the cache does not grow by a few hundred kB a run. A file
+    # another session still uses is only compiled again.
+    temp = Path(tempfile.gettempdir()).resolve()
+    shutil.rmtree(PREFIX / temp.relative_to(temp.anchor), ignore_errors=True)
     sys.pycache_prefix = str(PREFIX)
     sys.dont_write_bytecode = False
     os.environ["PYTHONPYCACHEPREFIX"] = str(PREFIX)
