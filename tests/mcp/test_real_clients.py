@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from a2abench.benchmarks.tau2.models import Task
 from tests.mcp import real_clients
 from tests.mcp.test_tau2_gold import (
     CASES,
@@ -26,30 +27,53 @@ from tests.mcp.test_tau2_gold import (
 
 DOMAINS = ["airline", "telecom", "banking_knowledge"]
 _baselines: dict[str, dict[str, dict[str, Any]]] = {}
+_tasks: dict[str, dict[str, Task]] = {}
+
+
+@pytest.fixture(scope="module")
+def _callers() -> Iterator[dict[str, real_clients.ToolCaller]]:
+    live: dict[str, real_clients.ToolCaller] = {}
+    yield live
+    for tool_caller in live.values():
+        tool_caller.close()
 
 
 @pytest.fixture
-def caller(request: pytest.FixtureRequest) -> Iterator[real_clients.ToolCaller]:
-    try:
-        argv = real_clients.command(request.param)
-    except RuntimeError as exc:
-        pytest.skip(f"the {request.param} MCP client is not available: {exc}")
-    tool_caller = real_clients.ToolCaller(argv)
-    try:
-        yield tool_caller
-    finally:
-        tool_caller.close()
+def caller(request: pytest.FixtureRequest, _callers: dict[str, real_clients.ToolCaller]
+           ) -> real_clients.ToolCaller:
+    """The client's process, one for every domain (its start-up is most of a test's CPU):
+    each command connects anew, as an agent's turn does, so nothing carries from one test to
+    the next. A process that died (a failed test kills it) is replaced."""
+    client: str = request.param
+    tool_caller = _callers.get(client)
+    if tool_caller is None or tool_caller.process.poll() is not None:
+        try:
+            argv = real_clients.command(client)
+        except RuntimeError as exc:
+            pytest.skip(f"the {client} MCP client is not available: {exc}")
+        if tool_caller is not None:
+            tool_caller.close()
+        _callers[client] = tool_caller = real_clients.ToolCaller(argv)
+    return tool_caller
+
+
+def tasks_of(domain: str) -> dict[str, Task]:
+    """The domain's tasks, loaded once for every client (the gold agent only reads them)."""
+    if domain not in _tasks:
+        ids, count, flags = CASES[domain]
+        _tasks[domain] = (solo_tasks(domain, 3) if domain == "telecom"
+                          else domain_tasks(domain, ids, count, flags))
+    return _tasks[domain]
 
 
 def replay(domain: str, out: Path, mode: str, caller: Any = None
            ) -> tuple[dict[str, dict[str, Any]], Any]:
     extra = ("--tool-channel", "mcp") if mode != "gold" else ()
+    tasks = tasks_of(domain)
     if domain == "telecom":
-        tasks = solo_tasks(domain, 3)
         return run_solo(domain, tasks, "solo" if mode == "gold" else "mcp-solo", out, *extra,
                         caller=caller)
-    ids, count, flags = CASES[domain]
-    tasks = domain_tasks(domain, ids, count, flags)
+    flags = CASES[domain][2]
     mcp_mode = "mcp-alias" if domain == "banking_knowledge" else "mcp"
     return run_gold(domain, tasks, "gold" if mode == "gold" else mcp_mode, out, *flags, *extra,
                     caller=caller)
