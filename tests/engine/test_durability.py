@@ -41,6 +41,14 @@ def spawn(base: str, out: Path, *extra: str) -> subprocess.Popen[str]:
         env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def resume(base: str, out: Path, *extra: str) -> None:
+    """`--resume` in this process: what is proved is the file it continues, not the process
+    (the kill or the signal is the spawned run's)."""
+    r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(out), *OPTS,
+                "--resume", *extra)
+    assert r.code == 0, r.err
+
+
 def task_count(path: Path) -> int:
     if not path.exists():
         return 0
@@ -90,9 +98,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> No
         done_before = task_count(out)
         assert 6 <= done_before <= 10  # 9 answered, one more while the hold was reached
         legacy.hold_after = None
-        resumed = spawn(base, out, "--resume", "--concurrency", "2")
-        _, err = resumed.communicate(timeout=HANG_S)
-        assert resumed.returncode == 0, err
+        resume(base, out, "--concurrency", "2")
     rep = build_report([out])
     assert comparable(rep) == expected
     assert rep.read["duplicates"] == 0 and rep.task_trials == 24
@@ -119,9 +125,7 @@ def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path
         assert command.endswith(f"--output {out} --resume")
         last = json.loads(out.read_text().splitlines()[-1])
         assert last["type"] == "run_end" and last["status"] == "interrupted"
-        resumed = spawn(base, out, "--resume")
-        _, err = resumed.communicate(timeout=HANG_S)
-        assert resumed.returncode == 0, err
+        resume(base, out)
     assert comparable(build_report([out])) == expected
 
 
