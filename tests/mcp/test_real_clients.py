@@ -6,7 +6,9 @@ transcripts and every tool text equal the A2A channel's, and each client spoke i
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,21 +94,35 @@ def same_numbers(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def baseline(domain: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
-    """The A2A channel's records, once per domain for every client."""
+def baseline(domain: str, tmp_path: Path, shared: Path) -> dict[str, dict[str, Any]]:
+    """The A2A channel's records, once per domain for every client: made by the first
+    process that needs them and read from `shared` by this session's other xdist workers."""
     if domain not in _baselines:
-        _baselines[domain] = replay(domain, tmp_path / "a2a.jsonl", "gold")[0]
+        path = shared / f"a2a-baseline-{domain}.json"
+        with (shared / f"a2a-baseline-{domain}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
+            if not path.exists():
+                records = replay(domain, tmp_path / "a2a.jsonl", "gold")[0]
+                path.write_text(json.dumps(records))
+        _baselines[domain] = json.loads(path.read_text())
     return _baselines[domain]
+
+
+@pytest.fixture(scope="session")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this session's, the same for all its xdist workers."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("caller", real_clients.CLIENTS, indirect=True)
 def test_a_real_client_replays_gold_as_the_a2a_channel_scores(
-        tmp_path: Path, domain: str, caller: real_clients.ToolCaller,
+        tmp_path: Path, domain: str, caller: real_clients.ToolCaller, shared: Path,
         request: pytest.FixtureRequest) -> None:
     client = request.node.callspec.params["caller"]
-    over_a2a = baseline(domain, tmp_path)
+    over_a2a = baseline(domain, tmp_path, shared)
     over_mcp, agent = replay(domain, tmp_path / "mcp.jsonl", "mcp", caller)
     spoken = MODERN if client in real_clients.MODERN else "2025-11-25"
     assert set(agent.mcp.protocols.values()) == {spoken}
