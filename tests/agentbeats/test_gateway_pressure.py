@@ -94,8 +94,8 @@ def test_pressure_through_the_gateway_sharded_rated_and_repeatable(
     files = {"sharded": merge_shards(shards, IDS), "whole": merge_shards([whole], IDS)}
     for name, merged in files.items():
         (tmp_path / f"{name}.json").write_text(json.dumps(merged))
-    from_shards = rate([tmp_path / "sharded.json"], bootstrap=100, seed=5)
-    from_whole = rate([tmp_path / "whole.json"], bootstrap=100, seed=5)
+    from_shards = rate([tmp_path / "sharded.json"], bootstrap=20, seed=5)
+    from_whole = rate([tmp_path / "whole.json"], bootstrap=20, seed=5)
     assert from_shards["roles"] == from_whole["roles"] and from_shards["roles"]
     adversaries = {p["participant"] for p in from_whole["roles"]["adversary"]["players"]}
     assert "adversary-0042" in adversaries
