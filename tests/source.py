@@ -1,22 +1,19 @@
 """What the whole-package scans read from each Python file: its imports and the names it
 defines. The layer tests and the architecture map scan all of a2abench; parsing and walking it
-is ~1.5 s of CPU, paid by every xdist worker that runs one of them. A repository file's scan is
-therefore kept on disk (`.pytest_cache/source-scan`), keyed by a hash of its text: an edited
-file is scanned again, and a test that writes a file of its own sees what it wrote."""
+is ~1.5 s of CPU, paid by every xdist worker that runs one of them, so a repository file's
+scan is kept on disk by its text (tests/kept.py): an edited file is scanned again."""
 
 from __future__ import annotations
 
 import ast
-import hashlib
-import json
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+from tests.kept import kept
 
 ROOT = Path(__file__).resolve().parents[1]
-STORE = ROOT / ".pytest_cache" / "source-scan-v1"
 
 
 @dataclass(frozen=True)
@@ -41,28 +38,20 @@ def scan(path: Path) -> Scan:
     text = path.read_bytes()
     if not path.resolve().is_relative_to(ROOT):
         return _scan(text)  # a test's own file: nothing to keep
-    return _cached(hashlib.sha256(text).hexdigest(), text)
+    return _kept(text)
 
 
 @cache
-def _cached(digest: str, text: bytes) -> Scan:
-    kept = STORE / f"{digest}.json"
-    try:
-        raw = json.loads(kept.read_bytes())
-        imports = tuple(Import(line, level, module, tuple(names))
-                        for line, level, module, names in raw["imports"])
-        return Scan(imports, frozenset(raw["names"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # absent or unreadable: scan the text again
-    found = _scan(text)
-    body = json.dumps({"imports": [[i.line, i.level, i.module, i.names] for i in found.imports],
-                       "names": sorted(found.names)})
-    STORE.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=STORE, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(body)
-    os.replace(tmp, kept)  # whole or absent, whichever worker writes it
-    return found
+def _kept(text: bytes) -> Scan:
+    raw = kept("source-scan-v1", text, lambda t: _encode(_scan(t)))
+    return Scan(tuple(Import(line, level, module, tuple(names))
+                      for line, level, module, names in raw["imports"]),
+                frozenset(raw["names"]))
+
+
+def _encode(found: Scan) -> dict[str, Any]:
+    return {"imports": [[i.line, i.level, i.module, i.names] for i in found.imports],
+            "names": sorted(found.names)}
 
 
 def _scan(text: bytes) -> Scan:
