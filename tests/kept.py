@@ -8,12 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 STORE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "kept"
+LIMIT = 5_000  # entries of one kind; past it the folder starts again (edits leave old ones)
 
 
 def kept(kind: str, text: bytes, derive: Callable[[bytes], Any]) -> Any:
@@ -26,6 +28,8 @@ def kept(kind: str, text: bytes, derive: Callable[[bytes], Any]) -> Any:
     except (OSError, ValueError):
         pass  # absent or torn: derive it again
     value = derive(text)
+    if folder.is_dir() and len(os.listdir(folder)) > LIMIT:
+        shutil.rmtree(folder, ignore_errors=True)  # another worker may be emptying it too
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as out:

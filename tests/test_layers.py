@@ -252,3 +252,4 @@ def test_the_diagram_check_sees_an_upward_or_sideways_import() -> None:
     assert upward_imports(rows, {"cli": {"run"}, "run": {"net"}}) == []
     assert upward_imports(rows, {"net": {"run"}, "report": {"run"}}) == [
         "net (2) imports run (1)", "report (1) imports run (1)"]
+
