@@ -17,7 +17,7 @@ import operator
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from a2abench.benchmarks.tau2.db import StateDB, canonical, clone, deep_update
+from a2abench.benchmarks.tau2.db import ABSENT, StateDB, Subtree, canonical, clone, deep_update
 from a2abench.plugin import DataCorrupt
 
 # TransactionalDB's fields, in model order (what `model_dump()` yields).
@@ -208,6 +208,32 @@ class BankingDB(StateDB):
                 text = canonical(layer.base[key])
             records.append(f"{json.dumps(key)}: {text}")
         return f'{{"data": {{{", ".join(records)}}}, "notes": {json.dumps(layer.notes)}}}'
+
+    def differing(self, other: StateDB) -> list[Subtree] | None:
+        """Views of one base differ only in records either holds a copy of and in notes; in
+        the order of a sorted walk of the dumps (table, "data" then "notes", record id)."""
+        if not isinstance(other, BankingDB) or other.base is not self.base:
+            return None
+        out: list[Subtree] = []
+        for name in sorted(TABLES):
+            mine, theirs = self._layers.get(name), other._layers.get(name)
+            keys = set(mine.own if mine else ()) | set(theirs.own if theirs else ())
+            out += [([name, "data", str(key)], self._record(name, key),
+                     other._record(name, key)) for key in sorted(keys, key=str)]
+            notes = self._notes(name), other._notes(name)
+            if notes[0] != notes[1]:
+                out.append(([name, "notes"], *notes))
+        return out
+
+    def _record(self, name: str, key: str) -> Any:
+        layer = self._layers.get(name)
+        if layer is not None and key in layer.own:
+            return layer.own[key]
+        return self.base.tables[name]["data"].get(key, ABSENT)
+
+    def _notes(self, name: str) -> str:
+        layer = self._layers.get(name)
+        return layer.notes if layer is not None else str(self.base.tables[name]["notes"])
 
     def patch(self, update: dict[str, Any]) -> None:
         """Upstream `update_db`: a deep merge (addict: dicts merge, anything else replaces),
