@@ -74,14 +74,21 @@ def _expected_calls(d: Any, expected: dict[str, Any]) -> dict[str, Any]:
 def _score(d: Any, task_id: str, messages: list[Any]) -> dict[str, Any]:
     task = next(t for t in d.tasks() if t.id == task_id)
     try:
-        info = asyncio.run(evaluate(task, messages, "user_stop", domain=d,
-                                    judge=harness.all_true_judge))
+        nl_skipped, score = asyncio.run(_scored(d, task, messages))
     except Exception as exc:
         return {"exception": type(exc).__name__}
-    assert not info.nl_skipped
-    return {"reward": info.reward,
-            "breakdown": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
-            "db_match": info.db_check.db_match if info.db_check else None}
+    assert not nl_skipped
+    return score
+
+
+async def _scored(d: Any, task: Any, messages: list[Any]) -> tuple[bool, dict[str, Any]]:
+    # A summary, not the RewardInfo, is the task's result: Python 3.11's asyncio.run formats
+    # its main task (result included) when it restores the SIGINT handler.
+    info = await evaluate(task, messages, "user_stop", domain=d, judge=harness.all_true_judge)
+    return info.nl_skipped, {
+        "reward": info.reward,
+        "breakdown": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
+        "db_match": info.db_check.db_match if info.db_check else None}
 
 
 @pytest.fixture(params=["fallback", "upstream"])
