@@ -281,8 +281,8 @@ class BankingDB(StateDB):
         """`query_db(..., return_ids=True)` over a queryable table ([] when unknown)."""
         if table not in QUERYABLE:
             return []
-        return [(rid, rec) for rid, rec in self.data(table).items()
-                if _matches(rec, constraints)]
+        tests = _tests(constraints)
+        return [(rid, rec) for rid, rec in self.data(table).items() if _matches(rec, tests)]
 
     def query_text(self, table: str, constraints: str = "{}") -> str:
         """`query_database_tool`: the formatted result text (errors as text, never raised)."""
@@ -341,10 +341,20 @@ _OPS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def _matches(record: dict[str, Any], constraints: dict[str, Any]) -> bool:
+_Test = tuple[str, Callable[[Any, Any], Any], Any]  # (field, comparison, expected value)
+
+
+def _tests(constraints: dict[str, Any]) -> list[_Test]:
+    """Upstream's `field__op` constraint keys, split once per query rather than per record."""
+    tests = []
     for key, expected in constraints.items():
         field, op = key.rsplit("__", 1) if "__" in key else (key, "eq")
-        compare: Callable[[Any, Any], Any] = _OPS.get(op, operator.eq)
+        tests.append((field, _OPS.get(op, operator.eq), expected))
+    return tests
+
+
+def _matches(record: dict[str, Any], tests: list[_Test]) -> bool:
+    for field, compare, expected in tests:
         try:
             if not compare(record.get(field), expected):
                 return False
