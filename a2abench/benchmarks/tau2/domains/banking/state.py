@@ -73,18 +73,21 @@ class BankingBase:
         self.name = "TransactionalDB"
         self.tables = validate(raw, source)
         self._texts: dict[str, str] = {}
-        self._records: dict[str, dict[str, str]] = {name: {} for name in TABLES}
+        self._entries: dict[str, tuple[list[str], dict[str, str]]] = {}
 
     def text(self, name: str) -> str:
         if name not in self._texts:
             self._texts[name] = canonical(self.tables[name])
         return self._texts[name]
 
-    def record_text(self, name: str, key: str) -> str:
-        texts = self._records[name]
-        if key not in texts:
-            texts[key] = canonical(self.tables[name]["data"][key])
-        return texts[key]
+    def entries(self, name: str) -> tuple[list[str], dict[str, str]]:
+        """A table's record ids, sorted, and each record's `"id": {...}` entry of the
+        canonical text, made once (speeds up views' `db_hash`)."""
+        if name not in self._entries:
+            data = self.tables[name]["data"]
+            self._entries[name] = (sorted(data), {key: f"{json.dumps(key)}: {canonical(value)}"
+                                                  for key, value in data.items()})
+        return self._entries[name]
 
 
 class _Layer:
@@ -145,8 +148,11 @@ class Records(MutableMapping[str, Any]):
 
     def items(self) -> Any:
         layer = self._layer
-        if not self._write and not layer.own:
-            return layer.base.items()  # the common read: no Python-level iteration
+        if not self._write:  # the common read: no Python-level iteration, or one
+            if not layer.own:
+                return layer.base.items()
+            own, base = layer.own, layer.base
+            return [(key, own[key] if key in own else base[key]) for key in self]
         return super().items()
 
     def values(self) -> Any:
@@ -198,15 +204,15 @@ class BankingDB(StateDB):
         layer = self._layers.get(name)
         if layer is None or (layer.shared and not layer.own):
             return self.base.text(name)
-        records = []
-        for key in sorted(layer.keys()):
-            if key in layer.own:
-                text = canonical(layer.own[key])
-            elif layer.shared:
-                text = self.base.record_text(name, key)
-            else:
-                text = canonical(layer.base[key])
-            records.append(f"{json.dumps(key)}: {text}")
+        keys, entries = self.base.entries(name)
+        own = layer.own
+        if layer.added:
+            keys = sorted(layer.keys())
+        if layer.base is not self.base.tables[name]["data"]:
+            entries = {}
+        records = [f"{json.dumps(key)}: {canonical(own[key])}" if key in own
+                   else entries[key] if key in entries
+                   else f"{json.dumps(key)}: {canonical(layer.base[key])}" for key in keys]
         return f'{{"data": {{{", ".join(records)}}}, "notes": {json.dumps(layer.notes)}}}'
 
     def differing(self, other: StateDB) -> list[Subtree] | None:

@@ -19,9 +19,8 @@ import inspect
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
-from a2abench.benchmarks.tau2.db import clone
 from a2abench.benchmarks.tau2.domains.banking import ids
 from a2abench.benchmarks.tau2.domains.banking.state import BankingDB
 from a2abench.benchmarks.tau2.toolkit import _TOOL_ATTR, Toolkit, ToolType, tool
@@ -81,15 +80,15 @@ class BankingToolkit(Toolkit[BankingDB]):
         return getattr(self, name) if defn is not None and defn.discoverable else None
 
     def tool_info(self, name: str) -> dict[str, Any]:
-        """Upstream's parsed docstring of a tool, parsed once per tool and text (callers get
-        their own copy)."""
+        """Upstream's parsed docstring of a tool, parsed once per tool and text: shared,
+        read-only."""
         kit = type(self) if name in self._defs else KNOWN_USER_TOOLS[0]
         key = (kit, name, self.texts.docs.get(name))
         info = _INFOS.get(key)
         if info is None:
             doc = key[2] if key[2] is not None else fallback_doc(getattr(kit, name))
             info = _INFOS[key] = parse_tool_doc(name, doc)
-        return cast(dict[str, Any], clone(info))
+        return info
 
 
 # `tool_info` by (toolkit class, tool name, upstream docstring or None): a few hundred at most.
