@@ -168,6 +168,13 @@ def test_policies_match_upstream(variant: str) -> None:
     assert harness.sha(d.policy_for(first)) == golden()["policies"][variant]
 
 
+def test_variants_share_what_they_read_alike() -> None:
+    """One KB (one BM25 index, one grep pool), task list and base DB per process."""
+    a, b = domain("bm25"), domain("grep_only")
+    assert a is not b and a.kb is b.kb and a.base_db is b.base_db
+    assert a.tasks() == b.tasks() and a.policy != b.policy
+
+
 @pytest.mark.parametrize("variant", ["no_knowledge", "bm25", "bm25_grep", "grep_only"])
 def test_schema_names_and_order_match_upstream(variant: str) -> None:
     names = [s["function"]["name"] for s in domain(variant).agent_tool_schemas()]
