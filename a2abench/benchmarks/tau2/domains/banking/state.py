@@ -221,7 +221,7 @@ class BankingDB(StateDB):
         if not isinstance(other, BankingDB) or other.base is not self.base:
             return None
         out: list[Subtree] = []
-        for name in sorted(TABLES):
+        for name in sorted(set(self._layers) | set(other._layers)):  # the others: the base's
             mine, theirs = self._layers.get(name), other._layers.get(name)
             keys = set(mine.own if mine else ()) | set(theirs.own if theirs else ())
             out += [([name, "data", str(key)], self._record(name, key),
