@@ -125,7 +125,7 @@ def _bank_apply(db: BankingDB, edits: list[tuple[str, str, Any]]) -> None:
             db.add(table, key, {"n": value})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(_bank_edits, _bank_edits)
 def test_banking_views_diff_as_their_whole_dumps_do(left_edits: Any, right_edits: Any) -> None:
     """Banking compares only the records either view copied, and the notes; the outcome is
