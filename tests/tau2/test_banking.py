@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -71,10 +72,23 @@ def _expected_calls(d: Any, expected: dict[str, Any]) -> dict[str, Any]:
             "db": expected["db"]}
 
 
+_LOOP: list[asyncio.AbstractEventLoop] = []  # the module's, see `scoring_loop`
+
+
+@pytest.fixture(scope="module", autouse=True)
+def scoring_loop() -> Iterator[None]:
+    """One event loop scores the module's trajectories (asyncio.run made one per call)."""
+    loop = asyncio.new_event_loop()
+    _LOOP.append(loop)
+    yield
+    _LOOP.remove(loop)
+    loop.close()
+
+
 def _score(d: Any, task_id: str, messages: list[Any]) -> dict[str, Any]:
     task = next(t for t in d.tasks() if t.id == task_id)
     try:
-        nl_skipped, score = asyncio.run(_scored(d, task, messages))
+        nl_skipped, score = _LOOP[0].run_until_complete(_scored(d, task, messages))
     except Exception as exc:
         return {"exception": type(exc).__name__}
     assert not nl_skipped
@@ -82,8 +96,6 @@ def _score(d: Any, task_id: str, messages: list[Any]) -> dict[str, Any]:
 
 
 async def _scored(d: Any, task: Any, messages: list[Any]) -> tuple[bool, dict[str, Any]]:
-    # A summary, not the RewardInfo, is the task's result: Python 3.11's asyncio.run formats
-    # its main task (result included) when it restores the SIGINT handler.
     info = await evaluate(task, messages, "user_stop", domain=d, judge=harness.all_true_judge)
     return info.nl_skipped, {
         "reward": info.reward,
