@@ -70,7 +70,8 @@ class GrepCancelled(Exception):
 
 class _Worker:
     def __init__(self, corpus_line: bytes) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-I", str(_WORKER)],
+        # -S: no site-packages to scan (the worker needs the standard library only)
+        self.proc = subprocess.Popen([sys.executable, "-I", "-S", str(_WORKER)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.replies: queue.Queue[bytes] = queue.Queue()
