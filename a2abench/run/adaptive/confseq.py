@@ -86,6 +86,7 @@ class Stratum:
         self.size, self.alpha = size, alpha
         self.grid: Array = np.linspace(0.0, 1.0, grid + 1)
         self._base: Array = size * self.grid
+        self._high_slack: Array = self.grid[1:] + 1e-15  # bounds(): cells' high ends, slack
         # The capital of each mean: exp(_log) · _lin. Factors lie in [1 − c, 1 + c·top/ε],
         # so RENORM of them fit a float: folding them into _log only then saves a logarithm
         # per mean per draw (most of a simulation's time).
@@ -102,6 +103,7 @@ class Stratum:
         self.left_high: Array = np.full(shape, left[1])
         self._ysum: Array = np.zeros(shape)  # known draws as the bets see them (x·scale)
         self._sq: Array = np.full(shape, PRIOR_VAR)  # the plug-in's sum of squares
+        self._exact = True  # every draw so far known in every run (then high == low)
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
 
     def variance(self) -> Array:
@@ -133,35 +135,46 @@ class Stratum:
         lo = np.asarray(low, dtype=float)
         hi = lo if high is None else np.asarray(high, dtype=float)
         reach = np.asarray(margin, dtype=float)
-        if (self.n >= self.size or scale <= 0 or top < 1.0 or not np.all(reach > 0)
-                or not np.all((lo >= 0) & (lo <= hi) & (hi <= 1))):
+        if (self.n >= self.size or scale <= 0 or top < 1.0 or not (reach > 0).all()
+                or not ((lo >= 0) & (lo <= hi) & (hi <= 1)).all()):
             raise ValueError(f"draw [{low!r}, {high!r}] outside [0, 1] or beyond the "
                              "population")
+        known = hi is lo or bool((lo == hi).all())  # in every run
         rest = self.size - self.n
         variance = self.variance()[..., None]
         estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[..., None]
         # The mean left under each m, from the lowest and from the highest sum so far.
-        up_left = self._base - self.low[..., None]
+        up_left = np.subtract(self._base, self.low[..., None])
         up_left /= rest
         reach = (reach * self.size / rest)[..., None]
-        if np.array_equal(self.high, self.low) and np.array_equal(lo, hi):
+        if known and self._exact:
             left = _unit(up_left)  # nothing unresolved: one mean left, one gap (fast path)
-            gap = np.clip(estimate - left, -reach, reach)
-            seen = np.broadcast_to((lo * scale)[..., None], left.shape) - left
-        else:
-            down_left = _unit(up_left - ((self.high - self.low) / rest)[..., None])
+            gap = np.subtract(estimate, left)
+            np.maximum(gap, -reach, out=gap)
+            np.minimum(gap, reach, out=gap)
+            seen = np.subtract((lo * scale)[..., None], left)
+        else:  # also right where nothing is unresolved (then both lefts are one)
+            left = _unit(up_left - ((self.high - self.low) / rest)[..., None])  # down
             _unit(up_left)
-            up_gap = np.minimum(estimate - up_left, reach)
+            up_gap = np.subtract(estimate, up_left)
+            np.minimum(up_gap, reach, out=up_gap)
             up = up_gap > 0  # down_left <= up_left, so at most one side bets
-            down_gap = estimate - down_left
-            np.maximum(down_gap, -reach, out=down_gap)
-            np.minimum(down_gap, 0.0, out=down_gap)
-            gap = np.where(up, up_gap, down_gap)
-            left = np.where(up, up_left, down_left)
-            seen = np.where(up, (lo * scale)[..., None], (hi * scale)[..., None]) - left
-        bet = gap / (variance + gap * gap)
-        np.maximum(bet, -TRUNCATION / np.maximum(top - left, _EPS), out=bet)
-        np.minimum(bet, TRUNCATION / np.maximum(left, _EPS), out=bet)
+            gap = np.subtract(estimate, left)  # down
+            np.maximum(gap, -reach, out=gap)
+            np.minimum(gap, 0.0, out=gap)
+            np.copyto(gap, up_gap, where=up)
+            np.copyto(left, up_left, where=up)
+            seen = np.subtract((hi * scale)[..., None], left)
+            np.subtract((lo * scale)[..., None], left, out=seen, where=up)
+        # bet = gap / (variance + gap²), then truncated to (−c/(top − left), c/left)
+        scratch = np.multiply(gap, gap)
+        scratch += variance
+        bet = np.divide(gap, scratch, out=gap)
+        np.subtract(top, left, out=scratch)
+        np.maximum(scratch, _EPS, out=scratch)
+        np.maximum(bet, np.divide(-TRUNCATION, scratch, out=scratch), out=bet)
+        np.maximum(left, _EPS, out=scratch)
+        np.minimum(bet, np.divide(TRUNCATION, scratch, out=scratch), out=bet)
         seen *= bet
         seen += 1.0
         self._lin *= seen
@@ -175,13 +188,21 @@ class Stratum:
         self.high = self.high + hi
         self.left_low = self.left_low - np.asarray(unit[0])
         self.left_high = self.left_high - np.asarray(unit[1])
-        known = lo == hi
-        y = np.where(known, lo * scale, 0.0)
-        self.resolved = self.resolved + known
-        self.total = self.total + np.where(known, lo, 0.0)
+        self._exact = self._exact and known
+        if known:  # the rest as below, where every value is known (fewer steps)
+            y = lo * scale
+            self.resolved = self.resolved + 1.0
+            self.total = self.total + lo
+            self._ysum = self._ysum + y
+            self._sq = self._sq + (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2
+            return
+        is_known = lo == hi
+        y = np.where(is_known, lo * scale, 0.0)
+        self.resolved = self.resolved + is_known
+        self.total = self.total + np.where(is_known, lo, 0.0)
         self._ysum = self._ysum + y
         self._sq = self._sq + np.where(
-            known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
+            is_known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
 
     @property
     def unresolved(self) -> Array:
@@ -224,16 +245,35 @@ class Stratum:
 
     def bounds(self, alpha: float | None = None) -> tuple[Array, Array]:
         """The confidence set's lower and upper ends (one per run): the cells within the
-        logical bounds with a plausible end."""
+        logical bounds with a plausible end.
+
+        Cell i is [max(g_i, lower), min(g_i+1, upper)], within the bounds when that is not
+        empty (1e-15 slack). Both ends grow with i, so the set runs from the first such
+        cell's low end to the last one's high end: found with two searches and a scan of
+        booleans instead of the cells' floats (this runs after every result)."""
         lower, upper = self.logical_bounds()
-        low = np.maximum(self.grid[:-1], lower[..., None])
-        high = np.minimum(self.grid[1:], upper[..., None])
         point = self._plausible(alpha)
-        inside = (point[..., :-1] | point[..., 1:]) & (low <= high + 1e-15)
-        lo = np.where(inside, low, np.inf).min(axis=-1)
-        hi = np.where(inside, high, -np.inf).max(axis=-1)
-        none = ~inside.any(axis=-1)  # every mean rejected (chance ≤ α): only what is proven
-        return np.where(none, lower, lo), np.where(none, upper, hi)
+        ends = point[..., :-1] | point[..., 1:]
+        # max(g_i, lower) <= min(g_i+1, upper) + 1e-15, term by term: rounding is monotone,
+        # so (min(a, b) + 1e-15) == min(a + 1e-15, b + 1e-15) exactly
+        top = upper + 1e-15
+        first_cell = np.searchsorted(self._high_slack, lower, side="left")
+        end_cell = np.where(lower <= top, np.searchsorted(self.grid[:-1], top, side="right"),
+                            0)
+        if ends.ndim == 1:
+            found = np.flatnonzero(ends[first_cell:end_cell])
+            if not len(found):  # every mean rejected (chance ≤ α): only what is proven
+                return lower, upper
+            first, last = first_cell + found[0], first_cell + found[-1]
+            return (np.maximum(self.grid[first], lower),
+                    np.minimum(self.grid[last + 1], upper))
+        cells = np.arange(ends.shape[-1])
+        inside = ends & (cells >= first_cell[..., None]) & (cells < end_cell[..., None])
+        first = inside.argmax(axis=-1)
+        last = ends.shape[-1] - 1 - inside[..., ::-1].argmax(axis=-1)
+        none = ~np.take_along_axis(inside, first[..., None], axis=-1)[..., 0]
+        return (np.where(none, lower, np.maximum(self.grid[first], lower)),
+                np.where(none, upper, np.minimum(self.grid[last + 1], upper)))
 
     def interval(self, alpha: float | None = None) -> Interval:
         lower, upper = self.bounds(alpha)
