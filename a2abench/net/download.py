@@ -4,7 +4,8 @@ A benchmark describes the files it needs as `RemoteFile`s (relative path, URL, a
 sha256 and/or git blob id). `ensure` returns local paths for them: a cached copy whose checksum
 matches is used as is; anything else is downloaded with httpx, verified, and written
 atomically (temp file + `os.replace`), so a crashed or concurrent download never leaves a
-half-written file under the final name.
+half-written file under the final name (a power cut may: its checksum then fails on next use,
+and it is fetched again).
 
 The git blob id (`sha1(b"blob <size>\0" + bytes)`, what `git ls-tree` prints) pins files whose
 bytes we have never seen but whose commit we know, e.g. CRMArena's SQLite org dumps.
@@ -201,10 +202,10 @@ def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | No
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:
+        # No fsync: a file cut short by a crash fails its checksum, which every use checks
+        # (`_cached`), and is fetched again; a flush to disk cost more than the download.
         with os.fdopen(fd, "wb") as handle:
             sha256 = _stream(item, http, handle, missing)
-            handle.flush()
-            os.fsync(handle.fileno())
         wrong = item.mismatch(sha256 if item.sha256 else None,
                               git_blob_sha1_file(Path(tmp)) if item.git_blob_sha1 else None)
         if wrong is not None:
