@@ -26,12 +26,18 @@ class FileServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Keep-alive, as real file hosts: a connection per download worker, not per file
+            # (banking's 814 files opened 814 connections, each with a server thread).
+            protocol_version = "HTTP/1.1"
+
             def do_GET(self) -> None:
                 server.requests.append(self.path)
                 body = server.files.get(self.path)
+                payload = body if body is not None else b"not found"
                 self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(body or b"not found")
+                self.wfile.write(payload)
 
             def log_message(self, *args: object) -> None:
                 pass
