@@ -33,7 +33,9 @@ from typing_extensions import TypeVar
 M = TypeVar("M", bound=BaseModel, default=BaseModel)  # the pydantic DB model of a ModelDB
 T = TypeVar("T")
 
-_MISSING = object()
+ABSENT: Any = object()  # in `StateDB.differing`: the side that lacks a record or field
+# Where two states may differ: (path, one side's value, the other's), see `StateDB.differing`.
+Subtree = tuple[list[str], Any, Any]
 
 
 def clone(value: Any) -> Any:
@@ -125,6 +127,12 @@ class StateDB(ABC):
     @abstractmethod
     def patch(self, update: dict[str, Any]) -> None:
         """Deep-merge a task's data patch into this trial's DB."""
+
+    def differing(self, other: StateDB) -> list[Subtree] | None:
+        """The subtrees outside of which `self` and `other` are equal (views of one base:
+        the records either touched), in the diff's order, `ABSENT` for a missing side; None
+        when only the whole DBs can tell."""
+        return None
 
 
 class BaseDB:
@@ -419,6 +427,19 @@ class DBView(StateDB):
     def touched(self) -> dict[str, set[str]]:
         return {name: t.touched() for name, t in self._tables.items() if t.touched()}
 
+    def differing(self, other: StateDB) -> list[Subtree] | None:
+        if not isinstance(other, DBView) or other.base is not self.base:
+            return None
+        out: list[Subtree] = []
+        for name in sorted(self.base.tables):
+            left, right = self.table(name), other.table(name)
+            out += [([name, key], left.get(key) if key in left else ABSENT,
+                     right.get(key) if key in right else ABSENT)
+                    for key in sorted(left.touched() | right.touched())]
+        out += [([name], self.field(name), other.field(name))
+                for name in sorted(set(self._fields) | set(other._fields))]
+        return out
+
 
 class ModelBase(Generic[M]):
     """A small domain DB kept as a validated pydantic model (telecom), shared, never mutated."""
@@ -460,19 +481,8 @@ def same_state(left: StateDB, right: StateDB) -> bool:
     Views over the same base only differ in records that either touched, so only those are
     compared (as canonical JSON, where `1` and `1.0` differ just as in the upstream hash).
     """
-    if not (isinstance(left, DBView) and isinstance(right, DBView)) or left.base is not right.base:
+    parts = left.differing(right)
+    if parts is None:
         return left.db_hash() == right.db_hash()
-    for name in left.base.tables:
-        lt, rt = left.table(name), right.table(name)
-        for key in lt.touched() | rt.touched():
-            lv = lt.get(key) if key in lt else _MISSING
-            rv = rt.get(key) if key in rt else _MISSING
-            if lv is _MISSING or rv is _MISSING:
-                if lv is not rv:
-                    return False
-            elif lv is not rv and canonical(lv) != canonical(rv):
-                return False
-    for name in set(left._fields) | set(right._fields):
-        if canonical(left.field(name)) != canonical(right.field(name)):
-            return False
-    return True
+    return all(a is b or (a is not ABSENT and b is not ABSENT and canonical(a) == canonical(b))
+               for _, a, b in parts)

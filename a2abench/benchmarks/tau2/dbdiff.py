@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2abench.benchmarks.tau2.db import DBView, StateDB, canonical
+from a2abench.benchmarks.tau2.db import ABSENT, StateDB, canonical
 
 MAX_ENTRIES = 60
 MAX_CHARS = 600
-_ABSENT = object()
 
 
 class _Diff:
@@ -33,9 +32,9 @@ class _Diff:
             self.truncated = True
             return
         entry: dict[str, Any] = {"db": db, "path": path}
-        if final is not _ABSENT:
+        if final is not ABSENT:
             entry["final"] = _clip(final)
-        if gold is not _ABSENT:
+        if gold is not ABSENT:
             entry["gold"] = _clip(gold)
         self.entries.append(entry)
 
@@ -44,12 +43,12 @@ class _Diff:
             return
         if isinstance(final, dict) and isinstance(gold, dict):
             for key in sorted(set(final) | set(gold), key=str):
-                self.walk(db, [*path, str(key)], final.get(key, _ABSENT),
-                          gold.get(key, _ABSENT))
+                self.walk(db, [*path, str(key)], final.get(key, ABSENT),
+                          gold.get(key, ABSENT))
         elif isinstance(final, list) and isinstance(gold, list) and len(final) == len(gold):
             for index, (f, g) in enumerate(zip(final, gold, strict=True)):
                 self.walk(db, [*path, str(index)], f, g)
-        elif final is _ABSENT or gold is _ABSENT or not _same_leaf(final, gold):
+        elif final is ABSENT or gold is ABSENT or not _same_leaf(final, gold):
             self.add(db, path, final, gold)
 
 
@@ -99,16 +98,12 @@ def _clip(value: Any) -> Any:
 
 
 def _compare(diff: _Diff, db: str, final: StateDB, gold: StateDB) -> None:
-    if isinstance(final, DBView) and isinstance(gold, DBView) and final.base is gold.base:
-        for name in sorted(final.base.tables):
-            left, right = final.table(name), gold.table(name)
-            for key in sorted(left.touched() | right.touched()):
-                diff.walk(db, [name, key], left.get(key) if key in left else _ABSENT,
-                          right.get(key) if key in right else _ABSENT)
-        for name in sorted(set(final._fields) | set(gold._fields)):
-            diff.walk(db, [name], final.field(name), gold.field(name))
+    parts = final.differing(gold)
+    if parts is None:
+        diff.walk(db, [], _dump(final), _dump(gold))
         return
-    diff.walk(db, [], _dump(final), _dump(gold))
+    for path, left, right in parts:
+        diff.walk(db, path, left, right)
 
 
 def _dump(db: StateDB) -> Any:
