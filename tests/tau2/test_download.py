@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,12 @@ from a2abench.benchmarks.tau2 import data, domain
 from a2abench.errors import DataCorrupt, DataMissing
 from a2abench.net import download as _download
 from tests.tau2.tau2_support import data_root
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionResetError):  # a client's pool closing
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class FileServer:
@@ -42,7 +49,7 @@ class FileServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
                                        daemon=True)
