@@ -32,6 +32,7 @@ multiprocess and pytest at run time; `expectation`'s current releases need Pytho
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -87,6 +88,8 @@ class Stratum:
         self.grid: Array = np.linspace(0.0, 1.0, grid + 1)
         self._base: Array = size * self.grid
         self._high_slack: Array = self.grid[1:] + 1e-15  # bounds(): cells' high ends, slack
+        self._cell_highs: list[float] = self._high_slack.tolist()  # ... as lists, for one run
+        self._cell_lows: list[float] = self.grid[:-1].tolist()
         # The capital of each mean: exp(_log) · _lin. Factors lie in [1 − c, 1 + c·top/ε],
         # so RENORM of them fit a float: folding them into _log only then saves a logarithm
         # per mean per draw (most of a simulation's time).
@@ -135,11 +138,15 @@ class Stratum:
         lo = np.asarray(low, dtype=float)
         hi = lo if high is None else np.asarray(high, dtype=float)
         reach = np.asarray(margin, dtype=float)
-        if (self.n >= self.size or scale <= 0 or top < 1.0 or not (reach > 0).all()
-                or not ((lo >= 0) & (lo <= hi) & (hi <= 1)).all()):
+        if lo.ndim == hi.ndim == reach.ndim == 0:  # one run: plain floats are quicker
+            a, b = float(lo), float(hi)
+            valid, known = float(reach) > 0 and 0 <= a <= b <= 1, a == b
+        else:
+            valid = bool((reach > 0).all() and ((lo >= 0) & (lo <= hi) & (hi <= 1)).all())
+            known = hi is lo or bool((lo == hi).all())  # in every run
+        if self.n >= self.size or scale <= 0 or top < 1.0 or not valid:
             raise ValueError(f"draw [{low!r}, {high!r}] outside [0, 1] or beyond the "
                              "population")
-        known = hi is lo or bool((lo == hi).all())  # in every run
         rest = self.size - self.n
         variance = self.variance()[..., None]
         estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[..., None]
@@ -257,16 +264,18 @@ class Stratum:
         # max(g_i, lower) <= min(g_i+1, upper) + 1e-15, term by term: rounding is monotone,
         # so (min(a, b) + 1e-15) == min(a + 1e-15, b + 1e-15) exactly
         top = upper + 1e-15
+        if ends.ndim == 1:  # one run: the same searches on lists (numpy's cost more here)
+            start = bisect.bisect_left(self._cell_highs, lower)
+            stop = bisect.bisect_right(self._cell_lows, top) if lower <= top else 0
+            found = np.flatnonzero(ends[start:stop])
+            if not len(found):  # every mean rejected (chance ≤ α): only what is proven
+                return lower, upper
+            first, last = start + found[0], start + found[-1]
+            return (np.maximum(self.grid[first], lower),
+                    np.minimum(self.grid[last + 1], upper))
         first_cell = np.searchsorted(self._high_slack, lower, side="left")
         end_cell = np.where(lower <= top, np.searchsorted(self.grid[:-1], top, side="right"),
                             0)
-        if ends.ndim == 1:
-            found = np.flatnonzero(ends[first_cell:end_cell])
-            if not len(found):  # every mean rejected (chance ≤ α): only what is proven
-                return lower, upper
-            first, last = first_cell + found[0], first_cell + found[-1]
-            return (np.maximum(self.grid[first], lower),
-                    np.minimum(self.grid[last + 1], upper))
         cells = np.arange(ends.shape[-1])
         inside = ends & (cells >= first_cell[..., None]) & (cells < end_cell[..., None])
         first = inside.argmax(axis=-1)
