@@ -150,17 +150,17 @@ class Stratum:
         rest = self.size - self.n
         variance = self.variance()[..., None]
         estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[..., None]
-        # The mean left under each m, from the lowest and from the highest sum so far.
-        up_left = np.subtract(self._base, self.low[..., None])
-        up_left /= rest
         reach = (reach * self.size / rest)[..., None]
-        if known and self._exact:
-            left = _unit(up_left)  # nothing unresolved: one mean left, one gap (fast path)
+        if known and self._exact:  # nothing unresolved: one mean left, one gap (fast path)
+            left, floor, cap = self._left(rest, top)
             gap = np.subtract(estimate, left)
             np.maximum(gap, -reach, out=gap)
             np.minimum(gap, reach, out=gap)
             seen = np.subtract((lo * scale)[..., None], left)
         else:  # also right where nothing is unresolved (then both lefts are one)
+            # The mean left under each m, from the lowest and from the highest sum so far.
+            up_left = np.subtract(self._base, self.low[..., None])
+            up_left /= rest
             left = _unit(up_left - ((self.high - self.low) / rest)[..., None])  # down
             _unit(up_left)
             up_gap = np.subtract(estimate, up_left)
@@ -173,15 +173,13 @@ class Stratum:
             np.copyto(left, up_left, where=up)
             seen = np.subtract((hi * scale)[..., None], left)
             np.subtract((lo * scale)[..., None], left, out=seen, where=up)
-        # bet = gap / (variance + gap²), then truncated to (−c/(top − left), c/left)
+            floor, cap = _truncation(left, top)
+        # bet = gap / (variance + gap²), then truncated to (floor, cap)
         scratch = np.multiply(gap, gap)
         scratch += variance
         bet = np.divide(gap, scratch, out=gap)
-        np.subtract(top, left, out=scratch)
-        np.maximum(scratch, _EPS, out=scratch)
-        np.maximum(bet, np.divide(-TRUNCATION, scratch, out=scratch), out=bet)
-        np.maximum(left, _EPS, out=scratch)
-        np.minimum(bet, np.divide(TRUNCATION, scratch, out=scratch), out=bet)
+        np.maximum(bet, floor, out=bet)
+        np.minimum(bet, cap, out=bet)
         seen *= bet
         seen += 1.0
         self._lin *= seen
@@ -210,6 +208,25 @@ class Stratum:
         self._ysum = self._ysum + y
         self._sq = self._sq + np.where(
             is_known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
+
+    def _left(self, rest: int, top: float) -> tuple[Array, Array, Array]:
+        """Where nothing is unresolved: the mean left under each m, (N·m − sum drawn)/rest
+        clipped to [0, 1], and the bets' truncation there. Runs that drew the same sum share
+        one row (a paired run's ties draw 0.5 each time): computed once, then repeated."""
+        sums, rows = self.low, None
+        if sums.ndim == 1 and len(sums) > 1:
+            distinct, index = np.unique(sums, return_inverse=True)
+            if len(distinct) == 1:  # one row, broadcast over the runs
+                sums = distinct
+            elif 2 * len(distinct) <= len(sums):
+                sums, rows = distinct, index
+        left = np.subtract(self._base, sums[..., None])
+        left /= rest
+        _unit(left)
+        floor, cap = _truncation(left, top)
+        if rows is None:
+            return left, floor, cap
+        return left[rows], floor[rows], cap[rows]
 
     @property
     def unresolved(self) -> Array:
@@ -287,6 +304,16 @@ class Stratum:
     def interval(self, alpha: float | None = None) -> Interval:
         lower, upper = self.bounds(alpha)
         return Interval(float(lower), float(upper))
+
+
+def _truncation(left: Array, top: float) -> tuple[Array, Array]:
+    """The bets' bounds −c/(top − left) and c/left (each gap from ε on), c = `TRUNCATION`."""
+    floor = np.subtract(top, left)
+    np.maximum(floor, _EPS, out=floor)
+    np.divide(-TRUNCATION, floor, out=floor)
+    cap = np.maximum(left, _EPS)
+    np.divide(TRUNCATION, cap, out=cap)
+    return floor, cap
 
 
 def _unit(values: Array) -> Array:
