@@ -4,7 +4,8 @@ A benchmark describes the files it needs as `RemoteFile`s (relative path, URL, a
 sha256 and/or git blob id). `ensure` returns local paths for them: a cached copy whose checksum
 matches is used as is; anything else is downloaded with httpx, verified, and written
 atomically (temp file + `os.replace`), so a crashed or concurrent download never leaves a
-half-written file under the final name.
+half-written file under the final name (a power cut may: its checksum then fails on next use,
+and it is fetched again).
 
 The git blob id (`sha1(b"blob <size>\0" + bytes)`, what `git ls-tree` prints) pins files whose
 bytes we have never seen but whose commit we know, e.g. CRMArena's SQLite org dumps.

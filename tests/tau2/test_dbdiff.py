@@ -98,6 +98,20 @@ def test_leaves_differ_exactly_where_their_hash_texts_do() -> None:
         (["b"], True, 1), (["f"], 0.0, -0.0), (["t"], "a", "b")]
 
 
+def test_equal_subtrees_whose_hash_texts_differ_are_still_walked() -> None:
+    # `==` holds for each subtree here (1 == 1.0 == True, 0.0 == -0.0); shared records are
+    # skipped as they are, the rest compared by their texts.
+    shared = {"id": "R1", "v": [1, 2.5]}
+    final = _Dumped({"t": {"a": shared, "b": {"n": [1, {"f": 0.0}], "k": True, "s": "x"}}})
+    gold = _Dumped({"t": {"a": shared, "b": {"n": [1.0, {"f": -0.0}], "k": 1, "s": "x"}}})
+    out = dbdiff.db_diff((final, None), (gold, None))
+    assert [(e["path"], e["final"], e["gold"]) for e in out["entries"]] == [
+        (["t", "b", "k"], True, 1), (["t", "b", "n", "0"], 1, 1.0),
+        (["t", "b", "n", "1", "f"], 0.0, -0.0)]
+    same = _Dumped({"t": {"a": shared, "b": {"n": [1, {"f": 0.0}], "k": True, "s": "x"}}})
+    assert dbdiff.db_diff((final, None), (same, None))["entries"] == []
+
+
 def test_the_diff_is_bounded() -> None:
     final = _Dumped({f"k{i}": "x" * 5000 for i in range(dbdiff.MAX_ENTRIES + 5)})
     gold = _Dumped({})
