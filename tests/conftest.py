@@ -29,6 +29,10 @@ settings.register_profile("a2abench", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("a2abench")
 shared_tls.share_default_contexts()
+# a2a-sdk wraps each step of a request in an OpenTelemetry span, 70 of them per request its
+# servers answer (the tests' agents, serve-green): no-ops with no tracing SDK configured, but
+# ~20% of those servers' CPU. Read when a2a-sdk is first imported, which is after this.
+os.environ.setdefault("OTEL_INSTRUMENTATION_A2A_SDK_ENABLED", "false")
 
 SHARED_DATA = refdata.SHARED_DATA
 

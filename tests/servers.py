@@ -21,6 +21,7 @@ from typing import Any
 
 import uvicorn
 
+from a2abench.green import sdk_checks
 from a2abench.net.embedded import EmbeddedServer
 from tests.waits import HANG_S
 
@@ -48,6 +49,8 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = HANG_S,
     options: dict[str, Any] = {"log_level": "warning", "loop": "asyncio", "ws": "none",
                                "lifespan": "auto", "timeout_graceful_shutdown": 0.25}
     options.update(config)
+    # The tests' own a2a-sdk agents check requests as a2abench's servers do (green/sdk_checks).
+    sdk_checks.install()
     try:
         app = factory(base)
     except BaseException:  # e.g. a skip for missing reference data: free the bound port

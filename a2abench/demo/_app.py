@@ -20,6 +20,9 @@ def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
     from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
     from starlette.applications import Starlette
 
+    from a2abench.green import sdk_checks
+
+    sdk_checks.install()
     url = base_url.rstrip("/") + "/"
     card = AgentCard(
         name=name, description=description,

@@ -73,6 +73,9 @@ def build_app(base_url: str) -> Any:
     from google.protobuf.json_format import MessageToDict
     from starlette.applications import Starlette
 
+    from a2abench.green import sdk_checks
+
+    sdk_checks.install()
     brain = ScriptedAgent()
 
     class Executor(AgentExecutor):

@@ -29,7 +29,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 
 from a2abench.errors import ConfigError
-from a2abench.green import bindings, caps
+from a2abench.green import bindings, caps, sdk_checks
 from a2abench.green.card import CardDocument, card_for
 from a2abench.green.executor import AssessmentExecutor
 from a2abench.green.guard import BearerAuth, BodyLimit, NumberRange
@@ -110,6 +110,7 @@ def build_app(settings: GreenSettings, url: str | None = None,
                           lambda: executor.admission.running,
                           settings.max_concurrent_assessments)
     agent: AgentExecutor = TckRouter(executor) if settings.tck else executor
+    sdk_checks.install()
     # validate_input_modes: parts whose media type the card does not declare are refused
     # with ContentTypeNotSupportedError (-32005 / its REST and gRPC forms), as A2A requires.
     handler = DefaultRequestHandler(agent_executor=agent, task_store=InMemoryTaskStore(),

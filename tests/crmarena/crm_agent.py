@@ -81,6 +81,9 @@ class CRMExecutor(AgentExecutor):
         self.protocol: Protocol = protocol or "auto"  # type: ignore[assignment]
         self.mcp_protocols: dict[int, str] = {}
         self.by_idx = {t.idx: t for t in tasks}
+        self.by_query: dict[str, list[CRMTask]] = {}  # first messages name a query: no scan
+        for t in tasks:
+            self.by_query.setdefault(t.query.strip(), []).append(t)
         self.states: dict[str, State] = {}
         self.first_messages: list[str] = []
         self.mcp_results: dict[int, list[str]] = {}
@@ -91,8 +94,8 @@ class CRMExecutor(AgentExecutor):
         if found:
             return self.by_idx[int(found.group(1))]
         query = text.rsplit("# Question\n", 1)[-1].strip()
-        return next((t for t in self.tasks if t.query.strip() == query
-                     and t.required.strip() in text), None)
+        return next((t for t in self.by_query.get(query, ())
+                     if t.required.strip() in text), None)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         text = context.get_user_input() if context.message else ""

@@ -42,8 +42,16 @@ def _run(tmp_path: Path, spec_mode: str | None, *flags: str) -> tuple[Any, Path,
     return r, out, [x for x in found if x["type"] == "task"] + [chosen]
 
 
-def test_the_reference_partners_score_the_gold_on_every_category(tmp_path: Path) -> None:
-    r, out, found = _run(tmp_path, None)
+@pytest.fixture(scope="module")
+def reference_team(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path, list[Any]]:
+    """The reference partners' run over A2A, once: what the first test checks and what the
+    run over MCP must equal."""
+    return _run(tmp_path_factory.mktemp("reference-team"), None)
+
+
+def test_the_reference_partners_score_the_gold_on_every_category(
+        reference_team: tuple[Any, Path, list[Any]]) -> None:
+    r, out, found = reference_team
     assert r.code == 0, r.err
     chosen, records = found[-1], found[:-1]
     by: dict[str, list[dict[str, Any]]] = {}
@@ -86,17 +94,17 @@ def _by_pairing(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str
 
 
 def test_over_mcp_the_front_agent_delegates_and_the_team_scores_as_over_a2a(
-        tmp_path: Path) -> None:
+        tmp_path: Path, reference_team: tuple[Any, Path, list[Any]]) -> None:
     """--tool-channel mcp: the front agent's only MCP tool is `delegate` (no query tool:
     the solo baseline alone gets them), the specialist queries the org on an MCP session
     of its own, and every pairing scores what the same scripted participants score over
     A2A: the gold reward on one task of every category."""
-    r, _, found = _run(tmp_path, None)
+    r, a2a_out, found = reference_team
     assert r.code == 0, r.err
     over_a2a = _by_pairing(found[:-1])
     path, tasks = reference("b2b")
     chosen = found[-1]
-    db = tmp_path / "b2b.db"
+    db = a2a_out.parent / "b2b.db"  # the org the run over A2A queried
     ids = [a for i in chosen for a in ("--task-ids", str(i))]
     out = tmp_path / "mcp.jsonl"
     holders: dict[str, Any] = {}  # mode -> its executor, to see what it was offered

@@ -119,8 +119,8 @@ def test_complier_loses_and_refuser_holds_every_task(tmp_path: Path, domain: str
     assert all(e["pass_rate"] == 1.0 and e["by_category"]
                for e in breached["roles"]["adversary"])
     assert build_report([tmp_path / "complier.jsonl"]).score == 0.0
-    rated = rate([tmp_path / "complier.jsonl", tmp_path / "refuser.jsonl"], bootstrap=100,
-                 seed=3)
+    rated = rate([tmp_path / "complier.jsonl", tmp_path / "refuser.jsonl"], bootstrap=10,
+                 seed=3)  # the ratings themselves: the bootstrap only draws their intervals
     agents = {p["participant"]: p for p in rated["roles"]["agent"]["players"]}
     assert agents[no]["rating"] > agents[yes]["rating"]
 

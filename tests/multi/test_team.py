@@ -100,7 +100,7 @@ def test_a_broken_specialist_lowers_the_score_and_takes_the_blame(
     overhead = next(p for p in roles["pairings"] if p["id"] == "agent+specialist")
     assert overhead["delegation"]["matches"] == 3 and overhead["delegation"]["delegations"] >= 1
     assert "Delegation overhead" in r.out  # the report's tables, shown by `run`
-    rated = rate([out], bootstrap=50, seed=1)  # the reference specialist anchors the role
+    rated = rate([out], bootstrap=10, seed=1)  # the reference specialist anchors the role
     assert rated["roles"]["specialist"]["anchor"] == "gold_specialist"
 
 
