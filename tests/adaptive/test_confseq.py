@@ -195,6 +195,30 @@ def test_many_runs_side_by_side_equal_one_at_a_time() -> None:
             assert (lower[r], upper[r]) == (one.interval().lower, one.interval().upper)
 
 
+def test_runs_drawing_alike_then_apart_equal_one_at_a_time() -> None:
+    """Side-by-side runs keep one capital while they draw alike (an unscored draw and equal
+    margins included), then each its own: every step equals the runs taken one at a time."""
+    rng = np.random.default_rng(5)
+    alike = np.repeat(rng.choice([0.0, 0.5, 1.0], 12)[None, :], 3, axis=0)
+    alike[:, 4] = -1  # unscored in every run
+    values = np.concatenate([alike, rng.choice([0.0, 0.5, 1.0], (3, 18))], axis=1)
+    values[2, 20] = -1
+    batch = Stratum(30, 0.05, runs=3)
+    ones = [Stratum(30, 0.05) for _ in range(3)]
+    for t in range(30):
+        lo = np.where(values[:, t] < 0, 0.0, values[:, t])
+        hi = np.where(values[:, t] < 0, 1.0, values[:, t])
+        margins = np.full(3, 0.1) if t < 12 else np.array([0.05, 0.1, 0.2])
+        batch.add(lo, hi, margin=margins)
+        for r, one in enumerate(ones):
+            one.add(float(lo[r]), float(hi[r]), margin=float(margins[r]))
+        lower, upper = batch.bounds()
+        for r, one in enumerate(ones):
+            assert (lower[r], upper[r]) == (one.interval().lower, one.interval().upper)
+    for r, one in enumerate(ones):
+        assert np.array_equal(batch.log_capital()[r], one.log_capital())
+
+
 def _bounds_by_cells(s: Stratum) -> tuple[np.ndarray, np.ndarray]:
     """Stratum.bounds by its definition: the cells [max(g_i, lower), min(g_i+1, upper)] that
     are not empty (1e-15 slack) and have a plausible end; the logical bounds when none."""
@@ -225,6 +249,7 @@ def test_bounds_are_the_plausible_cells_within_the_logical_bounds(runs: int) -> 
             50 * ends[1]
         s._lin = np.where(rng.random((*shape, GRID + 1)) < rng.choice([0, 0.01, 0.3, 1]),
                           0.5, 50.0)
+        s._alike = False  # the runs' capitals differ
         got, want = s.bounds(), _bounds_by_cells(s)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 

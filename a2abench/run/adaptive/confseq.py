@@ -107,6 +107,10 @@ class Stratum:
         self._ysum: Array = np.zeros(shape)  # known draws as the bets see them (x·scale)
         self._sq: Array = np.full(shape, PRIOR_VAR)  # the plug-in's sum of squares
         self._exact = True  # every draw so far known in every run (then high == low)
+        # Side-by-side runs that drew alike so far (values, margins) hold the same capital:
+        # only the first row of _log/_lin/_limit is kept up to date (`_rows`) until they part.
+        self._alike = runs > 1
+        self._work: list[Array] | None = None  # add()'s scratch arrays (_work_arrays)
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
 
     def variance(self) -> Array:
@@ -147,48 +151,56 @@ class Stratum:
         if self.n >= self.size or scale <= 0 or top < 1.0 or not valid:
             raise ValueError(f"draw [{low!r}, {high!r}] outside [0, 1] or beyond the "
                              "population")
+        if self._alike and not (_alike(lo) and _alike(hi) and _alike(reach)):
+            self._part()
         rest = self.size - self.n
-        variance = self.variance()[..., None]
-        estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[..., None]
-        reach = (reach * self.size / rest)[..., None]
+        rows = self._rows()
+        variance = self.variance()[rows][..., None]
+        estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[rows][..., None]
+        reach = (reach * self.size / rest)[rows][..., None]
+        lin = self._lin[rows]  # a view: updated in place
+        work = self._work_arrays(lin.shape)
         if known and self._exact:  # nothing unresolved: one mean left, one gap (fast path)
-            left, floor, cap = self._left(rest, top)
-            gap = np.subtract(estimate, left)
+            left, floor, cap = self._left(self.low[rows], rest, top, work[3:])
+            gap = np.subtract(estimate, left, out=work[0])
             np.maximum(gap, -reach, out=gap)
             np.minimum(gap, reach, out=gap)
-            seen = np.subtract((lo * scale)[..., None], left)
+            seen = np.subtract((lo * scale)[rows][..., None], left, out=work[1])
         else:  # also right where nothing is unresolved (then both lefts are one)
             # The mean left under each m, from the lowest and from the highest sum so far.
-            up_left = np.subtract(self._base, self.low[..., None])
+            low, high = self.low[rows], self.high[rows]
+            up_left = np.subtract(self._base, low[..., None], out=work[3])
             up_left /= rest
-            left = _unit(up_left - ((self.high - self.low) / rest)[..., None])  # down
+            left = np.subtract(up_left, ((high - low) / rest)[..., None], out=work[4])
+            _unit(left)  # down
             _unit(up_left)
-            up_gap = np.subtract(estimate, up_left)
+            up_gap = np.subtract(estimate, up_left, out=work[5])
             np.minimum(up_gap, reach, out=up_gap)
             up = up_gap > 0  # down_left <= up_left, so at most one side bets
-            gap = np.subtract(estimate, left)  # down
+            gap = np.subtract(estimate, left, out=work[0])  # down
             np.maximum(gap, -reach, out=gap)
             np.minimum(gap, 0.0, out=gap)
             np.copyto(gap, up_gap, where=up)
             np.copyto(left, up_left, where=up)
-            seen = np.subtract((hi * scale)[..., None], left)
-            np.subtract((lo * scale)[..., None], left, out=seen, where=up)
-            floor, cap = _truncation(left, top)
+            seen = np.subtract((hi * scale)[rows][..., None], left, out=work[1])
+            np.subtract((lo * scale)[rows][..., None], left, out=seen, where=up)
+            floor, cap = _truncation(left, top, work[3], work[5])
         # bet = gap / (variance + gap²), then truncated to (floor, cap)
-        scratch = np.multiply(gap, gap)
+        scratch = np.multiply(gap, gap, out=work[2])
         scratch += variance
         bet = np.divide(gap, scratch, out=gap)
         np.maximum(bet, floor, out=bet)
         np.minimum(bet, cap, out=bet)
         seen *= bet
         seen += 1.0
-        self._lin *= seen
+        lin *= seen
         self.n += 1
         if self.n % RENORM == 0:
-            self._log += np.log(self._lin)
-            self._lin[...] = 1.0
+            log = self._log[rows]
+            log += np.log(lin)
+            lin[...] = 1.0
             with np.errstate(over="ignore"):
-                self._limit = np.exp(math.log(1 / self.alpha) - self._log)
+                self._limit[rows] = np.exp(math.log(1 / self.alpha) - log)
         self.low = self.low + lo
         self.high = self.high + hi
         self.left_low = self.left_low - np.asarray(unit[0])
@@ -209,24 +221,51 @@ class Stratum:
         self._sq = self._sq + np.where(
             is_known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
 
-    def _left(self, rest: int, top: float) -> tuple[Array, Array, Array]:
+    def _rows(self) -> slice | tuple[()]:
+        """The runs whose capital add() computes: the first alone while all run alike."""
+        return slice(0, 1) if self._alike else ()
+
+    def _part(self) -> None:
+        """The runs draw apart: every row takes the first one's capital so far."""
+        for state in (self._log, self._lin, self._limit):
+            state[1:] = state[0]
+        self._alike = False
+
+    def _work_arrays(self, shape: tuple[int, ...]) -> list[Array]:
+        """Six arrays of the capital's shape, kept for add()'s intermediate steps: 200 runs'
+        are 640 kB each, and fresh ones cost page faults on every draw."""
+        if self._work is None or self._work[0].shape != shape:
+            self._work = [np.empty(shape) for _ in range(6)]
+        return self._work
+
+    def _left(self, sums: Array, rest: int, top: float,
+              out: list[Array]) -> tuple[Array, Array, Array]:
         """Where nothing is unresolved: the mean left under each m, (N·m − sum drawn)/rest
-        clipped to [0, 1], and the bets' truncation there. Runs that drew the same sum share
-        one row (a paired run's ties draw 0.5 each time): computed once, then repeated."""
-        sums, rows = self.low, None
+        clipped to [0, 1], and the bets' truncation there, in `out`'s three arrays. Runs
+        that drew the same sum share one row (a paired run's ties draw 0.5 each time):
+        computed once, then repeated or broadcast."""
+        rows = None
         if sums.ndim == 1 and len(sums) > 1:
             distinct, index = np.unique(sums, return_inverse=True)
             if len(distinct) == 1:  # one row, broadcast over the runs
                 sums = distinct
             elif 2 * len(distinct) <= len(sums):
                 sums, rows = distinct, index
+        if rows is None and sums.shape + self.grid.shape == out[0].shape:
+            left = np.subtract(self._base, sums[..., None], out=out[0])
+            left /= rest
+            _unit(left)
+            return (left, *_truncation(left, top, out[1], out[2]))
         left = np.subtract(self._base, sums[..., None])
         left /= rest
         _unit(left)
-        floor, cap = _truncation(left, top)
+        floor, cap = _truncation(left, top, np.empty_like(left), np.empty_like(left))
         if rows is None:
             return left, floor, cap
-        return left[rows], floor[rows], cap[rows]
+        # mode="clip": the indices are valid, and "raise" would buffer `out` anew
+        left, floor, cap = (np.take(part, rows, axis=0, out=into, mode="clip")
+                            for part, into in zip((left, floor, cap), out, strict=True))
+        return left, floor, cap
 
     @property
     def unresolved(self) -> Array:
@@ -247,12 +286,14 @@ class Stratum:
         return Interval(float(lower), float(upper))
 
     def log_capital(self) -> Array:
+        if self._alike:
+            self._part()
         return self._log + np.log(self._lin)
 
     def _plausible(self, alpha: float | None) -> npt.NDArray[np.bool_]:
         """Grid means whose capital is below 1/α (never rejected at this level)."""
-        if alpha is None or alpha == self.alpha:
-            return self._lin < self._limit
+        if alpha is None or alpha == self.alpha:  # alike runs: the first row, broadcast
+            return self._lin[self._rows()] < self._limit[self._rows()]
         return self.log_capital() < math.log(1 / alpha)
 
     def cells(self) -> tuple[Array, Array, Array]:
@@ -306,12 +347,18 @@ class Stratum:
         return Interval(float(lower), float(upper))
 
 
-def _truncation(left: Array, top: float) -> tuple[Array, Array]:
-    """The bets' bounds −c/(top − left) and c/left (each gap from ε on), c = `TRUNCATION`."""
-    floor = np.subtract(top, left)
+def _alike(values: Array) -> bool:
+    """Every run's value is the first one's."""
+    return bool((values == values[0]).all())
+
+
+def _truncation(left: Array, top: float, floor: Array, cap: Array) -> tuple[Array, Array]:
+    """The bets' bounds −c/(top − left) and c/left (each gap from ε on), c = `TRUNCATION`,
+    written into `floor` and `cap` (either may be `left`'s own array no longer needed)."""
+    np.subtract(top, left, out=floor)
     np.maximum(floor, _EPS, out=floor)
     np.divide(-TRUNCATION, floor, out=floor)
-    cap = np.maximum(left, _EPS)
+    np.maximum(left, _EPS, out=cap)
     np.divide(TRUNCATION, cap, out=cap)
     return floor, cap
 
