@@ -3,7 +3,6 @@ names in backticks exists (a renamed or deleted piece fails here, not in a newco
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from functools import cache
@@ -50,16 +49,7 @@ def names() -> frozenset[str]:
     found: set[str] = {"a2abench"}
     for path in [*PACKAGE.rglob("*.py"), *(ROOT / "scripts").glob("*.py")]:
         found.add(path.parent.name if path.stem == "__init__" else path.stem)
-        for node in source.nodes(path):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                found.add(node.name)
-            elif isinstance(node, ast.Assign):
-                found.update(t.id for t in node.targets if isinstance(t, ast.Name))
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                found.add(node.target.id)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and node.value.isidentifier():
-                found.add(node.value)
+        found |= source.scan(path).names
     return frozenset(found)
 
 

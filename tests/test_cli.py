@@ -152,3 +152,37 @@ def test_command_modules_do_not_postpone_annotations() -> None:
                  if "Annotated[" in p.read_text()  # declares command parameters
                  and re.search(r"^from __future__ import annotations", p.read_text(), re.M)]
     assert postponed == []
+
+
+def test_the_command_tree_is_built_once_and_reads_the_environment_per_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The click tree is cached per process (a2abench/cli/__init__.py): flag defaults from
+    # A2ABENCH_<FLAG> must still be read at each call, not frozen at the first.
+    import a2abench.cli as cli
+
+    monkeypatch.setenv("A2ABENCH_TIMEOUT", "nope")
+    first = run_cli("discover", "http://127.0.0.1:9", "--no-probe")
+    assert first.code == 2 and "A2ABENCH_TIMEOUT" in first.err
+    monkeypatch.setenv("A2ABENCH_TIMEOUT", "5")
+    second = run_cli("discover", "http://127.0.0.1:9", "--no-probe")
+    assert second.code == 1 and "A2ABENCH_TIMEOUT" not in second.err  # parsed; nobody there
+    assert cli._command() is cli._command()
+
+
+def test_a_bug_in_a_command_keeps_typers_traceback_handling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer.main
+
+    import a2abench.discover
+    from a2abench.cli import main
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(a2abench.discover, "discover", broken)
+    monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
+    with pytest.raises(RuntimeError, match="a bug") as caught:
+        main(["discover", "http://127.0.0.1:9"])
+    assert sys.excepthook is typer.main.except_hook  # Typer renders it, as `app()` did
+    config = getattr(caught.value, typer.main._typer_developer_exception_attr_name)
+    assert config.pretty_exceptions_enable and not config.pretty_exceptions_show_locals

@@ -6,7 +6,6 @@ docs/writing-a-benchmark.md, needs the stable core alone."""
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 from pathlib import Path
@@ -58,17 +57,17 @@ def _imports_at(path: Path, package: list[str] | None = None, *,
     if package is None:
         package = list(path.relative_to(ROOT).parts[:-1]) if path.is_relative_to(ROOT) else []
     out: list[tuple[int, str]] = []
-    for node in source.nodes(path):
-        if isinstance(node, ast.Import):
-            out.extend((node.lineno, alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
-            module = ".".join([*base, *([node.module] if node.module else [])])
-            if names or module == "a2abench" or (node.level and not node.module):
-                # `from pkg import x`: x may be a module (with `names`, always listed)
-                out.extend((node.lineno, f"{module}.{a.name}") for a in node.names)
-            if not (module == "a2abench" or (node.level and not node.module)):
-                out.append((node.lineno, module))
+    for found in source.scan(path).imports:
+        if found.level < 0:
+            out.append((found.line, found.module))
+            continue
+        base = package[:len(package) - found.level + 1] if found.level else []
+        module = ".".join([*base, *([found.module] if found.module else [])])
+        if names or module == "a2abench" or (found.level and not found.module):
+            # `from pkg import x`: x may be a module (with `names`, always listed)
+            out.extend((found.line, f"{module}.{name}") for name in found.names)
+        if not (module == "a2abench" or (found.level and not found.module)):
+            out.append((found.line, module))
     return sorted(out)
 
 
@@ -253,3 +252,4 @@ def test_the_diagram_check_sees_an_upward_or_sideways_import() -> None:
     assert upward_imports(rows, {"cli": {"run"}, "run": {"net"}}) == []
     assert upward_imports(rows, {"net": {"run"}, "report": {"run"}}) == [
         "net (2) imports run (1)", "report (1) imports run (1)"]
+

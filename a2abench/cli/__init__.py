@@ -6,10 +6,13 @@ not postpone annotations (`from __future__ import annotations`): Typer would the
 every parameter's annotation string on each start (docs/performance.md, Startup).
 """
 
+import functools
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.main
+from typer.models import DeveloperExceptionConfig
 
 from a2abench._version import __version__
 from a2abench.cli import _common, _data, _demo, _discover, _rate, _report, _run, _serve
@@ -89,12 +92,35 @@ def repeated_agents(argv: list[str]) -> list[str]:
     return out
 
 
+@functools.cache
+def _command() -> Any:
+    """The click command tree, built once per process: `app(...)` rebuilds it on every call
+    (~10 ms of signatures and type hints), which callers running several commands in one
+    process pay each time (the test suite runs hundreds)."""
+    return typer.main.get_command(app)
+
+
+def _call(**kwargs: Any) -> None:
+    """`app(**kwargs)` on the cached command, with Typer's own handling of an uncaught error
+    (its excepthook and the pretty-traceback settings it attaches to the exception)."""
+    if sys.excepthook != typer.main.except_hook:
+        sys.excepthook = typer.main.except_hook
+    try:
+        _command()(**kwargs)
+    except Exception as exc:
+        setattr(exc, typer.main._typer_developer_exception_attr_name, DeveloperExceptionConfig(
+            pretty_exceptions_enable=app.pretty_exceptions_enable,
+            pretty_exceptions_show_locals=app.pretty_exceptions_show_locals,
+            pretty_exceptions_short=app.pretty_exceptions_short))
+        raise
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: runs the app and renders domain errors once."""
     from a2abench.errors import A2ABenchError
 
     try:
-        app(args=repeated_agents(sys.argv[1:] if argv is None else argv), prog_name="a2abench")
+        _call(args=repeated_agents(sys.argv[1:] if argv is None else argv), prog_name="a2abench")
     except A2ABenchError as exc:
         from a2abench.render.output import Output
         from a2abench.run.config import redact_url_credentials

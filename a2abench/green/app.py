@@ -45,6 +45,8 @@ from a2abench.green.settings import (
 from a2abench.green.status_page import CountRequests, Readiness
 from a2abench.green.status_page import routes as status_routes
 from a2abench.green.tck import TckRouter
+from a2abench.mcp.mount import LazyEndpoint
+from a2abench.mcp.session import ToolRegistry
 
 
 @dataclass
@@ -162,14 +164,12 @@ def mcp_paths(url: str) -> list[str]:
     return list(dict.fromkeys(["/mcp", rpc_path(url).rstrip("/") + "/mcp"]))
 
 
-def _mcp_endpoint(url: str, metrics: Any | None) -> tuple[Any, str]:
-    """The MCP endpoint of this server and its public URL, derived from the card URL: behind
-    the AgentBeats controller `http://ctrl/to_agent/<id>/mcp` reaches our `/mcp`."""
-    from a2abench.mcp.server import McpEndpoint
-    from a2abench.mcp.session import ToolRegistry
-
+def _mcp_endpoint(url: str, metrics: Any | None) -> tuple[LazyEndpoint, str]:
+    """The MCP endpoint of this server (built on its first request: mcp/mount.py) and its
+    public URL, derived from the card URL: behind the AgentBeats controller
+    `http://ctrl/to_agent/<id>/mcp` reaches our `/mcp`."""
     on_call = metrics.count_mcp_call if metrics is not None else None
-    return McpEndpoint(ToolRegistry(on_call)), url.rstrip("/") + "/mcp"
+    return LazyEndpoint(ToolRegistry(on_call)), url.rstrip("/") + "/mcp"
 
 
 def _monitoring(settings: GreenSettings) -> tuple[Monitoring, Any | None]:

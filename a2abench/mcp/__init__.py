@@ -9,6 +9,8 @@ MCP server session that the agent under test calls natively.
 - `handlers`: the MCP methods (tools, discover, listen) on the SDK's lowlevel `Server`.
 - `channel`: what a driver holds: the endpoint it uses (its own on loopback in `run`, the
   green agent's `/mcp` in serve-green) and the sessions it opens.
+- `mount`: serve-green's `/mcp`, which imports the SDK and builds the endpoint on its first
+  request (not at start).
 """
 
 from a2abench.mcp.session import (

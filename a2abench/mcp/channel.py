@@ -10,16 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from a2abench.errors import ConfigError
-from a2abench.mcp.session import McpLimits, ToolSession
+from a2abench.mcp.session import McpLimits, ToolRegistry, ToolSession
 
 if TYPE_CHECKING:
     from a2abench.mcp.options import ToolChannelOptions
-    from a2abench.mcp.server import McpEndpoint
 
 PATH = "/mcp"
+
+
+class Endpoint(Protocol):
+    """What a channel needs of the endpoint serving its sessions: their registry."""
+
+    registry: ToolRegistry
 
 
 class McpChannel:
@@ -29,12 +34,12 @@ class McpChannel:
         self.options = options
         self.enabled = options.tool_channel == "mcp"
         self.limits = limits or McpLimits()
-        self.endpoint: McpEndpoint | None = None
+        self.endpoint: Endpoint | None = None
         self.url = ""
         self._server: Any = None
         self._serving: asyncio.Task[None] | None = None
 
-    def attach(self, endpoint: McpEndpoint, url: str) -> None:
+    def attach(self, endpoint: Endpoint, url: str) -> None:
         """Use an endpoint someone else serves (serve-green's) at public `url`."""
         self.endpoint, self.url = endpoint, url
 

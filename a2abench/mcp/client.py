@@ -5,6 +5,9 @@ find the `{"mcp": ...}` DataPart of a first message and connect to it with the o
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, Literal
 
@@ -40,15 +43,13 @@ async def connect(pointer: dict[str, Any],
     from mcp.client.streamable_http import streamable_http_client
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from a2abench.net.tls import verified_context
-
     async def on_message(message: Any) -> None:
         if on_tools_changed is not None and isinstance(message, types.ToolListChangedNotification):
             on_tools_changed()
 
-    # The process's shared TLS context: httpx2 would load the CA bundle for each client
-    # (~35 ms of CPU), and an agent connects once per match.
-    async with httpx2.AsyncClient(headers=pointer["headers"], verify=verified_context(),
+    verify = _verified(os.environ.get("SSL_CERT_FILE") or None,
+                       os.environ.get("SSL_CERT_DIR") or None)
+    async with httpx2.AsyncClient(headers=pointer["headers"], verify=verify,
                                   timeout=httpx2.Timeout(30.0, read=300.0)) as http:
         transport = streamable_http_client(pointer["url"], http_client=http)
         async with Client(transport, message_handler=on_message, mode=protocol) as client:
@@ -63,6 +64,16 @@ async def connect(pointer: dict[str, Any],
             # Its notifications reach on_message as well (the SDK tees them).
             async with client.listen(tools_list_changed=True):
                 yield client
+
+
+@functools.cache
+def _verified(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """httpx2's own default context (the same trust: SSL_CERT_FILE / SSL_CERT_DIR, else the
+    system's CAs), built once per setting: a client made without one loads the CA bundle
+    anew (~30 ms of CPU, for every connection an agent makes)."""
+    import httpx2
+
+    return httpx2.create_ssl_context(verify=True, trust_env=True)
 
 
 def result_text(result: Any) -> str:

@@ -23,7 +23,7 @@ import os
 import re
 import select
 import ssl
-from collections.abc import AsyncIterator, Callable, Mapping, Sized
+from collections.abc import AsyncIterator, Callable, ItemsView, Mapping, Sized
 from urllib.parse import urlsplit
 
 import httpx
@@ -78,6 +78,9 @@ class Headers:
 
     def get(self, name: str, default: str | None = None) -> str | None:
         return self._items.get(name.lower(), default)
+
+    def items(self) -> ItemsView[str, str]:
+        return self._items.items()
 
 
 class _Conn:

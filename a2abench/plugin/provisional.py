@@ -13,6 +13,7 @@ every change here is deliberate too.
 
 from __future__ import annotations
 
+from a2abench._gc import gc_paused
 from a2abench.errors import Forfeit, RecordsError, ReplyLimitExceeded
 from a2abench.llm import LLMConfig, api_key_from_env
 from a2abench.llm._embeddings import EmbeddingClient
@@ -79,6 +80,7 @@ __all__ = [
     "check_count",
     "egress_refusal",
     "failed_reward",
+    "gc_paused",
     "git_blob_sha1_file",
     "participant_input",
     "raw_base",

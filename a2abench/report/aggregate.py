@@ -8,8 +8,6 @@ failure, and the later of two equal kinds wins.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import heapq
 import itertools
 import math
@@ -23,6 +21,7 @@ from typing import Any, NamedTuple, Protocol, cast
 from msgspec.structs import astuple
 from pydantic import BaseModel, Field, PrivateAttr
 
+from a2abench._gc import gc_paused
 from a2abench.errors import RecordsError
 from a2abench.report import figures
 from a2abench.report.matches import Collector
@@ -464,7 +463,7 @@ def _latency(h: LogHistogram) -> Latency:
 def build_report(paths: list[Path], *, task_filter: TaskFilter | None = None,
                  tap: Tap | None = None) -> Report:
     """Read metrics.jsonl files (shards, resumes) into one Report; `tap` sees each record."""
-    with _gc_paused():
+    with gc_paused():
         return _build(paths, task_filter, tap)
 
 
@@ -497,25 +496,6 @@ def _build(paths: list[Path], task_filter: TaskFilter | None, tap: Tap | None) -
         warnings.append(f"skipped {stats.malformed} malformed record(s): a list or object "
                         "where a status, benchmark or domain name belongs")
     return _finish(paths, acc, stats, warnings)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a report is built: records are acyclic (JSON),
-    and with 500,000 task-trials kept its passes over them cost a quarter of the report's
-    time (docs/performance.md)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            # What the build allocated goes to the oldest generation unexamined (a freeze
-            # and thaw moves every object there): else the first collection after would
-            # walk all of it at once, ~5 % of the report's time.
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def _headline(lines: list[Row], how: str) -> float | None:

@@ -420,12 +420,15 @@ class Engine:
     async def _execute(self, todo: Iterator[plan.Item], count: int,
                        client: A2AClient) -> Literal["completed", "interrupted", "aborted"]:
         # Workers pull from one lazy iterator (one event loop: no lock needed).
-        workers = [asyncio.create_task(self._worker(todo, client))
+        drained: list[bool] = []  # a worker found nothing left to run
+        workers = [asyncio.create_task(self._worker(todo, client, drained))
                    for _ in range(min(self.config.concurrency, max(1, count)))]
         stopper: asyncio.Future[Any] = asyncio.create_task(self.stop.wait())
         all_done: asyncio.Future[Any] = asyncio.ensure_future(asyncio.wait(workers))
         await asyncio.wait([all_done, stopper], return_when=asyncio.FIRST_COMPLETED)
-        interrupted = self.stop.is_set() and not all(w.done() for w in workers)
+        # Workers that stopped for the signal may all be done by now (it came as their
+        # replies arrived): only a drained plan with every worker done is a completed run.
+        interrupted = self.stop.is_set() and not (drained and all(w.done() for w in workers))
         for task in [*workers, stopper, all_done]:
             task.cancel()
         results = await asyncio.gather(*workers, stopper, all_done, return_exceptions=True)
@@ -436,10 +439,12 @@ class Engine:
             return "aborted"
         return "interrupted" if interrupted else "completed"
 
-    async def _worker(self, todo: Iterator[plan.Item], client: A2AClient) -> None:
+    async def _worker(self, todo: Iterator[plan.Item], client: A2AClient,
+                      drained: list[bool]) -> None:
         while not self.stop.is_set():
             item = next(todo, None)
             if item is None:
+                drained.append(True)
                 return
             self.progress.running += 1
             self.emit(TaskStarted(item.task.task_id, item.trial, self.progress))

@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 import sys
 from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from a2abench.errors import ConfigError
-from a2abench.run.driver import Driver
+
+if TYPE_CHECKING:  # imported by get_driver: `run --help` lists names without the engine
+    from a2abench.run.driver import Driver
 
 GROUP = "a2abench.benchmarks"
 _extra: dict[str, type[Driver]] = {}
@@ -74,6 +77,8 @@ def get_driver(name: str) -> type[Driver]:
         raise ConfigError(f"benchmark {name!r} ({ep.value}, from {_package(ep)}) could not "
                           f"be loaded: {type(exc).__name__}: {exc}",
                           hint="Reinstall or fix that package.") from None
+    from a2abench.run.driver import Driver
+
     if not (isinstance(driver, type) and issubclass(driver, Driver)):
         raise ConfigError(f"entry point {ep.value} for benchmark {name!r} is not an "
                           "a2abench Driver subclass")

@@ -195,6 +195,40 @@ def test_many_runs_side_by_side_equal_one_at_a_time() -> None:
             assert (lower[r], upper[r]) == (one.interval().lower, one.interval().upper)
 
 
+def _bounds_by_cells(s: Stratum) -> tuple[np.ndarray, np.ndarray]:
+    """Stratum.bounds by its definition: the cells [max(g_i, lower), min(g_i+1, upper)] that
+    are not empty (1e-15 slack) and have a plausible end; the logical bounds when none."""
+    lower, upper = s.logical_bounds()
+    low = np.maximum(s.grid[:-1], lower[..., None])
+    high = np.minimum(s.grid[1:], upper[..., None])
+    point = s._plausible(None)
+    inside = (point[..., :-1] | point[..., 1:]) & (low <= high + 1e-15)
+    none = ~inside.any(axis=-1)
+    return (np.where(none, lower, np.where(inside, low, np.inf).min(axis=-1)),
+            np.where(none, upper, np.where(inside, high, -np.inf).max(axis=-1)))
+
+
+@pytest.mark.parametrize("runs", [0, 5])
+def test_bounds_are_the_plausible_cells_within_the_logical_bounds(runs: int) -> None:
+    """Logical bounds on, just off and between grid points, any set of plausible means
+    (none, scattered, all): bounds() finds the same ends as every cell examined."""
+    rng = np.random.default_rng(7)
+    shape = (runs,) if runs else ()
+    s = Stratum(50, 0.05, runs=runs)
+    for _ in range(300):
+        ends = s.grid[rng.integers(0, GRID + 1, size=(2, *shape))]
+        ends = np.where(rng.random(ends.shape) < 0.5, ends, rng.random(ends.shape))
+        ends += rng.choice([0.0, -1e-15, -4e-16, 4e-16, 1e-15, 3e-15], size=ends.shape)
+        if rng.random() < 0.8:
+            ends = np.sort(ends, axis=0)
+        s.low, s.left_low, s.high, s.left_high = 50 * ends[0], 0 * ends[0], 0 * ends[1], \
+            50 * ends[1]
+        s._lin = np.where(rng.random((*shape, GRID + 1)) < rng.choice([0, 0.01, 0.3, 1]),
+                          0.5, 50.0)
+        got, want = s.bounds(), _bounds_by_cells(s)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
 def test_stratified_bounds_are_exact_when_every_stratum_is_drawn() -> None:
     a, b = Stratum(4, 0.05), Stratum(6, 0.05)
     for x in (1.0, 0.0, 1.0, 1.0):

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from a2abench.report import build_report, render
+from a2abench.run.registry import unregister
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent, scripted_benchmark  # noqa: F401 - autouse fixture
+from tests.engine.scripted import install
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -100,17 +103,29 @@ def _baseline(base: str, out: Path) -> None:
     assert r.code == 0, r.err
 
 
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One full run of the WRONG agent (seed 9), the baseline of every A/B test here: each
+    built the same one. Read only; a test that changes it works on a copy."""
+    first = tmp_path_factory.mktemp("baseline") / "base"
+    install()  # the autouse fixture registers it for each test, after this one is made
+    try:
+        with agent(wrong_for=WRONG) as (_, base):
+            _baseline(base, first)
+    finally:
+        unregister("scripted")
+    return first
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("wrong", "code", "reason"), [
     (frozenset(), 0, "gate_pass"),  # better: cat0's failures now pass
     (WRONG, 0, "gate_pass"),  # the same agent: equal within the margin
     (frozenset(f"t{i:03d}" for i in range(0, 60, 2)), 3, "gate_fail"),  # worse
 ])
-def test_ab_against_a_baseline_run(tmp_path: Path, wrong: frozenset[str], code: int,
-                                   reason: str) -> None:
-    first, second = tmp_path / "base", tmp_path / "ab.jsonl"
-    with agent(wrong_for=WRONG) as (_, base):
-        _baseline(base, first)
+def test_ab_against_a_baseline_run(tmp_path: Path, baseline: Path, wrong: frozenset[str],
+                                   code: int, reason: str) -> None:
+    first, second = baseline, tmp_path / "ab.jsonl"
     with agent(wrong_for=wrong) as (_, base):
         r = run(base, second, "--option", "tasks=60", "--baseline", str(first),
                 "--adaptive-gate", "--target-ci", "0.05", "--concurrency", "3")
@@ -138,10 +153,10 @@ def test_ab_against_a_baseline_run(tmp_path: Path, wrong: frozenset[str], code: 
 
 
 @pytest.mark.slow
-def test_ab_resume_refuses_a_changed_baseline(tmp_path: Path) -> None:
+def test_ab_resume_refuses_a_changed_baseline(tmp_path: Path, baseline: Path) -> None:
     first, second = tmp_path / "base", tmp_path / "ab.jsonl"
+    shutil.copytree(baseline, first)  # changed below
     with agent(wrong_for=WRONG) as (_, base):
-        _baseline(base, first)
         r = run(base, second, "--option", "tasks=60", "--baseline", str(first),
                 "--target-ci", "0.3")
         assert r.code == 0, r.err

@@ -1,5 +1,6 @@
 """AgentBeats' Amber flow, emulated on loopback: the gateway's participant proxy, its a2a-sdk
-0.3 client (in a venv of its own), and the leaderboard workflow's merge of shard results.
+0.3 client (in a venv of its own, one process for every shard of a test session), and the
+leaderboard workflow's merge of shard results.
 
 The venv: `python -m tests.agentbeats.gateway` builds it (.ci/run does), the tests build it on
 first use; it lives under A2ABENCH_TEST_CACHE (default ~/.cache/a2abench-tests).
@@ -7,10 +8,14 @@ first use; it lives under A2ABENCH_TEST_CACHE (default ~/.cache/a2abench-tests).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
+import tempfile
+import threading
 import venv
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -24,7 +29,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from a2abench.net.h1 import WirePool, WireResponse, usable
 from tests.servers import serve
+from tests.waits import HANG_S
 
 SDK_SPEC = "a2a-sdk==0.3.*"  # the gateway's client (agentbeats-gateway pins a2a-sdk 0.3)
 CLIENT = Path(__file__).with_name("gateway_client.py")
@@ -63,17 +70,92 @@ def _has_sdk(python: Path) -> bool:
     return probe.returncode == 0
 
 
-def run_gateway(python: Path, green: str, participants: dict[str, str],
-                config: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """One shard, as the gateway runs it: `{"status", "results"}` (plus the states seen)."""
-    done = subprocess.run([str(python), str(CLIENT), green, json.dumps(participants),
-                           json.dumps(config), str(timeout)],
-                          capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise AssertionError(f"gateway client crashed: {done.stderr[-2000:]}")
-    outcome: dict[str, Any] = json.loads(done.stdout)
-    outcome["log"] = done.stderr
-    return outcome
+class Gateway:
+    """The gateway's client process (gateway_client.py): `run` is one shard's assessment, as
+    the gateway runs it. One process runs them in turn (each start-up imports a2a-sdk 0.3,
+    ~0.8 s of CPU, more than a small assessment); after a failure the next `run` starts a
+    fresh one. Raises RuntimeError when it cannot start."""
+
+    def __init__(self, python: Path) -> None:
+        self.python = python
+        self._start()
+
+    def _start(self) -> None:
+        self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed in close()
+        self._proc = subprocess.Popen([str(self.python), str(CLIENT)], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=_read, args=(self._proc, self._lines),
+                                        name="gateway-client", daemon=True)
+        self._reader.start()
+        try:
+            self._answer(HANG_S)  # {"ready": its a2a-sdk version}
+        except AssertionError as exc:
+            self.close()
+            raise RuntimeError(str(exc)) from None
+
+    def _answer(self, timeout: float) -> dict[str, Any]:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"the gateway client answered nothing in {timeout} s") from None
+        if line is None:
+            self._stderr.seek(0)
+            raise AssertionError(f"the gateway client exited: {self._stderr.read()[-2000:]}")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def run(self, green: str, participants: dict[str, str], config: dict[str, Any],
+            timeout: float) -> dict[str, Any]:
+        """One shard: `{"status", "results"}` (plus the states seen and its stderr, `log`)."""
+        if self._proc.poll() is not None:
+            self.close()
+            self._start()
+        assert self._proc.stdin is not None
+        job = {"green": green, "participants": participants, "config": config,
+               "timeout": timeout}
+        try:
+            self._proc.stdin.write(json.dumps(job) + "\n")
+            self._proc.stdin.flush()
+            return self._answer(900)
+        except (AssertionError, OSError):
+            self.close(kill=True)  # a hung or broken client: the next run starts another
+            raise
+
+    def close(self, kill: bool = False) -> None:
+        """End the process: at the end of its input, or killed."""
+        if kill:
+            self._proc.kill()
+        with contextlib.suppress(OSError):  # it may have exited already
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=HANG_S)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._reader.join(timeout=HANG_S)  # it reads to the end of the output, then closes
+        self._stderr.close()
+
+
+def _read(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    assert proc.stdout is not None
+    with proc.stdout:
+        for line in proc.stdout:
+            lines.put(line)
+    lines.put(None)
+
+
+def open_gateway() -> Gateway:
+    """The gateway's client, started from the venv (built first when missing or broken).
+    Raises RuntimeError saying why not."""
+    python = venv_dir() / "bin" / "python"
+    if python.exists():
+        try:
+            return Gateway(python)
+        except RuntimeError:
+            pass  # rebuilt below
+    return Gateway(gateway_python())
 
 
 # What a rerun may change in a Result: its clock readings (when it ran, how long each part took).
@@ -90,15 +172,15 @@ def timeless(value: Any) -> Any:
     return value
 
 
-def whole_again_shards(python: Path, green: str, participants: dict[str, str],
+def whole_again_shards(gateway: Gateway, green: str, participants: dict[str, str],
                        config: dict[str, Any], timeout: float = 300
                        ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """The assessment unsharded twice (a rerun, for determinism) and as two shards, each
     checked to have completed."""
-    whole, again = (run_gateway(python, green, participants,
+    whole, again = (gateway.run(green, participants,
                                 {**config, "shard_index": 0, "num_shards": 1}, timeout)
                     for _ in range(2))
-    shards = [run_gateway(python, green, participants,
+    shards = [gateway.run(green, participants,
                           {**config, "shard_index": i, "num_shards": 2}, timeout)
               for i in (0, 1)]
     for outcome in (whole, again, *shards):
@@ -118,19 +200,27 @@ def merge_shards(shards: list[dict[str, Any]], agentbeats_ids: dict[str, Any]) -
 
 class Proxy:
     """The gateway's participant proxy: `/<role>/<path>` goes to that role's agent; agent
-    cards' loopback URLs are rewritten to come back through the proxy."""
+    cards' loopback URLs are rewritten to come back through the proxy. A reply that declares
+    its length is passed on whole, any other (an event stream) as it comes. POSTs go out on
+    a2abench's lean HTTP/1.1 client (a third of httpx's CPU: the proxy carries every turn of
+    every match), the rest on httpx."""
 
     def __init__(self, routes: dict[str, str]) -> None:
         self.routes = routes
         self.seen: list[str] = []
         self.client = httpx.AsyncClient()  # replaced in the server's loop by the lifespan
+        self.pools: dict[tuple[str, tuple[tuple[str, str], ...]], WirePool] = {}
         methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
 
         @asynccontextmanager
         async def lifespan(_app: Starlette) -> AsyncIterator[None]:
             async with httpx.AsyncClient(timeout=300) as client:
                 self.client = client
-                yield
+                try:
+                    yield
+                finally:
+                    for pool in self.pools.values():
+                        await pool.aclose()
 
         self.app = Starlette(lifespan=lifespan, routes=[
             Route("/{role}/{path:path}", self.forward, methods=methods),
@@ -144,23 +234,35 @@ class Proxy:
         target = self.routes[role].rstrip("/") + ("/" + path if path else "")
         if request.url.query:
             target += "?" + request.url.query
-        headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"host"]
-        upstream = self.client.build_request(request.method, target, headers=headers,
-                                             content=await request.body())
+        headers = {k: v for k, v in request.headers.items() if k not in ("host", "content-length")}
+        body = await request.body()
         if path == ".well-known/agent-card.json":
-            reply = await self.client.send(upstream)
-            body = _rewrite_card(reply.content, role, str(request.base_url).rstrip("/"))
-            return Response(body, status_code=reply.status_code,
-                            media_type=reply.headers.get("content-type"))
-        reply = await self.client.send(upstream, stream=True)
+            card = await self.client.request(request.method, target, headers=headers,
+                                             content=body)
+            return Response(_rewrite_card(card.content, role, str(request.base_url).rstrip("/")),
+                            status_code=card.status_code,
+                            media_type=card.headers.get("content-type"))
+        reply: httpx.Response | WireResponse
+        if request.method == "POST" and usable(target, headers):
+            key = (target, tuple(headers.items()))
+            if key not in self.pools:
+                self.pools[key] = WirePool(target, headers, connect_timeout=300)
+            reply = await self.pools[key].post(body)
+        else:
+            reply = await self.client.send(self.client.build_request(
+                request.method, target, headers=headers, content=body), stream=True)
+        keep = {k: v for k, v in reply.headers.items()
+                if k.lower() not in ("content-length", "transfer-encoding")}  # Starlette's own
+        if reply.headers.get("content-length") is not None:
+            whole = b"".join([chunk async for chunk in reply.aiter_raw()])
+            await reply.aclose()
+            return Response(whole, status_code=reply.status_code, headers=keep)
 
         async def body_of() -> Any:
             async for chunk in reply.aiter_raw():
                 yield chunk
             await reply.aclose()
 
-        keep = {k: v for k, v in reply.headers.items()
-                if k.lower() not in ("content-length", "content-encoding", "transfer-encoding")}
         return StreamingResponse(body_of(), status_code=reply.status_code, headers=keep)
 
 

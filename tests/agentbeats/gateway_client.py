@@ -1,25 +1,31 @@
 """Plays AgentBeats' assessment gateway against a green agent, with a2a-sdk 0.3 (the gateway's
 pinned client). Runs in its own venv (tests/agentbeats/gateway.py builds it), never under the
-project's a2a-sdk 1.x:
+project's a2a-sdk 1.x. One process runs assessments one after another (its start-up, which
+imports a2a-sdk 0.3, costs more CPU than a small assessment): it prints `{"ready": VERSION}`,
+then reads one JSON line per assessment and answers each with one JSON line:
 
-    python gateway_client.py GREEN_URL '{"agent": "http://127.0.0.1:P/agent"}' '{...config}' \
-        TIMEOUT_S
+    {"green": URL, "participants": {"agent": URL}, "config": {...}, "timeout": SECONDS}
 
-What it does, as the gateway does (facts recorded in docs/serve-green.md, "Deploying on
-AgentBeats"): one message with one TextPart holding `{"participants": ..., "config": ...}` as
-JSON, sent over a streaming client whose httpx timeout is TIMEOUT_S (the gateway uses 300 s);
-the final state is that of the last status event; only when it is `completed` are the task's
-artifacts read, and from them every DataPart's data and every TextPart that parses as JSON.
-Any exception ends the assessment as `failed`. Prints `{"status": ..., "results": [...]}`,
-the body the gateway serves and the leaderboard workflow polls.
+What each assessment does, as the gateway does (facts recorded in docs/serve-green.md,
+"Deploying on AgentBeats"): a client of its own (nothing carries over from the last one)
+sends one message with one TextPart holding `{"participants": ..., "config": ...}` as JSON,
+over a streaming client whose httpx timeout is `timeout` (the gateway uses 300 s); the final
+state is that of the last status event; only when it is `completed` are the task's artifacts
+read, and from them every DataPart's data and every TextPart that parses as JSON. Any
+exception ends the assessment as `failed`. The answer is `{"status": ..., "results": [...]}`,
+the body the gateway serves and the leaderboard workflow polls, plus the states seen and
+what the assessment wrote to stderr (`log`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import sys
 import uuid
+from contextlib import redirect_stderr
+from importlib.metadata import version
 from typing import Any
 
 import httpx
@@ -72,10 +78,16 @@ async def assess(green: str, participants: dict[str, str], config: dict[str, Any
 
 
 def main() -> None:
-    green, participants, config, timeout = sys.argv[1:5]
-    outcome = asyncio.run(assess(green, json.loads(participants), json.loads(config),
-                                 float(timeout)))
-    print(json.dumps(outcome))
+    sdk = version("a2a-sdk")
+    if not sdk.startswith("0.3."):
+        sys.exit(f"a2a-sdk {sdk} is not the gateway's 0.3")
+    print(json.dumps({"ready": sdk}), flush=True)
+    for line in sys.stdin:
+        job = json.loads(line)
+        with redirect_stderr(io.StringIO()) as log:
+            outcome = asyncio.run(assess(job["green"], job["participants"], job["config"],
+                                         float(job["timeout"])))
+        print(json.dumps({**outcome, "log": log.getvalue()}), flush=True)
 
 
 if __name__ == "__main__":

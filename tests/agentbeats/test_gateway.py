@@ -18,7 +18,7 @@ from a2abench.benchmarks.tau2 import load_domain
 from a2abench.benchmarks.tau2.models import Task
 from a2abench.green import GreenSettings
 from a2abench.run.config import trial_seed
-from tests.agentbeats.gateway import gateway_python, merge_shards, proxy, run_gateway
+from tests.agentbeats.gateway import Gateway, merge_shards, proxy
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer, completion
 from tests.green.helpers import green_server
@@ -32,14 +32,6 @@ TASKS = ["3", "14", "19"]
 TRIALS = 2
 SPOILED = ("14", 1)  # this task-trial's user hangs up at once: it fails, so pass^k is not 1
 IDS = {"a2abench": "green-0001"}
-
-
-@pytest.fixture(scope="module")
-def python() -> Path:
-    try:
-        return gateway_python()
-    except RuntimeError as exc:
-        pytest.skip(f"the gateway's a2a-sdk 0.3 client is unavailable: {exc}")
 
 
 @pytest.fixture(scope="module")
@@ -96,12 +88,12 @@ def _duckdb(files: dict[str, dict[str, Any]], tmp_path: Path, query: Path) -> tu
     return list(relation.columns), relation.fetchall()
 
 
-def _three_runs(python: Path, green: str, agent: str,
+def _three_runs(gateway: Gateway, green: str, agent: str,
                 config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The unsharded run (num_shards 1, as the workflow always patches) and shards 0, 1 of 2."""
-    whole = run_gateway(python, green, {"agent": agent},
+    whole = gateway.run(green, {"agent": agent},
                         {**config, "shard_index": 0, "num_shards": 1}, 300)
-    shards = [run_gateway(python, green, {"agent": agent},
+    shards = [gateway.run(green, {"agent": agent},
                           {**config, "shard_index": i, "num_shards": 2}, 300) for i in (0, 1)]
     for outcome in (whole, *shards):
         assert outcome["status"] == "completed", outcome["log"][-2000:]
@@ -114,12 +106,12 @@ def _keys(result: dict[str, Any]) -> list[tuple[str, int]]:
 
 
 def test_tau2_two_shards_through_the_gateway_then_the_leaderboard_queries(
-        tmp_path: Path, python: Path, tau2_world: tuple[str, FakeLLMServer]) -> None:
+        tmp_path: Path, gateway: Gateway, tau2_world: tuple[str, FakeLLMServer]) -> None:
     agent, user = tau2_world
     config = {"benchmark": "tau2", "domain": "airline", "task_ids": TASKS,
               "num_trials": TRIALS, "num_instances": len(TASKS)}
     with green_server(_tau2_settings(tmp_path / "runs", user)) as (green, _):
-        whole, shards = _three_runs(python, green, agent, config)
+        whole, shards = _three_runs(gateway, green, agent, config)
     result = whole["results"][0]
     assert result["participant"] == "agent" and "127.0.0.1" not in json.dumps(result)
     assert result["split"] == "base" and result["shard"] == {"index": 0, "count": 1}
@@ -155,7 +147,7 @@ def test_tau2_two_shards_through_the_gateway_then_the_leaderboard_queries(
 
 
 def test_heartbeats_carry_a_slow_task_trial_past_the_gateways_timeout(
-        tmp_path: Path, python: Path, airline: dict[str, Task]) -> None:
+        tmp_path: Path, gateway: Gateway, airline: dict[str, Task]) -> None:
     """The gateway's client gives up after its read timeout (300 s there, 2 s here) without a
     byte; the user simulator answers in 3 s. With heartbeats every 0.5 s the assessment
     completes; without them the same shard fails with no results."""
@@ -170,13 +162,13 @@ def test_heartbeats_carry_a_slow_task_trial_past_the_gateways_timeout(
             settings = _tau2_settings(tmp_path / f"runs-{beat}", user, cache=False,
                                       heartbeat_s=beat)
             with green_server(settings) as (green, _):
-                outcome = run_gateway(python, green, {"agent": via + "/agent"}, config, 2.0)
+                outcome = gateway.run(green, {"agent": via + "/agent"}, config, 2.0)
             assert outcome["status"] == status, outcome["log"][-2000:]
             assert bool(outcome["results"]) is (status == "completed")
 
 
 def test_participants_at_the_gateways_loopback_go_through_the_proxy_slot(
-        tmp_path: Path, python: Path, tau2_world: tuple[str, FakeLLMServer]) -> None:
+        tmp_path: Path, gateway: Gateway, tau2_world: tuple[str, FakeLLMServer]) -> None:
     """The gateway names the participant at its own loopback proxy, which the green agent's
     container cannot reach (here: a loopback port nobody listens on). With the proxy slot's
     URL as --participant-proxy, the same request completes through that proxy; without it,
@@ -189,7 +181,7 @@ def test_participants_at_the_gateways_loopback_go_through_the_proxy_slot(
     for via, status in ((proxy_base, "completed"), (None, "failed")):
         settings = _tau2_settings(tmp_path / f"runs-{status}", user, participant_proxy=via)
         with green_server(settings) as (green, _):
-            outcome = run_gateway(python, green, {"agent": unreachable}, config, 120)
+            outcome = gateway.run(green, {"agent": unreachable}, config, 120)
         assert outcome["status"] == status, outcome["log"][-2000:]
         assert bool(outcome["results"]) is (status == "completed")
 
@@ -218,7 +210,7 @@ def _crm_gold(answers: dict[str, list[str]], wrong: set[str]) -> Any:
 
 
 def test_crmarena_two_shards_through_the_gateway_then_the_leaderboard_queries(
-        tmp_path: Path, python: Path) -> None:
+        tmp_path: Path, gateway: Gateway) -> None:
     from a2abench.benchmarks.crmarena.synthetic import generate_org, generate_tasks
     from tests.agents import load_example
     from tests.green.test_e2e import _sdk_app
@@ -238,7 +230,7 @@ def test_crmarena_two_shards_through_the_gateway_then_the_leaderboard_queries(
     config = {"benchmark": "crmarena", "task_category": "all", "interactive": False}
     with serve(lambda b: _sdk_app(echo, b, executor)) as white, \
             proxy({"agent": white}) as (via, seen), green_server(settings) as (green, _):
-        whole, shards = _three_runs(python, green, via + "/agent", config)
+        whole, shards = _three_runs(gateway, green, via + "/agent", config)
     assert any(line.startswith("POST /agent/") for line in seen.seen)  # through the proxy
     result = whole["results"][0]
     assert result["benchmark"] == "crmarena" and result["participant"] == "agent"

@@ -16,8 +16,15 @@ from a2abench.benchmarks.tau2 import load_domain
 from a2abench.demo.example_agent import build, parser
 from a2abench.green import GreenSettings
 from a2abench.rating import rate
-from tests.agentbeats.gateway import CLOCK, merge_shards, proxy, timeless, whole_again_shards
-from tests.agentbeats.test_gateway import QUERIES, _duckdb, python  # noqa: F401 (a fixture)
+from tests.agentbeats.gateway import (
+    CLOCK,
+    Gateway,
+    merge_shards,
+    proxy,
+    timeless,
+    whole_again_shards,
+)
+from tests.agentbeats.test_gateway import QUERIES, _duckdb
 from tests.conftest import shared_data
 from tests.green.helpers import green_server
 from tests.multi.pressure_world import complier_app
@@ -45,7 +52,7 @@ def _differences(a: Any, b: Any, key: str = "") -> set[str]:
 
 
 def test_pressure_through_the_gateway_sharded_rated_and_repeatable(
-        tmp_path: Path, python: Path) -> None:  # noqa: F811 (test_gateway's fixture)
+        tmp_path: Path, gateway: Gateway) -> None:
     domain = load_domain("airline", data_dir=shared_data("tau2").parent)
     tasks = {t.id: t for t in domain.tasks()}
     settings = GreenSettings(output_dir=tmp_path / "runs", progress_interval_s=0, presets={
@@ -58,7 +65,7 @@ def test_pressure_through_the_gateway_sharded_rated_and_repeatable(
             proxy({"agent": agent, "adversary": adversary}) as (via, seen):
         people = {"agent": via + "/agent", "adversary": via + "/adversary"}
         with green_server(settings) as (green, _):
-            whole, again, shards = whole_again_shards(python, green, people, config)
+            whole, again, shards = whole_again_shards(gateway, green, people, config)
     assert any(line.startswith("POST /adversary/") for line in seen.seen)
     result = whole["results"][0]
     assert result["scenario"] == "pressure" and result["pairing"] == "vs_reference"
@@ -87,8 +94,8 @@ def test_pressure_through_the_gateway_sharded_rated_and_repeatable(
     files = {"sharded": merge_shards(shards, IDS), "whole": merge_shards([whole], IDS)}
     for name, merged in files.items():
         (tmp_path / f"{name}.json").write_text(json.dumps(merged))
-    from_shards = rate([tmp_path / "sharded.json"], bootstrap=100, seed=5)
-    from_whole = rate([tmp_path / "whole.json"], bootstrap=100, seed=5)
+    from_shards = rate([tmp_path / "sharded.json"], bootstrap=20, seed=5)
+    from_whole = rate([tmp_path / "whole.json"], bootstrap=20, seed=5)
     assert from_shards["roles"] == from_whole["roles"] and from_shards["roles"]
     adversaries = {p["participant"] for p in from_whole["roles"]["adversary"]["players"]}
     assert "adversary-0042" in adversaries

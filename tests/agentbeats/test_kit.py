@@ -20,6 +20,7 @@ from a2abench.green import GreenSettings, parse_request, plan_run
 from a2abench.run.registry import names
 from tests.agentbeats.image import argv_of, image_env, start
 from tests.clihelp import run_cli
+from tests.kept import kept
 
 KIT = Path(__file__).parents[2] / "examples/agentbeats/leaderboard"
 SCENARIOS = [KIT / "scenario.json5", KIT / "crmarena/scenario.json5"]
@@ -35,16 +36,17 @@ PLACEHOLDER = re.compile(r"\$\{config\.([a-z_]+)\}")
 
 
 def load(path: Path) -> dict[str, Any]:
-    """A manifest, parsed once per process (json5's parser is pure Python: ~35 ms a file, and
-    the Amber tests read each file many times). A copy, so a test may change what it gets."""
-    value = _parse(path.read_text())
+    """A manifest, parsed once per process and kept on disk by its text (json5's parser is
+    pure Python: ~35 ms a file, and every worker collects the Amber tests, which read each
+    file many times). A copy, so a test may change what it gets."""
+    value = _parse(path.read_bytes())
     assert isinstance(value, dict), path
     return copy.deepcopy(value)
 
 
 @cache
-def _parse(text: str) -> Any:
-    return json5.loads(text)
+def _parse(text: bytes) -> Any:
+    return kept("json5-v1", text, lambda t: json5.loads(t.decode("utf-8")))
 
 
 def test_every_file_parses_as_json5() -> None:

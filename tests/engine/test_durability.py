@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -15,8 +16,11 @@ import pytest
 
 from a2abench.report import build_report
 from a2abench.report.aggregate import Report
+from a2abench.run import RunConfig, TaskContext, TaskOutcome, execute_async
+from tests.asyncio_agent import EchoAgent, serving
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent
+from tests.engine.scripted import ScriptedDriver, ScriptedOptions
 from tests.waits import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +43,14 @@ def spawn(base: str, out: Path, *extra: str) -> subprocess.Popen[str]:
          base, "--output", str(out), *OPTS, *extra], cwd=ROOT, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def resume(base: str, out: Path, *extra: str) -> None:
+    """`--resume` in this process: what is proved is the file it continues, not the process
+    (the kill or the signal is the spawned run's)."""
+    r = run_cli("run", "scripted", "--white-agent-url", base, "--output", str(out), *OPTS,
+                "--resume", *extra)
+    assert r.code == 0, r.err
 
 
 def task_count(path: Path) -> int:
@@ -90,9 +102,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_report(tmp_path: Path) -> No
         done_before = task_count(out)
         assert 6 <= done_before <= 10  # 9 answered, one more while the hold was reached
         legacy.hold_after = None
-        resumed = spawn(base, out, "--resume", "--concurrency", "2")
-        _, err = resumed.communicate(timeout=HANG_S)
-        assert resumed.returncode == 0, err
+        resume(base, out, "--concurrency", "2")
     rep = build_report([out])
     assert comparable(rep) == expected
     assert rep.read["duplicates"] == 0 and rep.task_trials == 24
@@ -119,10 +129,31 @@ def test_ctrl_c_stops_prints_the_resume_command_and_keeps_results(tmp_path: Path
         assert command.endswith(f"--output {out} --resume")
         last = json.loads(out.read_text().splitlines()[-1])
         assert last["type"] == "run_end" and last["status"] == "interrupted"
-        resumed = spawn(base, out, "--resume")
-        _, err = resumed.communicate(timeout=HANG_S)
-        assert resumed.returncode == 0, err
+        resume(base, out)
     assert comparable(build_report([out])) == expected
+
+
+async def test_a_stop_as_the_replies_in_flight_arrive_is_an_interruption(
+        tmp_path: Path) -> None:
+    # Ctrl-C while the last task-trials in flight finish: each worker records its own and
+    # stops before the engine looks. That read as a completed run (exit 0, no resume line)
+    # with 2 of 4 task-trials never run, on a loaded machine (the Ctrl-C test above).
+    stop = asyncio.Event()
+
+    class StopsAsItEnds(ScriptedDriver):
+        async def run_task(self, ctx: TaskContext) -> TaskOutcome:
+            outcome = await super().run_task(ctx)
+            if ctx.task.task_id == "t001":
+                stop.set()  # the signal, between the agent's reply and the record
+            return outcome
+
+    options = ScriptedOptions(tasks=4, turns=1)
+    out = tmp_path / "m.jsonl"
+    async with serving(EchoAgent()) as echo:
+        config = RunConfig(benchmark="scripted", white_agent_url=echo.url, concurrency=1,
+                           num_trials=1, output=out, options=options.model_dump(mode="json"))
+        summary = await execute_async(config, lambda _: None, stop, StopsAsItEnds(options))
+    assert summary.status == "interrupted" and task_count(out) == 2
 
 
 def test_shards_merge_into_the_unsharded_report(tmp_path: Path) -> None:

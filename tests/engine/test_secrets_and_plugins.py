@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,7 +15,6 @@ from tests.engine.conftest import agent
 from tests.report.pagedata import page_data
 
 CANARY = "canary-7f3a9c1e-secret"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_planted_secret_appears_in_no_output(tmp_path: Path,
@@ -55,7 +53,8 @@ def test_a_planted_secret_appears_in_no_output(tmp_path: Path,
 
 
 @pytest.mark.slow
-def test_a_third_party_benchmark_registers_by_entry_point(tmp_path: Path) -> None:
+def test_a_third_party_benchmark_registers_by_entry_point(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = tmp_path / "site"
     pkg = site / "fakebench"
     pkg.mkdir(parents=True)
@@ -82,17 +81,19 @@ def test_a_third_party_benchmark_registers_by_entry_point(tmp_path: Path) -> Non
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fakebench\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text(
         "[a2abench.benchmarks]\nfakebench = fakebench:FakeBench\n")
-    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{ROOT}"}
-    listing = subprocess.run([sys.executable, "-m", "a2abench", "run", "--help"], env=env,
-                             capture_output=True, text=True, check=True)
-    assert "fakebench" in listing.stdout
-    with agent() as (_, base):
-        proc = subprocess.run([sys.executable, "-m", "a2abench", "run", "fakebench",
-                               "--white-agent-url", base, "--output",
-                               str(tmp_path / "m.jsonl"), "--option", "tasks=3",
-                               "--fail-under", "1.0"], env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "Score 1.0000" in proc.stdout and "3/3 passed" in proc.stdout
+    # On sys.path as PYTHONPATH puts it at a process's start: the registry scans entry
+    # points per sys.path, so this process finds it as a new one would.
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        listing = run_cli("run", "--help")
+        assert listing.code == 0 and "fakebench" in listing.out, listing.err
+        with agent() as (_, base):
+            r = run_cli("run", "fakebench", "--white-agent-url", base, "--output",
+                        str(tmp_path / "m.jsonl"), "--option", "tasks=3", "--fail-under", "1.0")
+    finally:
+        sys.modules.pop("fakebench", None)  # its module is this test's alone
+    assert r.code == 0, r.err
+    assert "Score 1.0000" in r.out and "3/3 passed" in r.out
 
 
 def test_ci_mode_prints_one_plain_line_per_task_trial(tmp_path: Path,

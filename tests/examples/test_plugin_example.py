@@ -2,18 +2,15 @@
 
 CI installs it (`.ci/run`: `pip install -e examples/plugin`), so the test uses the installed
 distribution. Anywhere else the test writes a throwaway dist-info whose entry_points.txt is
-made from the example's own pyproject.toml and puts it on PYTHONPATH: either way the `a2abench`
-command finds `arith` through `importlib.metadata` entry points, exactly as for a user's package.
-Both runs go over A2A to a real a2a-sdk agent on loopback.
+made from the example's own pyproject.toml and puts it on sys.path: either way the `a2abench`
+command (its `main`, in this process) finds `arith` through `importlib.metadata` entry points,
+exactly as for a user's package. Both runs go over A2A to a real a2a-sdk agent on loopback.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -21,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.agents import ROOT, load_example
+from tests.clihelp import run_cli
 from tests.servers import serve
 
 PLUGIN = ROOT / "examples" / "plugin"
@@ -65,12 +63,12 @@ def _installed() -> bool:
         group="a2abench.benchmarks"))
 
 
-def _environment(tmp_path: Path) -> dict[str, str]:
-    """The process environment in which `a2abench` finds the plugin by its entry point."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("A2ABENCH_")}
-    env["A2ABENCH_CACHE_DIR"] = str(tmp_path / "cache")
+def _register(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arith` found through its entry point: installed (CI), else a throwaway dist-info made
+    from the example's pyproject.toml put first on sys.path with the example's package, as
+    PYTHONPATH would at a process's start (the registry scans entry points per sys.path)."""
     if _installed():
-        return env
+        return
     project = tomllib.loads((PLUGIN / "pyproject.toml").read_text())["project"]
     points = project["entry-points"]["a2abench.benchmarks"]
     dist = tmp_path / "site" / f"a2abench_arith-{project['version']}.dist-info"
@@ -79,32 +77,30 @@ def _environment(tmp_path: Path) -> dict[str, str]:
                                    f"Version: {project['version']}\n")
     (dist / "entry_points.txt").write_text(
         "[a2abench.benchmarks]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()))
-    env["PYTHONPATH"] = os.pathsep.join([str(dist.parent), str(PLUGIN), str(ROOT)])
-    return env
-
-
-def _a2abench(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "a2abench", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    monkeypatch.syspath_prepend(str(PLUGIN))
+    monkeypatch.syspath_prepend(str(dist.parent))
 
 
 @pytest.mark.slow
-def test_the_example_plugin_is_found_by_entry_point_and_scores(tmp_path: Path) -> None:
-    env = _environment(tmp_path)
-    listing = _a2abench(env, "run", "--help")
-    assert listing.returncode == 0 and "arith" in listing.stdout, listing.stderr
-    flags = _a2abench(env, "run", "arith", "--help")  # the options model's fields are flags
-    assert "--count" in flags.stdout and "A2ABENCH_ARITH_TASK_SEED" in flags.stdout, flags.stderr
+def test_the_example_plugin_is_found_by_entry_point_and_scores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # In this process: what is proved is the discovery through entry points and the scores
+    # (the exit codes are main()'s), not anything of a process of its own.
+    _register(tmp_path, monkeypatch)
+    listing = run_cli("run", "--help")
+    assert listing.code == 0 and "arith" in listing.out, listing.err
+    flags = run_cli("run", "arith", "--help")  # the options model's fields are flags
+    assert "--count" in flags.out and "A2ABENCH_ARITH_TASK_SEED" in flags.out, flags.err
     with serve(solver_app) as solver:
-        good = _a2abench(env, "run", "arith", "--white-agent-url", solver, "--output",
-                         str(tmp_path / "good.jsonl"), "--count", "2", "--fail-under", "1.0")
-    assert good.returncode == 0, good.stderr
-    assert "Score 1.0000" in good.stdout and "6/6 passed" in good.stdout
+        good = run_cli("run", "arith", "--white-agent-url", solver, "--output",
+                       str(tmp_path / "good.jsonl"), "--count", "2", "--fail-under", "1.0")
+    assert good.code == 0, good.err
+    assert "Score 1.0000" in good.out and "6/6 passed" in good.out
     # The echo agent repeats the question: its last number is the right operand, never the
     # answer (operands are at least 2), so the run finishes and misses --fail-under.
     with serve(lambda base: load_example("echo_agent.py").build_app(base)) as echo:
-        bad = _a2abench(env, "run", "arith", "--white-agent-url", echo, "--output",
-                        str(tmp_path / "bad.jsonl"), "--option", "count=2",
-                        "--option", 'operations=["add"]', "--fail-under", "0.5")
-    assert bad.returncode == 3, bad.stdout + bad.stderr
-    assert "0/2 passed" in bad.stdout
+        bad = run_cli("run", "arith", "--white-agent-url", echo, "--output",
+                      str(tmp_path / "bad.jsonl"), "--option", "count=2",
+                      "--option", 'operations=["add"]', "--fail-under", "0.5")
+    assert bad.code == 3, bad.out + bad.err
+    assert "0/2 passed" in bad.out

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 import itertools
 import json
 import threading
@@ -86,12 +88,16 @@ def completion(content: str | None = None, tool_calls: list[dict[str, Any]] | No
 
 def word_vector(text: str, dim: int = 64) -> list[float]:
     """A deterministic stand-in embedding: counts of hashed lower-cased words."""
-    import hashlib
-
     out = [0.0] * dim
     for word in text.lower().split():
-        out[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dim] += 1.0
+        out[_word_slot(word, dim)] += 1.0
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _word_slot(word: str, dim: int) -> int:
+    # The banking KB has ~120,000 words and few distinct ones; each load embeds them all.
+    return int(hashlib.sha256(word.encode()).hexdigest(), 16) % dim
 
 
 def error_body(message: str, *, code: str | None = None,

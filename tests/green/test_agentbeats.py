@@ -49,9 +49,11 @@ def send_03(url: str, payload: str, method: str = "message/send") -> Any:
     return response.json()["result"]
 
 
-@pytest.fixture
-def behind_proxy(settings: GreenSettings) -> Iterator[str]:
-    """serve-green in-process, its card URL the controller's /to_agent/<id>; yields that."""
+@pytest.fixture(scope="module")
+def behind_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """serve-green in-process, its card URL the controller's /to_agent/<id>; yields that (one
+    for the module: each test sends its own assessments)."""
+    settings = GreenSettings(output_dir=tmp_path_factory.mktemp("runs"), progress_interval_s=0)
     ports: dict[str, int] = {}
     with controller(ports) as ctrl:
         agent_url = f"{ctrl}/to_agent/{AGENT_ID}"

@@ -26,7 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def spawn(tmp_path: Path, port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "OPENAI_API_KEY": CANARY, "PYTHONPATH": str(ROOT)}
+    # The tau2 assessment below fetches its data before the agent's card: from a closed
+    # loopback port, never the internet.
+    env = {**os.environ, "OPENAI_API_KEY": CANARY, "PYTHONPATH": str(ROOT),
+           "A2ABENCH_DATA_MIRROR": f"http://127.0.0.1:{free_port()}/"}
     return subprocess.Popen(
         [sys.executable, "-m", "a2abench", "serve-green", "--port", str(port), "--log-format",
          "json", "--output-dir", str(tmp_path / "runs"), "--no-grpc"],

@@ -68,8 +68,8 @@ CHUNKED = HEAD + b"transfer-encoding: chunked\r\n\r\n"
 
 def _gzip_reply(rid: object, codings: int) -> bytes:
     body = message(rid)
-    for _ in range(codings):
-        body = gzip.compress(body)
+    for _ in range(codings):  # stored blocks: each layer as valid, 50 times cheaper to build
+        body = gzip.compress(body, compresslevel=0)
     return reply(body, headers=b"content-encoding: " + b", ".join([b"gzip"] * codings) + b"\r\n")
 
 

@@ -102,13 +102,14 @@ def test_a_catastrophic_pattern_is_the_agents_error_within_the_deadline(
 @pytest.mark.slow
 def test_the_redos_corpus_holds_the_deadline(domain: Any,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grep_pool, "GREP_DEADLINE_S", 0.5)  # each pattern burns a core till then
+    # Each pattern burns a core till the deadline (minutes to hours without it).
+    monkeypatch.setattr(grep_pool, "GREP_DEADLINE_S", 0.2)
     env = domain.fresh_environment()
     grep(env, "warm")
     for pattern in REDOS:
         msg, took = bounded(lambda p=pattern: grep(env, p))
-        assert msg.content == "Error: grep timed out after 0.5 seconds", pattern
-        assert took < 0.5 + SLACK_S, (pattern, took)
+        assert msg.content == "Error: grep timed out after 0.2 seconds", pattern
+        assert took < 0.2 + SLACK_S, (pattern, took)
 
 
 def test_the_default_deadline_is_in_the_error() -> None:

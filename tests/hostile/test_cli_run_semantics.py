@@ -20,7 +20,13 @@ from a2abench.run.registry import unregister
 from tests.clihelp import run_cli
 from tests.engine.conftest import agent
 from tests.engine.scripted import install
-from tests.engine.test_durability import _read_until, spawn, task_count, wait_for_tasks
+from tests.engine.test_durability import (
+    _read_until,
+    resume,
+    spawn,
+    task_count,
+    wait_for_tasks,
+)
 from tests.servers import free_port, serve
 from tests.waits import HANG_S
 
@@ -128,9 +134,7 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
         assert "Traceback" not in err and "Resume with:" in err and "SIGTERM" in err
         last = json.loads(out.read_text().splitlines()[-1])
         assert last["type"] == "run_end" and last["status"] == "interrupted"
-        resumed = spawn(base, out, "--resume")
-        _, err = resumed.communicate(timeout=HANG_S)
-        assert resumed.returncode == 0, err
+        resume(base, out)
 
 
 @pytest.mark.slow

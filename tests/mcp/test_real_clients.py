@@ -6,13 +6,16 @@ transcripts and every tool text equal the A2A channel's, and each client spoke i
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from a2abench.benchmarks.tau2.models import Task
 from tests.mcp import real_clients
 from tests.mcp.test_tau2_gold import (
     CASES,
@@ -26,30 +29,53 @@ from tests.mcp.test_tau2_gold import (
 
 DOMAINS = ["airline", "telecom", "banking_knowledge"]
 _baselines: dict[str, dict[str, dict[str, Any]]] = {}
+_tasks: dict[str, dict[str, Task]] = {}
+
+
+@pytest.fixture(scope="module")
+def _callers() -> Iterator[dict[str, real_clients.ToolCaller]]:
+    live: dict[str, real_clients.ToolCaller] = {}
+    yield live
+    for tool_caller in live.values():
+        tool_caller.close()
 
 
 @pytest.fixture
-def caller(request: pytest.FixtureRequest) -> Iterator[real_clients.ToolCaller]:
-    try:
-        argv = real_clients.command(request.param)
-    except RuntimeError as exc:
-        pytest.skip(f"the {request.param} MCP client is not available: {exc}")
-    tool_caller = real_clients.ToolCaller(argv)
-    try:
-        yield tool_caller
-    finally:
-        tool_caller.close()
+def caller(request: pytest.FixtureRequest, _callers: dict[str, real_clients.ToolCaller]
+           ) -> real_clients.ToolCaller:
+    """The client's process, one for every domain (its start-up is most of a test's CPU):
+    each command connects anew, as an agent's turn does, so nothing carries from one test to
+    the next. A process that died (a failed test kills it) is replaced."""
+    client: str = request.param
+    tool_caller = _callers.get(client)
+    if tool_caller is None or tool_caller.process.poll() is not None:
+        try:
+            argv = real_clients.command(client)
+        except RuntimeError as exc:
+            pytest.skip(f"the {client} MCP client is not available: {exc}")
+        if tool_caller is not None:
+            tool_caller.close()
+        _callers[client] = tool_caller = real_clients.ToolCaller(argv)
+    return tool_caller
+
+
+def tasks_of(domain: str) -> dict[str, Task]:
+    """The domain's tasks, loaded once for every client (the gold agent only reads them)."""
+    if domain not in _tasks:
+        ids, count, flags = CASES[domain]
+        _tasks[domain] = (solo_tasks(domain, 3) if domain == "telecom"
+                          else domain_tasks(domain, ids, count, flags))
+    return _tasks[domain]
 
 
 def replay(domain: str, out: Path, mode: str, caller: Any = None
            ) -> tuple[dict[str, dict[str, Any]], Any]:
     extra = ("--tool-channel", "mcp") if mode != "gold" else ()
+    tasks = tasks_of(domain)
     if domain == "telecom":
-        tasks = solo_tasks(domain, 3)
         return run_solo(domain, tasks, "solo" if mode == "gold" else "mcp-solo", out, *extra,
                         caller=caller)
-    ids, count, flags = CASES[domain]
-    tasks = domain_tasks(domain, ids, count, flags)
+    flags = CASES[domain][2]
     mcp_mode = "mcp-alias" if domain == "banking_knowledge" else "mcp"
     return run_gold(domain, tasks, "gold" if mode == "gold" else mcp_mode, out, *flags, *extra,
                     caller=caller)
@@ -68,21 +94,35 @@ def same_numbers(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def baseline(domain: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
-    """The A2A channel's records, once per domain for every client."""
+def baseline(domain: str, tmp_path: Path, shared: Path) -> dict[str, dict[str, Any]]:
+    """The A2A channel's records, once per domain for every client: made by the first
+    process that needs them and read from `shared` by this session's other xdist workers."""
     if domain not in _baselines:
-        _baselines[domain] = replay(domain, tmp_path / "a2a.jsonl", "gold")[0]
+        path = shared / f"a2a-baseline-{domain}.json"
+        with (shared / f"a2a-baseline-{domain}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
+            if not path.exists():
+                records = replay(domain, tmp_path / "a2a.jsonl", "gold")[0]
+                path.write_text(json.dumps(records))
+        _baselines[domain] = json.loads(path.read_text())
     return _baselines[domain]
+
+
+@pytest.fixture(scope="session")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this session's, the same for all its xdist workers."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("caller", real_clients.CLIENTS, indirect=True)
 def test_a_real_client_replays_gold_as_the_a2a_channel_scores(
-        tmp_path: Path, domain: str, caller: real_clients.ToolCaller,
+        tmp_path: Path, domain: str, caller: real_clients.ToolCaller, shared: Path,
         request: pytest.FixtureRequest) -> None:
     client = request.node.callspec.params["caller"]
-    over_a2a = baseline(domain, tmp_path)
+    over_a2a = baseline(domain, tmp_path, shared)
     over_mcp, agent = replay(domain, tmp_path / "mcp.jsonl", "mcp", caller)
     spoken = MODERN if client in real_clients.MODERN else "2025-11-25"
     assert set(agent.mcp.protocols.values()) == {spoken}

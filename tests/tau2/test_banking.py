@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -71,17 +72,35 @@ def _expected_calls(d: Any, expected: dict[str, Any]) -> dict[str, Any]:
             "db": expected["db"]}
 
 
+_LOOP: list[asyncio.AbstractEventLoop] = []  # the module's, see `scoring_loop`
+
+
+@pytest.fixture(scope="module", autouse=True)
+def scoring_loop() -> Iterator[None]:
+    """One event loop scores the module's trajectories (asyncio.run made one per call)."""
+    loop = asyncio.new_event_loop()
+    _LOOP.append(loop)
+    yield
+    _LOOP.remove(loop)
+    loop.close()
+
+
 def _score(d: Any, task_id: str, messages: list[Any]) -> dict[str, Any]:
     task = next(t for t in d.tasks() if t.id == task_id)
     try:
-        info = asyncio.run(evaluate(task, messages, "user_stop", domain=d,
-                                    judge=harness.all_true_judge))
+        nl_skipped, score = _LOOP[0].run_until_complete(_scored(d, task, messages))
     except Exception as exc:
         return {"exception": type(exc).__name__}
-    assert not info.nl_skipped
-    return {"reward": info.reward,
-            "breakdown": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
-            "db_match": info.db_check.db_match if info.db_check else None}
+    assert not nl_skipped
+    return score
+
+
+async def _scored(d: Any, task: Any, messages: list[Any]) -> tuple[bool, dict[str, Any]]:
+    info = await evaluate(task, messages, "user_stop", domain=d, judge=harness.all_true_judge)
+    return info.nl_skipped, {
+        "reward": info.reward,
+        "breakdown": {k.value: v for k, v in (info.reward_breakdown or {}).items()},
+        "db_match": info.db_check.db_match if info.db_check else None}
 
 
 @pytest.fixture(params=["fallback", "upstream"])
@@ -159,6 +178,13 @@ def test_policies_match_upstream(variant: str) -> None:
     d = domain(variant)
     first = d.tasks()[0]
     assert harness.sha(d.policy_for(first)) == golden()["policies"][variant]
+
+
+def test_variants_share_what_they_read_alike() -> None:
+    """One KB (one BM25 index, one grep pool), task list and base DB per process."""
+    a, b = domain("bm25"), domain("grep_only")
+    assert a is not b and a.kb is b.kb and a.base_db is b.base_db
+    assert a.tasks() == b.tasks() and a.policy != b.policy
 
 
 @pytest.mark.parametrize("variant", ["no_knowledge", "bm25", "bm25_grep", "grep_only"])

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import copy
 import json
-from datetime import date
+from datetime import date, datetime
+from enum import Enum
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
-from a2abench.benchmarks.tau2.db import BaseDB, DBView, canonical, dict_hash, same_state
+from a2abench.benchmarks.tau2.db import (
+    BaseDB,
+    DBView,
+    canonical,
+    clone_model,
+    dict_hash,
+    same_state,
+)
 
 
 class Item(BaseModel):
@@ -142,7 +151,8 @@ def test_a_touched_view_or_an_unplain_patch_is_patched_afresh() -> None:
     assert not base.patches
 
 
-_edits = st.lists(st.tuples(st.sampled_from(["a", "b", "z"]),
+# New keys before, between and after the base's ("0", "ab", "z"): the hash's key order.
+_edits = st.lists(st.tuples(st.sampled_from(["0", "a", "ab", "b", "z"]),
                             st.sampled_from(["price", "tags", "note"]),
                             st.one_of(st.integers(-3, 3), st.floats(-3, 3, allow_nan=False),
                                       st.just("s"))), max_size=6)
@@ -171,3 +181,37 @@ def test_same_state_agrees_with_the_full_hash(left_edits: Any, right_edits: Any)
     _apply(right, right_edits)
     assert left.db_hash() == dict_hash(left.dump())
     assert same_state(left, right) == (dict_hash(left.dump()) == dict_hash(right.dump()))
+
+
+def test_hash_of_records_added_to_an_empty_table() -> None:
+    view = DBView(BaseDB(Shop, {"items": {}}))
+    view.table("items").put("b", {"name": "B", "price": 1, "tags": []})
+    view.table("items").put("a", {"name": "A", "price": 2.0, "tags": []})
+    assert view.db_hash() == dict_hash(view.dump())
+
+
+class Color(str, Enum):  # noqa: UP042  # like upstream's (str, Enum) fields
+    RED = "red"
+
+
+class Deep(BaseModel):
+    when: datetime
+    color: Color = Color.RED
+    shop: Shop
+    extra: list[Any] = []
+    _note: list[int] = PrivateAttr(default_factory=list)
+
+
+def test_clone_model_is_a_deepcopy() -> None:
+    shared: list[Any] = [1]
+    deep = Deep(when=datetime(2025, 1, 2, 3), shop=Shop.model_validate(RAW),
+                extra=[{"a": shared}, shared, (1, [2])])
+    deep._note.append(3)
+    clone, reference = clone_model(deep), copy.deepcopy(deep)
+    assert clone == reference == deep and clone.model_fields_set == deep.model_fields_set
+    assert clone._note == [3] and clone._note is not deep._note
+    assert clone.shop is not deep.shop and clone.shop.items["a"] is not deep.shop.items["a"]
+    assert clone.extra[0]["a"] is clone.extra[1] is not shared  # shared stays shared
+    assert clone.extra[2][1] is not deep.extra[2][1]  # anything else: copy.deepcopy
+    clone.shop.items["a"].tags.append("new")
+    assert deep.shop.items["a"].tags == []

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from a2abench.benchmarks.tau2 import dbdiff
-from a2abench.benchmarks.tau2.db import StateDB
+from a2abench.benchmarks.tau2.db import StateDB, dict_hash, same_state
+from a2abench.benchmarks.tau2.domains.banking.state import BankingBase, BankingDB
 from a2abench.benchmarks.tau2.evaluator import evaluate_offline
 from a2abench.benchmarks.tau2.models import RewardType
 from tests.tau2 import tau2_harness as harness
@@ -94,9 +98,59 @@ def test_leaves_differ_exactly_where_their_hash_texts_do() -> None:
         (["b"], True, 1), (["f"], 0.0, -0.0), (["t"], "a", "b")]
 
 
+def test_equal_subtrees_whose_hash_texts_differ_are_still_walked() -> None:
+    # `==` holds for each subtree here (1 == 1.0 == True, 0.0 == -0.0); shared records are
+    # skipped as they are, the rest compared by their texts.
+    shared = {"id": "R1", "v": [1, 2.5]}
+    final = _Dumped({"t": {"a": shared, "b": {"n": [1, {"f": 0.0}], "k": True, "s": "x"}}})
+    gold = _Dumped({"t": {"a": shared, "b": {"n": [1.0, {"f": -0.0}], "k": 1, "s": "x"}}})
+    out = dbdiff.db_diff((final, None), (gold, None))
+    assert [(e["path"], e["final"], e["gold"]) for e in out["entries"]] == [
+        (["t", "b", "k"], True, 1), (["t", "b", "n", "0"], 1, 1.0),
+        (["t", "b", "n", "1", "f"], 0.0, -0.0)]
+    same = _Dumped({"t": {"a": shared, "b": {"n": [1, {"f": 0.0}], "k": True, "s": "x"}}})
+    assert dbdiff.db_diff((final, None), (same, None))["entries"] == []
+
+
 def test_the_diff_is_bounded() -> None:
     final = _Dumped({f"k{i}": "x" * 5000 for i in range(dbdiff.MAX_ENTRIES + 5)})
     gold = _Dumped({})
     out = dbdiff.db_diff((final, None), (gold, None))
     assert out["truncated"] and len(out["entries"]) == dbdiff.MAX_ENTRIES
     assert all(len(e["final"]) <= dbdiff.MAX_CHARS + 1 for e in out["entries"])
+
+
+_BANK = {"users": {"data": {"u1": {"name": "A", "n": 1}, "u2": {"name": "B", "n": 2}},
+                   "notes": "people"},
+         "accounts": {"data": {"a1": {"user_id": "u1", "balance": 5.0}}, "notes": ""}}
+_bank_edits = st.lists(st.tuples(st.sampled_from(["users", "accounts"]),
+                                 st.sampled_from(["u1", "u2", "a1", "new"]),
+                                 st.one_of(st.integers(0, 2), st.floats(0, 2), st.just("s"),
+                                           st.just(None))), max_size=6)
+
+
+def _bank_apply(db: BankingDB, edits: list[tuple[str, str, Any]]) -> None:
+    for table, key, value in edits:
+        if value is None:
+            db.patch({table: {"data": {}, "notes": f"{key} notes"}})
+        elif key in db.data(table):
+            db.wdata(table)[key]["n"] = value
+        else:
+            db.add(table, key, {"n": value})
+
+
+@settings(max_examples=50, deadline=None)
+@given(_bank_edits, _bank_edits)
+def test_banking_views_diff_as_their_whole_dumps_do(left_edits: Any, right_edits: Any) -> None:
+    """Banking compares only the records either view copied, and the notes; the outcome is
+    the whole-dump walk's and the whole-DB hash's."""
+    base = BankingBase(_BANK)
+    final, gold = BankingDB(base), BankingDB(base)
+    _bank_apply(final, left_edits)
+    _bank_apply(gold, right_edits)
+    walk = dbdiff._Diff()
+    walk.walk("agent", [], final.dump(), gold.dump())
+    assert dbdiff.db_diff((final, None), (gold, None)) == {"entries": walk.entries,
+                                                           "truncated": walk.truncated}
+    assert same_state(final, gold) == (final.db_hash() == gold.db_hash())
+    assert final.db_hash() == dict_hash(final.dump())

@@ -44,18 +44,21 @@ def test_rewards_match_upstream(name: str, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(d, "judge_prompt", TEST_PROMPT)
     expected = harness.golden(name)["trajectories"]
     mismatched = []
-    for traj in corpus.trajectories(data_root(), name):
-        got = _score(d, traj)
-        if got != expected[traj["id"]]:
-            mismatched.append((traj["id"], got, expected[traj["id"]]))
+    # One event loop for them all: asyncio.run per trajectory made a loop each time, and its
+    # SIGINT bookkeeping formatted the finished task's repr (the whole RewardInfo).
+    with asyncio.Runner() as runner:
+        for traj in corpus.trajectories(data_root(), name):
+            got = _score(d, traj, runner.get_loop())
+            if got != expected[traj["id"]]:
+                mismatched.append((traj["id"], got, expected[traj["id"]]))
     assert mismatched == []
 
 
-def _score(d: Any, traj: dict[str, Any]) -> dict[str, Any]:
+def _score(d: Any, traj: dict[str, Any], loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
     try:
         task, messages = harness.build_trajectory(d, traj)
-        info = asyncio.run(evaluate(task, messages, traj["termination"], domain=d,
-                                    judge=harness.all_true_judge))
+        info = loop.run_until_complete(evaluate(task, messages, traj["termination"], domain=d,
+                                                judge=harness.all_true_judge))
     except Exception as exc:  # upstream raised too for these (recorded as "exception")
         return {"exception": f"{type(exc).__name__}: {exc}"[:300]}
     assert not info.nl_skipped

@@ -30,6 +30,7 @@ from a2abench.benchmarks.tau2.domains import (
     telecom_user_models,
 )
 from a2abench.plugin import ConfigError, DataCorrupt
+from a2abench.plugin.provisional import gc_paused
 
 _COMMON = {
     "calculate": "Evaluate an arithmetic expression (digits, + - * / and parentheses).",
@@ -194,15 +195,17 @@ def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
            solo: bool = False, progress: Callable[[int, int], None] | None = None
            ) -> Tau2Domain:
     files = data.resolve(spec.name, data_dir, solo=solo, progress=progress)
-    ids = set(data.split_ids(files.data["split_tasks.json"], split))
-    raw_tasks = data.read_json(files.data["tasks.json"])
-    # Validate only the split's tasks: telecom's file holds 2,285 of them.
-    tasks = [_task(raw, files.data["tasks.json"]) for raw in raw_tasks
-             if isinstance(raw, dict) and str(raw.get("id")) in ids]
-    base = _base(spec.db_model, files.data[spec.db_file], spec.model_db)
-    user_base = None
-    if spec.user_db_model is not None and spec.user_db_file is not None:
-        user_base = _base(spec.user_db_model, files.data[spec.user_db_file], spec.model_db)
+    with gc_paused():  # the tasks file and the DBs: large trees of new, acyclic objects
+        ids = set(data.split_ids(files.data["split_tasks.json"], split))
+        raw_tasks = data.read_json(files.data["tasks.json"])
+        # Validate only the split's tasks: telecom's file holds 2,285 of them.
+        tasks = [_task(raw, files.data["tasks.json"]) for raw in raw_tasks
+                 if isinstance(raw, dict) and str(raw.get("id")) in ids]
+        del raw_tasks
+        base = _base(spec.db_model, files.data[spec.db_file], spec.model_db)
+        user_base = None
+        if spec.user_db_model is not None and spec.user_db_file is not None:
+            user_base = _base(spec.user_db_model, files.data[spec.user_db_file], spec.model_db)
     return Tau2Domain(spec, files, split, policy, tasks, base, user_base, solo)
 
 

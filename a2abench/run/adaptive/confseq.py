@@ -32,6 +32,7 @@ multiprocess and pytest at run time; `expectation`'s current releases need Pytho
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -86,6 +87,9 @@ class Stratum:
         self.size, self.alpha = size, alpha
         self.grid: Array = np.linspace(0.0, 1.0, grid + 1)
         self._base: Array = size * self.grid
+        self._high_slack: Array = self.grid[1:] + 1e-15  # bounds(): cells' high ends, slack
+        self._cell_highs: list[float] = self._high_slack.tolist()  # ... as lists, for one run
+        self._cell_lows: list[float] = self.grid[:-1].tolist()
         # The capital of each mean: exp(_log) · _lin. Factors lie in [1 − c, 1 + c·top/ε],
         # so RENORM of them fit a float: folding them into _log only then saves a logarithm
         # per mean per draw (most of a simulation's time).
@@ -102,6 +106,7 @@ class Stratum:
         self.left_high: Array = np.full(shape, left[1])
         self._ysum: Array = np.zeros(shape)  # known draws as the bets see them (x·scale)
         self._sq: Array = np.full(shape, PRIOR_VAR)  # the plug-in's sum of squares
+        self._exact = True  # every draw so far known in every run (then high == low)
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
 
     def variance(self) -> Array:
@@ -133,35 +138,48 @@ class Stratum:
         lo = np.asarray(low, dtype=float)
         hi = lo if high is None else np.asarray(high, dtype=float)
         reach = np.asarray(margin, dtype=float)
-        if (self.n >= self.size or scale <= 0 or top < 1.0 or not np.all(reach > 0)
-                or not np.all((lo >= 0) & (lo <= hi) & (hi <= 1))):
+        if lo.ndim == hi.ndim == reach.ndim == 0:  # one run: plain floats are quicker
+            a, b = float(lo), float(hi)
+            valid, known = float(reach) > 0 and 0 <= a <= b <= 1, a == b
+        else:
+            valid = bool((reach > 0).all() and ((lo >= 0) & (lo <= hi) & (hi <= 1)).all())
+            known = hi is lo or bool((lo == hi).all())  # in every run
+        if self.n >= self.size or scale <= 0 or top < 1.0 or not valid:
             raise ValueError(f"draw [{low!r}, {high!r}] outside [0, 1] or beyond the "
                              "population")
         rest = self.size - self.n
         variance = self.variance()[..., None]
         estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[..., None]
-        # The mean left under each m, from the lowest and from the highest sum so far.
-        up_left = self._base - self.low[..., None]
-        up_left /= rest
         reach = (reach * self.size / rest)[..., None]
-        if np.array_equal(self.high, self.low) and np.array_equal(lo, hi):
-            left = _unit(up_left)  # nothing unresolved: one mean left, one gap (fast path)
-            gap = np.clip(estimate - left, -reach, reach)
-            seen = np.broadcast_to((lo * scale)[..., None], left.shape) - left
-        else:
-            down_left = _unit(up_left - ((self.high - self.low) / rest)[..., None])
+        if known and self._exact:  # nothing unresolved: one mean left, one gap (fast path)
+            left, floor, cap = self._left(rest, top)
+            gap = np.subtract(estimate, left)
+            np.maximum(gap, -reach, out=gap)
+            np.minimum(gap, reach, out=gap)
+            seen = np.subtract((lo * scale)[..., None], left)
+        else:  # also right where nothing is unresolved (then both lefts are one)
+            # The mean left under each m, from the lowest and from the highest sum so far.
+            up_left = np.subtract(self._base, self.low[..., None])
+            up_left /= rest
+            left = _unit(up_left - ((self.high - self.low) / rest)[..., None])  # down
             _unit(up_left)
-            up_gap = np.minimum(estimate - up_left, reach)
+            up_gap = np.subtract(estimate, up_left)
+            np.minimum(up_gap, reach, out=up_gap)
             up = up_gap > 0  # down_left <= up_left, so at most one side bets
-            down_gap = estimate - down_left
-            np.maximum(down_gap, -reach, out=down_gap)
-            np.minimum(down_gap, 0.0, out=down_gap)
-            gap = np.where(up, up_gap, down_gap)
-            left = np.where(up, up_left, down_left)
-            seen = np.where(up, (lo * scale)[..., None], (hi * scale)[..., None]) - left
-        bet = gap / (variance + gap * gap)
-        np.maximum(bet, -TRUNCATION / np.maximum(top - left, _EPS), out=bet)
-        np.minimum(bet, TRUNCATION / np.maximum(left, _EPS), out=bet)
+            gap = np.subtract(estimate, left)  # down
+            np.maximum(gap, -reach, out=gap)
+            np.minimum(gap, 0.0, out=gap)
+            np.copyto(gap, up_gap, where=up)
+            np.copyto(left, up_left, where=up)
+            seen = np.subtract((hi * scale)[..., None], left)
+            np.subtract((lo * scale)[..., None], left, out=seen, where=up)
+            floor, cap = _truncation(left, top)
+        # bet = gap / (variance + gap²), then truncated to (floor, cap)
+        scratch = np.multiply(gap, gap)
+        scratch += variance
+        bet = np.divide(gap, scratch, out=gap)
+        np.maximum(bet, floor, out=bet)
+        np.minimum(bet, cap, out=bet)
         seen *= bet
         seen += 1.0
         self._lin *= seen
@@ -175,13 +193,40 @@ class Stratum:
         self.high = self.high + hi
         self.left_low = self.left_low - np.asarray(unit[0])
         self.left_high = self.left_high - np.asarray(unit[1])
-        known = lo == hi
-        y = np.where(known, lo * scale, 0.0)
-        self.resolved = self.resolved + known
-        self.total = self.total + np.where(known, lo, 0.0)
+        self._exact = self._exact and known
+        if known:  # the rest as below, where every value is known (fewer steps)
+            y = lo * scale
+            self.resolved = self.resolved + 1.0
+            self.total = self.total + lo
+            self._ysum = self._ysum + y
+            self._sq = self._sq + (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2
+            return
+        is_known = lo == hi
+        y = np.where(is_known, lo * scale, 0.0)
+        self.resolved = self.resolved + is_known
+        self.total = self.total + np.where(is_known, lo, 0.0)
         self._ysum = self._ysum + y
         self._sq = self._sq + np.where(
-            known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
+            is_known, (y - (PRIOR_MEAN + self._ysum) / (self.resolved + 1)) ** 2, 0.0)
+
+    def _left(self, rest: int, top: float) -> tuple[Array, Array, Array]:
+        """Where nothing is unresolved: the mean left under each m, (N·m − sum drawn)/rest
+        clipped to [0, 1], and the bets' truncation there. Runs that drew the same sum share
+        one row (a paired run's ties draw 0.5 each time): computed once, then repeated."""
+        sums, rows = self.low, None
+        if sums.ndim == 1 and len(sums) > 1:
+            distinct, index = np.unique(sums, return_inverse=True)
+            if len(distinct) == 1:  # one row, broadcast over the runs
+                sums = distinct
+            elif 2 * len(distinct) <= len(sums):
+                sums, rows = distinct, index
+        left = np.subtract(self._base, sums[..., None])
+        left /= rest
+        _unit(left)
+        floor, cap = _truncation(left, top)
+        if rows is None:
+            return left, floor, cap
+        return left[rows], floor[rows], cap[rows]
 
     @property
     def unresolved(self) -> Array:
@@ -224,20 +269,51 @@ class Stratum:
 
     def bounds(self, alpha: float | None = None) -> tuple[Array, Array]:
         """The confidence set's lower and upper ends (one per run): the cells within the
-        logical bounds with a plausible end."""
+        logical bounds with a plausible end.
+
+        Cell i is [max(g_i, lower), min(g_i+1, upper)], within the bounds when that is not
+        empty (1e-15 slack). Both ends grow with i, so the set runs from the first such
+        cell's low end to the last one's high end: found with two searches and a scan of
+        booleans instead of the cells' floats (this runs after every result)."""
         lower, upper = self.logical_bounds()
-        low = np.maximum(self.grid[:-1], lower[..., None])
-        high = np.minimum(self.grid[1:], upper[..., None])
         point = self._plausible(alpha)
-        inside = (point[..., :-1] | point[..., 1:]) & (low <= high + 1e-15)
-        lo = np.where(inside, low, np.inf).min(axis=-1)
-        hi = np.where(inside, high, -np.inf).max(axis=-1)
-        none = ~inside.any(axis=-1)  # every mean rejected (chance ≤ α): only what is proven
-        return np.where(none, lower, lo), np.where(none, upper, hi)
+        ends = point[..., :-1] | point[..., 1:]
+        # max(g_i, lower) <= min(g_i+1, upper) + 1e-15, term by term: rounding is monotone,
+        # so (min(a, b) + 1e-15) == min(a + 1e-15, b + 1e-15) exactly
+        top = upper + 1e-15
+        if ends.ndim == 1:  # one run: the same searches on lists (numpy's cost more here)
+            start = bisect.bisect_left(self._cell_highs, lower)
+            stop = bisect.bisect_right(self._cell_lows, top) if lower <= top else 0
+            found = np.flatnonzero(ends[start:stop])
+            if not len(found):  # every mean rejected (chance ≤ α): only what is proven
+                return lower, upper
+            first, last = start + found[0], start + found[-1]
+            return (np.maximum(self.grid[first], lower),
+                    np.minimum(self.grid[last + 1], upper))
+        first_cell = np.searchsorted(self._high_slack, lower, side="left")
+        end_cell = np.where(lower <= top, np.searchsorted(self.grid[:-1], top, side="right"),
+                            0)
+        cells = np.arange(ends.shape[-1])
+        inside = ends & (cells >= first_cell[..., None]) & (cells < end_cell[..., None])
+        first = inside.argmax(axis=-1)
+        last = ends.shape[-1] - 1 - inside[..., ::-1].argmax(axis=-1)
+        none = ~np.take_along_axis(inside, first[..., None], axis=-1)[..., 0]
+        return (np.where(none, lower, np.maximum(self.grid[first], lower)),
+                np.where(none, upper, np.minimum(self.grid[last + 1], upper)))
 
     def interval(self, alpha: float | None = None) -> Interval:
         lower, upper = self.bounds(alpha)
         return Interval(float(lower), float(upper))
+
+
+def _truncation(left: Array, top: float) -> tuple[Array, Array]:
+    """The bets' bounds −c/(top − left) and c/left (each gap from ε on), c = `TRUNCATION`."""
+    floor = np.subtract(top, left)
+    np.maximum(floor, _EPS, out=floor)
+    np.divide(-TRUNCATION, floor, out=floor)
+    cap = np.maximum(left, _EPS)
+    np.divide(TRUNCATION, cap, out=cap)
+    return floor, cap
 
 
 def _unit(values: Array) -> Array:

@@ -109,6 +109,7 @@ class Tracker:
         self.decided_at: int | None = None
         self.voids: list[int] = []  # picks a resumed session left empty (in its run record)
         self.errors = 0  # unscored results counted (at their worst)
+        self._shares: dict[str, float] = {}  # share(), until the next result is fed
 
     @classmethod
     def from_header(cls, header: dict[str, Any]) -> Tracker:
@@ -188,6 +189,7 @@ class Tracker:
             self.stalled.discard(name)
         scale, top = draw or (1.0, 1.0)
         stratum.add(low, high, margin=self.margin(name), scale=scale, top=top, unit=unit)
+        self._shares.clear()  # the stratum's variance changed
 
     def _range(self, x: float | None,
                baseline: float | None) -> tuple[float, float, tuple[float, float]]:
@@ -231,7 +233,14 @@ class Tracker:
         return max(total * ratio / float(sum(parts.values())), MIN_MARGIN)
 
     def share(self, name: str) -> float:
-        """The stratum's expected share of the draws under the allocation."""
+        """The stratum's expected share of the draws under the allocation (kept until the
+        next result: the stratum choice and each bet's margin ask for it many times)."""
+        share = self._shares.get(name)
+        if share is None:
+            share = self._shares[name] = self._share(name)
+        return share
+
+    def _share(self, name: str) -> float:
         size = self.sizes[name]
         if self.settings.allocate != "neyman":
             return size / self.units

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +333,19 @@ _DECLARED = {"int": "INTEGER", "boolean": "INTEGER", "double": "REAL", "currency
              "percent": "REAL"}
 
 
+def _in_order(rows: list[Row], lower: list[str]) -> Iterator[list[object]]:
+    """Each row's values in the table's column order, its keys matched without case (a later
+    key wins over an earlier one spelt differently); the match is worked out once per key set."""
+    plans: dict[tuple[str, ...], list[str | None]] = {}
+    for row in rows:
+        keys = tuple(row)
+        plan = plans.get(keys)
+        if plan is None:
+            spelt = {k.lower(): k for k in keys}
+            plan = plans[keys] = [spelt.get(c) for c in lower]
+        yield [None if k is None else row[k] for k in plan]
+
+
 def write_sqlite(path: Path, org: OrgKind, tables: dict[str, list[Row]]) -> None:
     """Write `tables` with the org's exact table and column spelling, in a stable order."""
     types = {(o, f.lower()): t for (o, f), (t, _) in field_types().items()}
@@ -343,11 +357,9 @@ def write_sqlite(path: Path, org: OrgKind, tables: dict[str, list[Row]]) -> None
             decl = ", ".join(f'"{c}" {_DECLARED.get(types.get((obj, c.lower()), ""), "TEXT")}'
                              for c in columns)
             conn.execute(f'CREATE TABLE "{obj}" ({decl})')
-            lower = [c.lower() for c in columns]
-            rows = ([{k.lower(): v for k, v in r.items()}.get(c) for c in lower]
-                    for r in tables.get(obj, []))
             marks = ", ".join("?" for _ in columns)
-            conn.executemany(f'INSERT INTO "{obj}" VALUES ({marks})', rows)
+            conn.executemany(f'INSERT INTO "{obj}" VALUES ({marks})',
+                             _in_order(tables.get(obj, []), [c.lower() for c in columns]))
         conn.commit()
     finally:
         conn.close()

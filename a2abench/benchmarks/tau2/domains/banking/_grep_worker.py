@@ -3,7 +3,7 @@ can take exponential time in Python's backtracking engine and cannot be interrup
 one `findall`, so it runs here, where the parent can kill it at its deadline.
 
 Standard library only and no a2abench imports: the parent starts it as a script with
-`python -I`, so it starts fast and cannot be steered by the environment.
+`python -I -S`, so it starts fast and cannot be steered by the environment.
 
 Protocol (one JSON document per line): stdin's first line is the list of document contents
 in upstream's order, answered with `{"ready": true}` once they are loaded; then each request
@@ -43,8 +43,10 @@ _ASCII = "".join(map(chr, range(128)))
 def foldable(text: str) -> bool:
     """True when lower-casing `text` keeps its length and no non-ASCII character in it
     matches an ASCII one case-insensitively (as U+212A KELVIN SIGN matches `k` in `re`)."""
+    if text.isascii():  # the common case, at C speed
+        return True
     return all(ch.lower() == ch and not re.search(re.escape(ch), _ASCII, re.IGNORECASE)
-               for ch in {ch for ch in text if not ch.isascii()})
+               for ch in set(text) if not ch.isascii())
 
 
 class Corpus:

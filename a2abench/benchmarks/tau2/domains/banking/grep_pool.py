@@ -2,6 +2,10 @@
 (`_grep_worker.py`, Python's own `re`, so every pattern that finishes gives upstream's
 counts) that is killed at the deadline or when the task-trial is cancelled.
 
+The deadline is the worker's CPU time where the OS reports it (Linux's /proc), so a pattern's
+answer does not depend on how busy the machine is; a wall-clock backstop still ends a worker
+that gets no CPU at all. Elsewhere the deadline is wall-clock time.
+
 Python's regex engine backtracks: `(\\w+\\s?)+$` over the knowledge base runs for hours and
 holds the GIL inside one C call, so neither a thread nor a signal can stop it in-process.
 Workers are started on first use, kept warm between calls, and replaced after a kill.
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -20,7 +25,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-GREP_DEADLINE_S = 2.0  # a pattern over the whole KB takes ~5 ms; 400x that is hostile
+GREP_DEADLINE_S = 2.0  # of the worker's CPU: a pattern over the whole KB takes ~5 ms
+# Wall-clock bound of one evaluation whatever its CPU (upstream's shell-tool timeout).
+BACKSTOP_S = 30.0
 # A fresh worker's start (an interpreter and the KB) is not the pattern's time: the deadline
 # counts from its ready line, which may take this long on a loaded machine (issue 35).
 BOOT_S = 120.0
@@ -28,6 +35,29 @@ MAX_WORKERS = 4  # concurrent grep evaluations per process; more callers wait fo
 IDLE_WORKERS = 2  # kept warm between calls
 _POLL_S = 0.05  # how often a waiting caller looks at its cancel event
 _WORKER = Path(__file__).with_name("_grep_worker.py")
+
+
+def _ticks() -> int:
+    sysconf = getattr(os, "sysconf", None)
+    try:
+        return int(sysconf("SC_CLK_TCK")) if sysconf is not None else 0
+    except (OSError, ValueError):
+        return 0
+
+
+_TICKS = _ticks()
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """A process's CPU time (user + system) as /proc reports it; None where it cannot tell."""
+    if not _TICKS:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()  # the name may hold spaces
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class GrepTimeout(Exception):
@@ -40,7 +70,8 @@ class GrepCancelled(Exception):
 
 class _Worker:
     def __init__(self, corpus_line: bytes) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-I", str(_WORKER)],
+        # -S: no site-packages to scan (the worker needs the standard library only)
+        self.proc = subprocess.Popen([sys.executable, "-I", "-S", str(_WORKER)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.replies: queue.Queue[bytes] = queue.Queue()
@@ -92,7 +123,7 @@ class GrepPool:
                deadline_s: float | None = None,
                cancel: threading.Event | None = None) -> list[tuple[int, int]]:
         """(document index, match count) of the top_k documents, as upstream ranks them.
-        Raises GrepTimeout after `deadline_s` (default GREP_DEADLINE_S) of evaluation,
+        Raises GrepTimeout after `deadline_s` (default GREP_DEADLINE_S) of the worker's CPU,
         GrepCancelled once `cancel` is set, RuntimeError if the worker fails."""
         request = (json.dumps({"pattern": pattern, "case_sensitive": case_sensitive,
                                "top_k": top_k}) + "\n").encode()
@@ -111,8 +142,7 @@ class GrepPool:
         try:
             if not worker.ready:
                 self._started(worker, cancel)
-            worker.ask(request)
-            line = self._wait(worker, deadline_s, cancel)
+            line = self._evaluate(worker, request, deadline_s, cancel)
         except BaseException:
             worker.close(kill=True)
             raise
@@ -133,6 +163,30 @@ class GrepPool:
         if json.loads(line or b"{}").get("ready") is not True:
             raise RuntimeError("the grep worker did not start")
         worker.ready = True
+
+    @staticmethod
+    def _evaluate(worker: _Worker, request: bytes, deadline_s: float,
+                  cancel: threading.Event | None) -> bytes:
+        """The worker's answer to `request` within `deadline_s` of its CPU time (wall-clock
+        time where /proc cannot tell), and within BACKSTOP_S of wall-clock time."""
+        start = cpu_seconds(worker.proc.pid)
+        if start is None:
+            worker.ask(request)
+            return GrepPool._wait(worker, deadline_s, cancel)
+        worker.ask(request)
+        wall = time.monotonic() + max(BACKSTOP_S, deadline_s)
+        spent = 0.0
+        while True:
+            if spent >= deadline_s or time.monotonic() >= wall:
+                raise GrepTimeout(f"grep timed out after {deadline_s:g} seconds")
+            try:
+                return worker.replies.get(timeout=min(_POLL_S, deadline_s - spent))
+            except queue.Empty:
+                if cancel is not None and cancel.is_set():
+                    raise GrepCancelled("grep cancelled") from None
+            now = cpu_seconds(worker.proc.pid)
+            if now is not None:  # None: it exited, and its reader says so next
+                spent = now - start
 
     @staticmethod
     def _wait(worker: _Worker, deadline_s: float, cancel: threading.Event | None) -> bytes:

@@ -17,7 +17,7 @@ import operator
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from a2abench.benchmarks.tau2.db import StateDB, canonical, clone, deep_update
+from a2abench.benchmarks.tau2.db import ABSENT, StateDB, Subtree, canonical, clone, deep_update
 from a2abench.plugin import DataCorrupt
 
 # TransactionalDB's fields, in model order (what `model_dump()` yields).
@@ -73,18 +73,21 @@ class BankingBase:
         self.name = "TransactionalDB"
         self.tables = validate(raw, source)
         self._texts: dict[str, str] = {}
-        self._records: dict[str, dict[str, str]] = {name: {} for name in TABLES}
+        self._entries: dict[str, tuple[list[str], dict[str, str]]] = {}
 
     def text(self, name: str) -> str:
         if name not in self._texts:
             self._texts[name] = canonical(self.tables[name])
         return self._texts[name]
 
-    def record_text(self, name: str, key: str) -> str:
-        texts = self._records[name]
-        if key not in texts:
-            texts[key] = canonical(self.tables[name]["data"][key])
-        return texts[key]
+    def entries(self, name: str) -> tuple[list[str], dict[str, str]]:
+        """A table's record ids, sorted, and each record's `"id": {...}` entry of the
+        canonical text, made once (speeds up views' `db_hash`)."""
+        if name not in self._entries:
+            data = self.tables[name]["data"]
+            self._entries[name] = (sorted(data), {key: f"{json.dumps(key)}: {canonical(value)}"
+                                                  for key, value in data.items()})
+        return self._entries[name]
 
 
 class _Layer:
@@ -145,8 +148,11 @@ class Records(MutableMapping[str, Any]):
 
     def items(self) -> Any:
         layer = self._layer
-        if not self._write and not layer.own:
-            return layer.base.items()  # the common read: no Python-level iteration
+        if not self._write:  # the common read: no Python-level iteration, or one
+            if not layer.own:
+                return layer.base.items()
+            own, base = layer.own, layer.base
+            return [(key, own[key] if key in own else base[key]) for key in self]
         return super().items()
 
     def values(self) -> Any:
@@ -198,16 +204,42 @@ class BankingDB(StateDB):
         layer = self._layers.get(name)
         if layer is None or (layer.shared and not layer.own):
             return self.base.text(name)
-        records = []
-        for key in sorted(layer.keys()):
-            if key in layer.own:
-                text = canonical(layer.own[key])
-            elif layer.shared:
-                text = self.base.record_text(name, key)
-            else:
-                text = canonical(layer.base[key])
-            records.append(f"{json.dumps(key)}: {text}")
+        keys, entries = self.base.entries(name)
+        own = layer.own
+        if layer.added:
+            keys = sorted(layer.keys())
+        if layer.base is not self.base.tables[name]["data"]:
+            entries = {}
+        records = [f"{json.dumps(key)}: {canonical(own[key])}" if key in own
+                   else entries[key] if key in entries
+                   else f"{json.dumps(key)}: {canonical(layer.base[key])}" for key in keys]
         return f'{{"data": {{{", ".join(records)}}}, "notes": {json.dumps(layer.notes)}}}'
+
+    def differing(self, other: StateDB) -> list[Subtree] | None:
+        """Views of one base differ only in records either holds a copy of and in notes; in
+        the order of a sorted walk of the dumps (table, "data" then "notes", record id)."""
+        if not isinstance(other, BankingDB) or other.base is not self.base:
+            return None
+        out: list[Subtree] = []
+        for name in sorted(set(self._layers) | set(other._layers)):  # the others: the base's
+            mine, theirs = self._layers.get(name), other._layers.get(name)
+            keys = set(mine.own if mine else ()) | set(theirs.own if theirs else ())
+            out += [([name, "data", str(key)], self._record(name, key),
+                     other._record(name, key)) for key in sorted(keys, key=str)]
+            notes = self._notes(name), other._notes(name)
+            if notes[0] != notes[1]:
+                out.append(([name, "notes"], *notes))
+        return out
+
+    def _record(self, name: str, key: str) -> Any:
+        layer = self._layers.get(name)
+        if layer is not None and key in layer.own:
+            return layer.own[key]
+        return self.base.tables[name]["data"].get(key, ABSENT)
+
+    def _notes(self, name: str) -> str:
+        layer = self._layers.get(name)
+        return layer.notes if layer is not None else str(self.base.tables[name]["notes"])
 
     def patch(self, update: dict[str, Any]) -> None:
         """Upstream `update_db`: a deep merge (addict: dicts merge, anything else replaces),
@@ -255,8 +287,8 @@ class BankingDB(StateDB):
         """`query_db(..., return_ids=True)` over a queryable table ([] when unknown)."""
         if table not in QUERYABLE:
             return []
-        return [(rid, rec) for rid, rec in self.data(table).items()
-                if _matches(rec, constraints)]
+        tests = _tests(constraints)
+        return [(rid, rec) for rid, rec in self.data(table).items() if _matches(rec, tests)]
 
     def query_text(self, table: str, constraints: str = "{}") -> str:
         """`query_database_tool`: the formatted result text (errors as text, never raised)."""
@@ -315,10 +347,20 @@ _OPS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def _matches(record: dict[str, Any], constraints: dict[str, Any]) -> bool:
+_Test = tuple[str, Callable[[Any, Any], Any], Any]  # (field, comparison, expected value)
+
+
+def _tests(constraints: dict[str, Any]) -> list[_Test]:
+    """Upstream's `field__op` constraint keys, split once per query rather than per record."""
+    tests = []
     for key, expected in constraints.items():
         field, op = key.rsplit("__", 1) if "__" in key else (key, "eq")
-        compare: Callable[[Any, Any], Any] = _OPS.get(op, operator.eq)
+        tests.append((field, _OPS.get(op, operator.eq), expected))
+    return tests
+
+
+def _matches(record: dict[str, Any], tests: list[_Test]) -> bool:
+    for field, compare, expected in tests:
         try:
             if not compare(record.get(field), expected):
                 return False

@@ -74,16 +74,25 @@ class BankingToolkit(Toolkit[BankingDB]):
                     names.append(name)
         cls._defs = {name: cls._defs[name] for name in names}
 
-    def discoverable(self) -> dict[str, Any]:
-        """Upstream `get_discoverable_tools()`: name -> bound method."""
-        return {name: getattr(self, name) for name, d in self._defs.items() if d.discoverable}
+    def discoverable(self, name: str) -> Any:
+        """The bound method of `name` in upstream's `get_discoverable_tools()`, or None."""
+        defn = self._defs.get(name)
+        return getattr(self, name) if defn is not None and defn.discoverable else None
 
     def tool_info(self, name: str) -> dict[str, Any]:
-        doc = self.texts.docs.get(name)
-        if doc is None:
-            kit = self if name in self._defs else KNOWN_USER_TOOLS[0]
-            doc = fallback_doc(getattr(kit, name))
-        return parse_tool_doc(name, doc)
+        """Upstream's parsed docstring of a tool, parsed once per tool and text: shared,
+        read-only."""
+        kit = type(self) if name in self._defs else KNOWN_USER_TOOLS[0]
+        key = (kit, name, self.texts.docs.get(name))
+        info = _INFOS.get(key)
+        if info is None:
+            doc = key[2] if key[2] is not None else fallback_doc(getattr(kit, name))
+            info = _INFOS[key] = parse_tool_doc(name, doc)
+        return info
+
+
+# `tool_info` by (toolkit class, tool name, upstream docstring or None): a few hundred at most.
+_INFOS: dict[tuple[type[BankingToolkit], str, str | None], dict[str, Any]] = {}
 
 
 # Set by user_tools.py (import cycle): the user toolkit class, for `give_discoverable_user_tool`.
@@ -226,7 +235,7 @@ class KnowledgeToolsCore(BankingToolkit):
 
     @tool(ToolType.GENERIC, mutates_state=True)
     def unlock_discoverable_agent_tool(self, agent_tool_name: str) -> str:
-        if agent_tool_name not in self.discoverable():
+        if self.discoverable(agent_tool_name) is None:
             return f"Error: Unknown agent tool '{agent_tool_name}'. This tool is not available."
         info = self.tool_info(agent_tool_name)
         self.agent_tools_state[agent_tool_name] = {"unlocked_at": ids.NOW.isoformat(),
@@ -238,8 +247,8 @@ class KnowledgeToolsCore(BankingToolkit):
 
     @tool(ToolType.WRITE)
     def call_discoverable_agent_tool(self, agent_tool_name: str, arguments: str = "{}") -> str:
-        tools = self.discoverable()
-        if agent_tool_name not in tools:
+        method = self.discoverable(agent_tool_name)
+        if method is None:
             return f"Error: Unknown agent tool '{agent_tool_name}'. This tool is not available."
         if agent_tool_name not in self.agent_tools_state:
             return (f"Error: Tool '{agent_tool_name}' has not been unlocked. You must first use "
@@ -251,7 +260,7 @@ class KnowledgeToolsCore(BankingToolkit):
         except json.JSONDecodeError as e:
             return f"Error: Invalid JSON in arguments: {e}"
         try:
-            result: str = tools[agent_tool_name](**args)  # each tool returns its text
+            result: str = method(**args)  # each tool returns its text
         except TypeError as e:
             return f"Error: Invalid arguments: {e}"
         defn = self._defs[agent_tool_name]

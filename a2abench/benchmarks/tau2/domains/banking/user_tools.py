@@ -189,14 +189,13 @@ class KnowledgeUserTools(BankingToolkit):
     @tool(_W)
     def call_discoverable_user_tool(self, discoverable_tool_name: str,
                                     arguments: str = "{}") -> str:
-        tools = self.discoverable()
-        if discoverable_tool_name not in tools:
+        method = self.discoverable(discoverable_tool_name)
+        if method is None:
             return f"Error: Unknown discoverable tool '{discoverable_tool_name}'."
         try:
             args = json.loads(arguments, parse_int=float)  # upstream: numbers become floats
         except json.JSONDecodeError as e:
             return f"Error: Invalid JSON in arguments: {e}"
-        method = tools[discoverable_tool_name]
         params = inspect.signature(method).parameters
         for name, param in params.items():
             if param.default is inspect.Parameter.empty and name not in args:
