@@ -5,6 +5,7 @@ played beside; hostile specialists and front agents are bounded."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from tests.tau2 import gold_agent
 pytestmark = pytest.mark.slow
 
 IDS = ["8", "11", "12", "14", "15", "19"]  # airline tasks with gold writes
+TeamRun = tuple[Path, Any, dict[str, Any]]  # records, the CLI's result, the tasks played
 
 
 def by_pairing(found: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -42,10 +44,10 @@ def team_run(tmp_path: Path, ids: list[str], mode: str = "gold", *flags: str,
 
 
 def test_the_reference_partners_and_a_faithful_specialist_score_the_gold(
-        tmp_path: Path) -> None:
-    out, r = team_run(tmp_path, IDS, "gold", "--pairing", "vs_reference")
+        reference_teams: Callable[[str], TeamRun]) -> None:
+    out, r, tasks = reference_teams("airline")  # IDS among its tasks
     assert r.code == 0, r.err
-    by = by_pairing(records(out))
+    by = by_pairing([x for x in records(out) if x["task_id"] in IDS])
     assert set(by) == {"agent+specialist", "agent+no_specialist",
                        "agent+reference_specialist", "reference_agent+specialist"}
     for pairing, found in by.items():
@@ -63,7 +65,7 @@ def test_the_reference_partners_and_a_faithful_specialist_score_the_gold(
     assert all(m["content"] is None and m["tool_calls"] for m in mine[::2])
     assert x["details"]["specialist_turns"]  # its A2A replies, for the viewer
     report = build_report([out])
-    assert report.score == 1.0 and report.task_trials == len(IDS)
+    assert report.score == 1.0 and report.task_trials == len(tasks)
 
 
 def _entry(roles: dict[str, Any], role: str, pid: str) -> dict[str, Any]:
@@ -213,7 +215,7 @@ def test_a_front_agent_that_fills_the_byte_budget_cannot_make_its_specialist_for
 
 
 DOMAINS = {  # domain: (task ids or None for the first N, N)
-    "airline": (None, 15),
+    "airline": (None, 15),  # and IDS (reference_teams)
     "retail": (None, 10),
     "mock": (None, None),  # every task
     "telecom": (None, 4),  # the user's own tool calls too
@@ -227,21 +229,39 @@ SHORT = {"mock": {"update_task_with_history_and_env_assertions",
                   "update_task_with_user_tools"}}
 
 
+@pytest.fixture(scope="module")
+def reference_teams(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], TeamRun]:
+    """A domain's run of the reference partners (`--pairing vs_reference`, the gold front
+    agent and the gold specialist), once per module: airline's, on its first 15 tasks and
+    IDS, is also the first test's."""
+    runs: dict[str, TeamRun] = {}
+
+    def run(domain: str) -> TeamRun:
+        if domain not in runs:
+            ids, count = DOMAINS[domain]
+            tasks = tasks_of(domain, ids, count)
+            if domain == "airline":
+                tasks |= tasks_of(domain, IDS)
+            llm = FakeLLMServer(handler=user_llm(tasks))
+            out = tmp_path_factory.mktemp("team") / f"{domain}.jsonl"
+            with llm.running(), gold(tasks, "team") as front, specialist("gold") as (spec, _):
+                r = run_tau2(domain, front, out, list(tasks), "--specialist-url", spec,
+                             "--pairing", "vs_reference", "--user-llm", "fake-user",
+                             "--user-llm-base-url", llm.base_url)
+            runs[domain] = (out, r, tasks)
+        return runs[domain]
+
+    return run
+
+
 @pytest.mark.parametrize("domain", list(DOMAINS))
 def test_the_team_of_reference_partners_scores_what_the_gold_agent_scores_alone(
-        tmp_path: Path, domain: str) -> None:
+        reference_teams: Callable[[str], TeamRun], domain: str) -> None:
     """On every selected task, each team pairing (the submitted front agent that delegates
     its gold writes, the reference front agent, the gold specialist over A2A and in-process)
     scores exactly what the same gold agent scores alone with every tool (the solo
     baseline), and that is the gold reward wherever the gold agent alone gets it."""
-    ids, count = DOMAINS[domain]
-    tasks = tasks_of(domain, ids, count)
-    llm = FakeLLMServer(handler=user_llm(tasks))
-    out = tmp_path / f"{domain}.jsonl"
-    with llm.running(), gold(tasks, "team") as front, specialist("gold") as (spec, _):
-        r = run_tau2(domain, front, out, list(tasks), "--specialist-url", spec,
-                     "--pairing", "vs_reference", "--user-llm", "fake-user",
-                     "--user-llm-base-url", llm.base_url)
+    out, r, tasks = reference_teams(domain)
     assert r.code == 0, r.err
     by = by_pairing(records(out))
     solo = {x["task_id"]: x["reward"] for x in by.pop("agent+no_specialist")}
