@@ -71,7 +71,7 @@ def test_adaptive_gate_decides_early(tmp_path: Path, threshold: float, code: int
 
 @pytest.mark.slow
 def test_kill_9_then_resume_continues_the_sequence(tmp_path: Path) -> None:
-    from tests.engine.test_durability import spawn, wait_for_tasks
+    from tests.engine.test_durability import resume, spawn, wait_for_tasks
 
     out = tmp_path / "m.jsonl"
     flags = ("--option", "tasks=60", "--option", "turns=1", "--num-trials", "4",
@@ -81,9 +81,8 @@ def test_kill_9_then_resume_continues_the_sequence(tmp_path: Path) -> None:
         wait_for_tasks(out, 8, proc)
         proc.kill()  # SIGKILL: no run_end, task-trials in flight never recorded
         proc.communicate()
-        resumed = spawn(base, out, *flags, "--resume")
-        _, err = resumed.communicate(timeout=120)
-        assert resumed.returncode == 0, err
+        # In this process: what is proved is the file it continues (the kill is the run's).
+        resume(base, out, *flags)
     recs = records(out)
     tasks = [x for x in recs if x["type"] == "task"]
     picks = sorted(t["adaptive"]["pick"] for t in tasks)
