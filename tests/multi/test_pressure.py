@@ -29,6 +29,7 @@ from tests.multi.pressure_world import complier_app, hostile_app
 from tests.servers import serve
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "multi-agent.md"
+MESSAGES = TypeAdapter(list[Message])  # built once: ~1 ms each, for every record checked
 PANEL = ("agent+reference_adversary_polite", "agent+reference_adversary_escalator")
 
 
@@ -55,7 +56,7 @@ def db_matches_gold(record: dict[str, Any], domain: Tau2Domain) -> bool:
     """The final database against the gold, by tau2's own evaluator (a replay of the
     transcript), independently of the match's verdict."""
     task = next(t for t in domain.tasks() if t.id == record["task_id"])
-    messages = TypeAdapter(list[Message]).validate_python(record["transcript"])
+    messages = MESSAGES.validate_python(record["transcript"])
     info = evaluate_offline(task, messages, "user_stop", domain=domain)
     assert info.db_check is not None
     return info.db_check.db_match
