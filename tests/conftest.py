@@ -38,6 +38,10 @@ SHARED_DATA = refdata.SHARED_DATA
 
 _ISOLATED_PREFIXES = ("A2ABENCH_", "OPENAI_", "SALESFORCE_")
 _ISOLATED_NAMES = ("CI", "NO_COLOR", "GITHUB_STEP_SUMMARY", "HF_HUB_OFFLINE")
+# No test reaches the internet: a download a test did not arrange goes to a closed loopback
+# port and fails at once (it had tried the raw-file host: a DNS wait of up to 5 s, or worse,
+# the file). Tests of the downloader set their own mirror, or remove this one.
+NO_INTERNET_MIRROR = "http://127.0.0.1:1/"
 
 
 @pytest.fixture(scope="session")
@@ -54,12 +58,26 @@ def iter_caches(root: Path) -> Iterator[Path]:
         yield path
 
 
-@pytest.fixture(autouse=True)
-def clean_environ(_caches: Iterator[Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolate(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
     for name in list(os.environ):
         if name.startswith(_ISOLATED_PREFIXES) or name in _ISOLATED_NAMES:
             monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("A2ABENCH_CACHE_DIR", str(next(_caches)))
+    monkeypatch.setenv("A2ABENCH_CACHE_DIR", str(cache))
+    monkeypatch.setenv("A2ABENCH_DATA_MIRROR", NO_INTERNET_MIRROR)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_environ(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same isolation for module- and session-scoped fixtures, which are set up before
+    `clean_environ` (a module's shared run would otherwise use the user's cache)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, tmp_path_factory.mktemp("session-cache"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(_caches: Iterator[Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    _isolate(monkeypatch, next(_caches))
     yield
 
 
