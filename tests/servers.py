@@ -37,7 +37,7 @@ def serve(factory: Callable[[str], Any], *, startup_timeout_s: float = HANG_S,
     that was still streaming, issue 35).
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # No SO_REUSEADDR on port 0 (a2abench.net.embedded.reuse_address says why).
     # Accepted sockets inherit this; without it every small response waits ~40 ms for the
     # client's delayed ACK (Nagle), which made each loopback request take 44 ms instead of 1.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

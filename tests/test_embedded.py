@@ -4,17 +4,19 @@ was answering (uvicorn's graceful shutdown, without its fixed sleeps)."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 import threading
 
 import httpx
+import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from a2abench.net.embedded import EmbeddedServer
+from a2abench.net.embedded import EmbeddedServer, reuse_address
 from tests.waits import HANG_S
 
 
@@ -61,3 +63,19 @@ def test_stop_before_the_loop_runs_is_kept() -> None:
     thread.join(HANG_S)
     sock.close()
     assert not thread.is_alive()
+
+
+def test_a_port_0_socket_is_ours_alone_from_bind_to_listen() -> None:
+    """A port-0 socket takes no SO_REUSEADDR: while it is bound and not yet listening,
+    another SO_REUSEADDR socket (uvicorn's, gRPC's) cannot bind the same port, so neither
+    server later fails to listen with "address already in use" (seen once in the suite)."""
+    with socket.socket() as ours, socket.socket() as other:
+        reuse_address(ours, 0)
+        ours.bind(("127.0.0.1", 0))
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        with pytest.raises(OSError) as refused:
+            other.bind(ours.getsockname())
+        assert refused.value.errno == errno.EADDRINUSE
+    with socket.socket() as fixed:  # a port asked for by number keeps it (restarts)
+        reuse_address(fixed, 9)
+        assert fixed.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR)

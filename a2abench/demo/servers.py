@@ -20,7 +20,6 @@ def serve(factory: Callable[[str], Any], *, host: str = "127.0.0.1") -> Iterator
     from a2abench.net.embedded import EmbeddedServer
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, 0))
     base = f"http://{host}:{sock.getsockname()[1]}"

@@ -79,7 +79,8 @@ def pick_grpc_port(host: str, port: int | None) -> int:
     """The gRPC port: the one asked for, or a free one (checked bindable either way)."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if port:  # never on port 0 (net/embedded.py, reuse_address)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host.strip("[]"), port or 0))
         except OSError as exc:

@@ -201,10 +201,11 @@ def serve(settings: GreenSettings,
     fmt: LogFormat = "json" if settings.log_format == "json" else "text"
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     log_to_stderr(log_level, fmt, token)
-    grpc_port = pick_grpc_port(settings)
     sock = bind(settings)
     failures: list[BaseException] = []
     try:
+        # After the HTTP socket listens: a free port picked before it could be handed to it.
+        grpc_port = pick_grpc_port(settings)
         url = normalized_card_url(settings.advertised_url(sock.getsockname()[1]))
         card = CardDocument(card_for(settings, url, (benchmarks or names)(), grpc_port))
 

@@ -27,7 +27,7 @@ def listen(host: str, port: int, *, backlog: int, what: str, hint: str) -> socke
     that cannot be had is a ConfigError naming `what` it was for."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    reuse_address(sock, port)
     try:
         sock.bind((host.strip("[]"), port))
     except OSError as exc:
@@ -35,6 +35,15 @@ def listen(host: str, port: int, *, backlog: int, what: str, hint: str) -> socke
         raise ConfigError(f"cannot {what} on {host}:{port}: {exc.strerror}", hint=hint) from None
     sock.listen(backlog)
     return sock
+
+
+def reuse_address(sock: socket.socket, port: int) -> None:
+    """SO_REUSEADDR for a port asked for by number (a restart need not wait out TIME_WAIT),
+    never for port 0: there it would let the kernel hand out, or another SO_REUSEADDR socket
+    share, a port that is bound but not listening yet, and one of the two listen() calls
+    then fails with "address already in use"."""
+    if port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 
 
 class EmbeddedServer(uvicorn.Server):

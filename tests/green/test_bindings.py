@@ -28,10 +28,11 @@ CASES = [("JSONRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "1.0"), ("HTTP+JS
 @contextlib.contextmanager
 def green_all(settings: GreenSettings) -> Iterator[tuple[str, GreenApp]]:
     holder: dict[str, GreenApp] = {}
-    port = free_port()
 
     def factory(base: str) -> Any:
-        holder["g"] = build_app(settings, base + "/", grpc_port=port)
+        # Chosen once the HTTP socket is bound: a port freed before that could be handed to
+        # it, and then gRPC listening there first left uvicorn "address already in use".
+        holder["g"] = build_app(settings, base + "/", grpc_port=free_port())
         return holder["g"].app
 
     with serve(factory) as base:
