@@ -2,12 +2,13 @@
 raw agent (tests/hostile/raw_server.py) that sends each frame of tests/hostile/frames.py, one
 run per frame, each measured on its own.
 
-    python -m tests.hostile.battery lean|httpx|first [FRAME ...]   # one JSON line per frame
+    python -m tests.hostile.battery MODE[,MODE...] [FRAME ...]   # one JSON line per run
 
 Modes: `lean` answers the first task-trial's call well (through httpx: the deciding call),
 then sends the frame to the second, which the lean client reads; `httpx` is the same with
 A2ABENCH_HTTP_CLIENT=httpx; `first` sends the frame from the very first call, the one httpx
-makes to decide. Every attempt after the first good call gets the frame.
+makes to decide. Every attempt after the first good call gets the frame. Several modes run
+one after the other in this one process (one start-up, one org), each run measured alike.
 
 Per frame: the second task-trial's status and error class, the CLI's exit code, the peak RSS
 of this process during the run (VmHWM, reset before each run through /proc/self/clear_refs),
@@ -19,6 +20,7 @@ as the expected class, so no figure here depends on speed.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import re
@@ -117,16 +119,20 @@ def run_frame(frame: str, mode: str, root: Path, db: Path, tasks: Path) -> dict[
 
 
 def main(argv: list[str]) -> None:
-    mode, frames = argv[0], argv[1:] or list(FRAMES)
-    if mode == "httpx":
-        os.environ["A2ABENCH_HTTP_CLIENT"] = "httpx"
+    modes, frames = argv[0].split(","), argv[1:] or list(FRAMES)
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
     with tempfile.TemporaryDirectory(prefix="a2abench-battery-") as tmp:
         root = Path(tmp)
         os.environ["A2ABENCH_CACHE_DIR"] = str(root / "cache")
         db, tasks = make_org(root, 2)
-        for frame in frames:
-            print(json.dumps(run_frame(frame, mode, root, db, tasks)), flush=True)
+        for mode in modes:
+            gc.collect()  # the last mode's cyclic garbage is not this mode's memory
+            os.environ.pop("A2ABENCH_HTTP_CLIENT", None)
+            if mode == "httpx":
+                os.environ["A2ABENCH_HTTP_CLIENT"] = "httpx"
+            (root / mode).mkdir()
+            for frame in frames:
+                print(json.dumps(run_frame(frame, mode, root / mode, db, tasks)), flush=True)
 
 
 if __name__ == "__main__":
