@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from a2abench.benchmarks.crmarena.synthetic import generate_org
 from a2abench.mcp.channel import McpChannel
@@ -18,7 +17,7 @@ from tests.clihelp import run_cli
 from tests.crmarena import crm_agent
 from tests.crmarena.test_oracle import reference, sample
 from tests.crmarena.test_run_e2e import org, records, shaped_texts, with_agent
-from tests.mcp.test_endpoint import channel
+from tests.mcp.test_endpoint import channel, raises_mcp_error
 from tests.servers import serve
 
 __all__ = ["channel", "org", "shaped_texts"]  # fixtures used here
@@ -107,7 +106,7 @@ async def test_the_salesforce_backend_answers_through_the_same_query_path(
                 async with session.turn():
                     got = [result_text(await client.call_tool("soql_query", {"query": soql})),
                            result_text(await client.call_tool("sosl_search", {"query": sosl}))]
-                    with pytest.raises(MCPError, match="cannot serve queries"):
+                    with raises_mcp_error("cannot serve queries"):
                         await client.call_tool("soql_query",
                                                {"query": "SELECT Id FROM Expired"})
     assert got == ["Salesforce instance output: " + await org_backend.observe(q, None)

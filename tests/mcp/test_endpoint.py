@@ -11,12 +11,20 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp.shared.exceptions import MCPError
+from _pytest.raises import RaisesExc
 
 from a2abench.mcp.channel import McpChannel
 from a2abench.mcp.client import Protocol, connect, result_text
 from a2abench.mcp.options import ToolChannelOptions
 from a2abench.mcp.session import McpLimits, ToolCallTimeout, ToolResult, ToolSpec
+
+
+def raises_mcp_error(match: str | None = None) -> RaisesExc[Exception]:
+    """`pytest.raises(MCPError, match=match)`, the SDK imported when a test runs (a worker
+    that runs no MCP test never imports it at collection)."""
+    from mcp.shared.exceptions import MCPError
+
+    return pytest.raises(MCPError, match=match)
 
 
 @dataclass
@@ -89,7 +97,7 @@ async def test_each_token_reaches_only_its_own_environment(channel: McpChannel,
         assert texts_a == ["a=1", "a=2"] and texts_b == ["b=10", "b=20"]
         # a's token calling b's tool: unknown in a's session, nothing changes anywhere
         async with connect(sa.pointer(url)["mcp"], protocol=protocol) as client, sa.turn():
-            with pytest.raises(MCPError, match="unknown tool 'add_b'"):
+            with raises_mcp_error("unknown tool 'add_b'"):
                 await client.call_tool("add_b", {"n": 5})
         assert (a.value, b.value) == (2, 20)
 
@@ -125,11 +133,11 @@ async def test_calls_outside_the_turn_are_refused_and_change_nothing(
     with channel.session("a#0") as session:
         session.backend = env
         async with connect(session.pointer(channel.url)["mcp"], protocol=protocol) as client:
-            with pytest.raises(MCPError, match="only while the agent holds the turn"):
+            with raises_mcp_error("only while the agent holds the turn"):
                 await client.call_tool("add_a", {"n": 1})
             async with session.turn():
                 assert result_text(await client.call_tool("add_a", {"n": 1})) == "a=1"
-            with pytest.raises(MCPError, match="only while the agent holds the turn"):
+            with raises_mcp_error("only while the agent holds the turn"):
                 await client.call_tool("add_a", {"n": 1})
     assert env.value == 1 and env.calls == ["add_a"]
     assert channel.endpoint is not None
@@ -144,7 +152,7 @@ async def test_expired_tokens_are_refused(channel: McpChannel, protocol: Protoco
         pointer = session.pointer(channel.url)["mcp"]
         async with connect(pointer, protocol=protocol) as client:
             session.close()  # the task-trial ended while the agent was still connected
-            with pytest.raises(MCPError):
+            with raises_mcp_error():
                 await client.call_tool("add_a", {"n": 1})
     with pytest.raises(BaseException) as caught:
         async with connect(pointer, protocol=protocol) as client:
@@ -160,14 +168,14 @@ async def test_oversized_arguments_and_too_many_calls_are_refused(
         session.backend = env
         async with connect(session.pointer(channel.url)["mcp"], protocol=protocol) as client, \
                 session.turn():
-            with pytest.raises(MCPError, match="the limit is 200") as big:
+            with raises_mcp_error("the limit is 200") as big:
                 await client.call_tool("add_a", {"n": 1, "pad": "x" * 500})
             assert big.value.error.code == -32602
-            with pytest.raises(MCPError, match="unknown tool 'nope'"):
+            with raises_mcp_error("unknown tool 'nope'"):
                 await client.call_tool("nope", {})
             for _ in range(3):
                 await client.call_tool("read", {})
-            with pytest.raises(MCPError, match="more than 3 tool calls in one turn"):
+            with raises_mcp_error("more than 3 tool calls in one turn"):
                 await client.call_tool("add_a", {"n": 1})
     assert env.value == 0 and env.calls == ["read"] * 3
     assert channel.endpoint is not None
@@ -182,9 +190,9 @@ async def test_a_call_past_its_deadline_ends_the_task_trial(channel: McpChannel,
         async with connect(session.pointer(channel.url)["mcp"], protocol=protocol) as client:
             with pytest.raises(ToolCallTimeout, match="ran past the 0.3 s deadline"):
                 async with session.turn():
-                    with pytest.raises(MCPError, match="deadline"):
+                    with raises_mcp_error("deadline"):
                         await client.call_tool("slow", {})
-                    with pytest.raises(MCPError):  # the token died with the task-trial
+                    with raises_mcp_error():  # the token died with the task-trial
                         await client.call_tool("read", {})
     assert channel.endpoint is not None
     assert channel.endpoint.registry.counts[("slow", "timeout")] == 1

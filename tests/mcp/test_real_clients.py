@@ -6,9 +6,7 @@ transcripts and every tool text equal the A2A channel's, and each client spoke i
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,43 +18,34 @@ from tests.mcp import real_clients
 from tests.mcp.test_tau2_gold import (
     CASES,
     MODERN,
+    Records,
     comparable,
     domain_tasks,
+    gold_over_a2a,
+    once,
     run_gold,
     run_solo,
     solo_tasks,
 )
 
 DOMAINS = ["airline", "telecom", "banking_knowledge"]
-_baselines: dict[str, dict[str, dict[str, Any]]] = {}
 _tasks: dict[str, dict[str, Task]] = {}
 
 
-@pytest.fixture(scope="module")
-def _callers() -> Iterator[dict[str, real_clients.ToolCaller]]:
-    live: dict[str, real_clients.ToolCaller] = {}
-    yield live
-    for tool_caller in live.values():
-        tool_caller.close()
-
-
 @pytest.fixture
-def caller(request: pytest.FixtureRequest, _callers: dict[str, real_clients.ToolCaller]
-           ) -> real_clients.ToolCaller:
-    """The client's process, one for every domain (its start-up is most of a test's CPU):
-    each command connects anew, as an agent's turn does, so nothing carries from one test to
-    the next. A process that died (a failed test kills it) is replaced."""
+def caller(request: pytest.FixtureRequest) -> Iterator[real_clients.ToolCaller]:
+    """The client's process, one for all three domains (its start-up is most of the CPU, and
+    a test per client starts it once in the session, whichever xdist worker runs it): each
+    command connects anew, as an agent's turn does, so nothing carries from one domain to
+    the next."""
     client: str = request.param
-    tool_caller = _callers.get(client)
-    if tool_caller is None or tool_caller.process.poll() is not None:
-        try:
-            argv = real_clients.command(client)
-        except RuntimeError as exc:
-            pytest.skip(f"the {client} MCP client is not available: {exc}")
-        if tool_caller is not None:
-            tool_caller.close()
-        _callers[client] = tool_caller = real_clients.ToolCaller(argv)
-    return tool_caller
+    try:
+        argv = real_clients.command(client)
+    except RuntimeError as exc:
+        pytest.skip(f"the {client} MCP client is not available: {exc}")
+    tool_caller = real_clients.ToolCaller(argv)
+    yield tool_caller
+    tool_caller.close()
 
 
 def tasks_of(domain: str) -> dict[str, Task]:
@@ -94,53 +83,46 @@ def same_numbers(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def baseline(domain: str, tmp_path: Path, shared: Path) -> dict[str, dict[str, Any]]:
-    """The A2A channel's records, once per domain for every client: made by the first
-    process that needs them and read from `shared` by this session's other xdist workers."""
-    if domain not in _baselines:
-        path = shared / f"a2a-baseline-{domain}.json"
-        with (shared / f"a2a-baseline-{domain}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
-            if not path.exists():
-                records = replay(domain, tmp_path / "a2a.jsonl", "gold")[0]
-                path.write_text(json.dumps(records))
-        _baselines[domain] = json.loads(path.read_text())
-    return _baselines[domain]
-
-
-@pytest.fixture(scope="session")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder of this session's, the same for all its xdist workers."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+def baseline(domain: str, factory: pytest.TempPathFactory) -> Records:
+    """The A2A channel's records, once per session (test_tau2_gold's for airline and
+    banking: the same tasks and flags)."""
+    if domain != "telecom":
+        return gold_over_a2a(domain, factory)
+    return once(f"a2a-solo-{domain}", lambda out: replay(domain, out, "gold")[0], factory)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("caller", real_clients.CLIENTS, indirect=True)
 def test_a_real_client_replays_gold_as_the_a2a_channel_scores(
-        tmp_path: Path, domain: str, caller: real_clients.ToolCaller, shared: Path,
-        request: pytest.FixtureRequest) -> None:
+        tmp_path: Path, caller: real_clients.ToolCaller,
+        tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> None:
     client = request.node.callspec.params["caller"]
-    over_a2a = baseline(domain, tmp_path, shared)
+    for domain in DOMAINS:
+        replays_as_over_a2a(client, domain, caller, tmp_path / domain, tmp_path_factory)
+
+
+def replays_as_over_a2a(client: str, domain: str, caller: real_clients.ToolCaller,
+                        tmp_path: Path, factory: pytest.TempPathFactory) -> None:
+    tmp_path.mkdir()
+    over_a2a = baseline(domain, factory)
     over_mcp, agent = replay(domain, tmp_path / "mcp.jsonl", "mcp", caller)
     spoken = MODERN if client in real_clients.MODERN else "2025-11-25"
-    assert set(agent.mcp.protocols.values()) == {spoken}
-    assert set(over_mcp) == set(over_a2a)
+    assert set(agent.mcp.protocols.values()) == {spoken}, domain
+    assert set(over_mcp) == set(over_a2a), domain
     same = comparable if client.startswith("python") else same_numbers
     for task_id, a2a in over_a2a.items():
         mcp = over_mcp[task_id]
         assert (mcp["reward"], mcp["reward_components"], mcp["termination"]) == (
-            a2a["reward"], a2a["reward_components"], a2a["termination"]), task_id
-        assert same(mcp["transcript"]) == same(a2a["transcript"]), task_id
+            a2a["reward"], a2a["reward_components"], a2a["termination"]), (domain, task_id)
+        assert same(mcp["transcript"]) == same(a2a["transcript"]), (domain, task_id)
         calls = agent.mcp.calls[task_id]
-        assert not [c for c in calls if c.refused], task_id
+        assert not [c for c in calls if c.refused], (domain, task_id)
         # What the client got back is byte for byte the transcript's tool message.
         made = [(c, i) for c, i in zip(calls, mcp["details"]["mcp_calls"], strict=True)
                 if c.name != "done"]
         assert [(c.text, c.is_error) for c, _ in made] == [
             (mcp["transcript"][i + 1]["content"], mcp["transcript"][i + 1]["error"])
-            for _, i in made], task_id
+            for _, i in made], (domain, task_id)
     if domain == "banking_knowledge":
         for task_id, calls in agent.mcp.calls.items():
             unlocked = {c.arguments["agent_tool_name"] for c in calls

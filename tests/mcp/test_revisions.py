@@ -14,14 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from a2abench.mcp.channel import McpChannel
 from a2abench.mcp.client import connect, result_text
-from a2abench.mcp.handlers import MAX_LISTENS_PER_TOKEN
 from a2abench.mcp.options import ToolChannelOptions
 from a2abench.mcp.session import McpLimits, ToolResult, ToolSession, ToolSpec
-from tests.mcp.test_endpoint import Counter
+from tests.mcp.test_endpoint import Counter, raises_mcp_error
 
 MODERN = "2026-07-28"
 HANDSHAKES = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
@@ -214,6 +212,8 @@ async def test_list_changes_reach_only_the_tokens_own_listen_streams(
 
 
 async def test_listen_streams_per_token_are_capped(channel: McpChannel) -> None:
+    from a2abench.mcp.handlers import MAX_LISTENS_PER_TOKEN  # imports the SDK
+
     with channel.session("a#0") as session:
         session.backend, session.announces = Unlocker("a"), True
         async with contextlib.AsyncExitStack() as stack:
@@ -221,7 +221,7 @@ async def test_listen_streams_per_token_are_capped(channel: McpChannel) -> None:
                 connect(session.pointer(channel.url)["mcp"], protocol=MODERN))
             for _ in range(MAX_LISTENS_PER_TOKEN):
                 await stack.enter_async_context(client.listen(tools_list_changed=True))
-            with pytest.raises(MCPError, match="Subscription limit"):
+            with raises_mcp_error("Subscription limit"):
                 async with client.listen(tools_list_changed=True):
                     pass
 

@@ -7,7 +7,10 @@ replays the same through the SDKs of both eras in environments of their own."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +96,33 @@ def run_solo(name: str, tasks: dict[str, Task], mode: str, out: Path, *flags: st
     return {x["task_id"]: x for x in records if x["type"] == "task"}, holder["executor"]
 
 
+Records = dict[str, dict[str, Any]]
+_made: dict[str, Records] = {}
+
+
+def once(key: str, make: Callable[[Path], Records], factory: pytest.TempPathFactory) -> Records:
+    """The task records `make(out)` returns, made once per session: by the first xdist worker
+    that needs them, read from a file by the others (an A2A gold run is deterministic but for
+    timestamps and ids, which the comparisons drop)."""
+    if key not in _made:
+        base = factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        path = shared / f"mcp-gold-{key}.json"
+        with (shared / f"mcp-gold-{key}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
+            if not path.exists():
+                path.write_text(json.dumps(make(factory.mktemp(key) / "a2a.jsonl")))
+        _made[key] = json.loads(path.read_text())
+    return _made[key]
+
+
+def gold_over_a2a(name: str, factory: pytest.TempPathFactory) -> Records:
+    """`run_gold` of CASES[name] over the A2A channel, once per session."""
+    ids, count, flags = CASES[name]
+    return once(f"a2a-{name}", lambda out: run_gold(
+        name, domain_tasks(name, ids, count, flags), "gold", out, *flags)[0], factory)
+
+
 def comparable(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A transcript without what differs by construction: timestamps and call ids."""
     out = []
@@ -107,10 +137,11 @@ def comparable(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
-def test_gold_over_mcp_scores_and_answers_as_over_a2a(tmp_path: Path, name: str) -> None:
+def test_gold_over_mcp_scores_and_answers_as_over_a2a(
+        tmp_path: Path, name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     ids, count, flags = CASES[name]
     tasks = domain_tasks(name, ids, count, flags)
-    over_a2a, _ = run_gold(name, tasks, "gold", tmp_path / "a2a.jsonl", *flags)
+    over_a2a = gold_over_a2a(name, tmp_path_factory)
     over_mcp, agent = run_gold(name, tasks, f"mcp@{MODERN}", tmp_path / "mcp.jsonl",
                                "--tool-channel", "mcp", *flags)
     assert set(over_mcp) == set(over_a2a) == set(tasks)
@@ -135,14 +166,15 @@ def test_gold_over_mcp_scores_and_answers_as_over_a2a(tmp_path: Path, name: str)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("protocol", [MODERN, "legacy"])
-def test_banking_unlocked_tools_are_announced_and_listed(tmp_path: Path, protocol: str) -> None:
+def test_banking_unlocked_tools_are_announced_and_listed(
+        tmp_path: Path, protocol: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     """After `unlock_discoverable_agent_tool` the tool is listed by its own name, announced
     with notifications/tools/list_changed (2026-07-28: on subscriptions/listen; handshake:
     on the unlocking call's stream); calling it scores as the gold's
     `call_discoverable_agent_tool` does."""
     ids, count, flags = CASES["banking_knowledge"]
     tasks = domain_tasks("banking_knowledge", ids, count, flags)
-    over_a2a, _ = run_gold("banking_knowledge", tasks, "gold", tmp_path / "a.jsonl", *flags)
+    over_a2a = gold_over_a2a("banking_knowledge", tmp_path_factory)
     over_mcp, agent = run_gold("banking_knowledge", tasks, f"mcp-alias@{protocol}",
                                tmp_path / "m.jsonl", "--tool-channel", "mcp", *flags)
     assert set(agent.mcp.protocols.values()) == {MODERN if protocol == MODERN else "2025-11-25"}

@@ -13,25 +13,25 @@ import pytest
 
 from tests.browser import Chromium, find_chromium
 from tests.clihelp import run_cli
+from tests.mcp.demo_run import mcp_demo, shared_dir
 from tests.report.pagedata import page_data
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The report page of one demo over MCP: made by the first xdist worker that needs it and
-    read by this session's others (two workers running one test each made two demos)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    """The report page of the demo over MCP (demo_run.py's): made by the first xdist worker
+    that needs it and read by this session's others (two workers running one test each made
+    two demos)."""
+    shared = shared_dir(tmp_path_factory)
     html = shared / "mcp-viewer-tau2.html"
     with (shared / "mcp-viewer.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
         if not html.exists():
+            demo = mcp_demo(tmp_path_factory)
             root = tmp_path_factory.mktemp("mcp-viewer")
             with pytest.MonkeyPatch.context() as patch:
                 patch.setenv("A2ABENCH_CACHE_DIR", str(root / "cache"))
-                r = run_cli("demo", "--tool-channel", "mcp", "--output", str(root / "demo"))
-                assert r.code == 0, r.err
-                r = run_cli("report", str(root / "demo" / "tau2" / "metrics.jsonl"),
+                r = run_cli("report", str(demo / "tau2" / "metrics.jsonl"),
                             "--format", "html", "--output", str(root / "tau2.html"))
             assert r.code == 0, r.err
             os.replace(root / "tau2.html", html)
