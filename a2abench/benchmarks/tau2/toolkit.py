@@ -129,6 +129,13 @@ class ToolDef:
         model per tool of every domain took ~0.2 s of each process's import)."""
         return _params_model(self.func)
 
+    @cached_property
+    def param_names(self) -> tuple[str, ...]:
+        """The names of `params`' fields, in order, without building it (pydantic keeps
+        names with a leading underscore out of the fields)."""
+        return tuple(name for name in inspect.signature(self.func).parameters
+                     if name != "self" and not name.startswith("_"))
+
 
 class Toolkit(Generic[DB]):
     """Base of the domain toolkits. Subclasses define tools; `db` is the task-trial's view."""
