@@ -17,7 +17,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import httpx
 import pytest
 
 from a2abench import data
@@ -82,6 +81,8 @@ class Resolver:
 
     def _pull(self) -> None:
         """Pull what every benchmark's tests need, once; remember why it failed."""
+        import httpx  # here: a2abench, imported first, keeps httpx's own CLI out of it
+
         self.pulled = True
         timeout = httpx.Timeout(300.0, connect=5.0)  # offline: fail fast, not per file
         with pytest.MonkeyPatch.context() as mp, httpx.Client(

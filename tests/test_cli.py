@@ -76,6 +76,20 @@ def test_fast_start_imports_nothing_heavy(args: list[str]) -> None:
     assert not loaded & {*HEAVY, "pydantic"}, loaded & {*HEAVY, "pydantic"}
 
 
+def test_httpx_comes_without_its_command_line_tool() -> None:
+    # Imported after a2abench, httpx leaves out its own CLI (click, rich.syntax, pygments'
+    # lexers: ~0.15 s of every command that talks HTTP), which still runs when called.
+    code = ("import sys\nimport a2abench, httpx\n"
+            "print(sorted({'click', 'pygments.lexers', 'rich.syntax'} & set(sys.modules)))\n"
+            "from httpx._main import format_request_headers\n"  # any other name loads it too
+            "print(format_request_headers.__module__, 'pygments.lexers' in sys.modules)\n"
+            "httpx.main(['--help'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("[]\nhttpx._main True\n"), \
+        proc.stdout + proc.stderr
+    assert "Usage: httpx <URL>" in proc.stdout
+
+
 @pytest.mark.parametrize("argv", [None, ["--version"]], ids=["console script", "in-process"])
 def test_the_console_script_leaves_the_exit_collections_nothing_to_walk(
         argv: list[str] | None) -> None:

@@ -1,6 +1,6 @@
 """`a2abench rate`: Bradley–Terry ratings per role over the matches of several multi-party
 runs or AgentBeats results files (bt.py says how; sources.py what is read; text.py how it
-is shown). scipy and numpy are imported only here, by the command."""
+is shown). numpy is imported only here, by the command."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import pytest
 
 from a2abench.benchmarks.crmarena.tasks import (
     hub_split,
+    load_hub_rows,
     load_schema,
     load_tasks,
     normalize_answer,
@@ -163,3 +164,14 @@ def test_every_reference_task_loads() -> None:
         "crmarena", "tasks", "crmarena_original_tasks_natural.json")))
     assert len(original) == 1170 and len({t.category for t in original}) == 9
     assert sum(t.answer == ("None",) for t in original) == 195
+
+
+def test_the_hub_without_datasets_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "datasets" else real(name, *a))
+    with pytest.raises(ConfigError, match="needs the `datasets` package") as info:
+        load_hub_rows("Salesforce/CRMArenaPro", "CRMArenaPro", "b2b")
+    assert "a2abench[hub]" in str(info.value.hint)
