@@ -22,6 +22,8 @@ The reward is the product over the applied basis; every component is recorded ei
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
@@ -175,9 +177,29 @@ def _env_component(task: Task, messages: Sequence[Any], domain: Tau2Domain,
     return reward, DBCheck(db_match=db_match, db_reward=db_reward), checks, breakdown, info
 
 
+# Gold end states, per domain and task object: the same for every task-trial of a task, so
+# built once per process (a multi-trial run and each replay of a trajectory reuse them).
+_GOLD: weakref.WeakKeyDictionary[Tau2Domain, dict[int, tuple[Task, Tau2Environment]]] = (
+    weakref.WeakKeyDictionary())
+_GOLD_LOCK = threading.Lock()
+
+
 def gold_environment(domain: Tau2Domain, task: Task) -> tuple[Tau2Environment, list[str]]:
     """The task's gold end state (its initial state, its history, then its gold actions)
-    and the gold actions that failed."""
+    and the gold actions that failed. Shared between calls for the same task: read it,
+    never change it. Not kept when a gold action failed (an endpoint may be down just now)."""
+    with _GOLD_LOCK:
+        known = _GOLD.get(domain, {}).get(id(task))
+    if known is not None and known[0] is task:
+        return known[1], []
+    gold, errors = _gold_environment(domain, task)
+    if not errors:
+        with _GOLD_LOCK:
+            _GOLD.setdefault(domain, {})[id(task)] = (task, gold)
+    return gold, errors
+
+
+def _gold_environment(domain: Tau2Domain, task: Task) -> tuple[Tau2Environment, list[str]]:
     gold = _initialized(domain, task)
     gold.replay(_history(task))
     errors = []

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, ClassVar, Generic, Literal, cast
 
 from pydantic import BaseModel, Field, create_model
@@ -119,8 +120,21 @@ class ToolDef:
     name: str
     tool_type: ToolType
     mutates_state: bool
-    params: type[BaseModel]
+    func: Callable[..., Any]
     discoverable: bool = False
+
+    @cached_property
+    def params(self) -> type[BaseModel]:
+        """The parameters' model, built on first use: only schemas need it (a pydantic
+        model per tool of every domain took ~0.2 s of each process's import)."""
+        return _params_model(self.func)
+
+    @cached_property
+    def param_names(self) -> tuple[str, ...]:
+        """The names of `params`' fields, in order, without building it (pydantic keeps
+        names with a leading underscore out of the fields)."""
+        return tuple(name for name in inspect.signature(self.func).parameters
+                     if name != "self" and not name.startswith("_"))
 
 
 class Toolkit(Generic[DB]):
@@ -139,8 +153,7 @@ class Toolkit(Generic[DB]):
         for name, member in cls.__dict__.items():
             marker = getattr(member, _TOOL_ATTR, None)
             if marker is not None:
-                defs[name] = ToolDef(name, marker[0], marker[1], _params_model(member),
-                                     marker[2])
+                defs[name] = ToolDef(name, marker[0], marker[1], member, marker[2])
         cls._defs = defs
 
     @classmethod

@@ -116,7 +116,7 @@ def fallback_texts(*toolkits: type[Toolkit[StateDB]], summaries: dict[str, str])
     tools: dict[str, ToolText] = {}
     for kit in toolkits:
         for name, d in kit.tool_defs().items():
-            params = {p: f"The {p.replace('_', ' ')}." for p in d.params.model_fields}
+            params = {p: f"The {p.replace('_', ' ')}." for p in d.param_names}
             tools[name] = ToolText(summaries.get(name, name.replace("_", " ").capitalize()),
                                    params)
     return ToolTexts("fallback", tools, {})
