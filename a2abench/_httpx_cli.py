@@ -9,24 +9,32 @@ module the first time any of its names is used (httpx itself only keeps `main`).
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import sys
 import types
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 _NAME = "httpx._main"
 
 
-class _StandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _StandIn:
+    """A meta path finder and loader by protocol: `importlib.abc` would import
+    importlib.resources and tempfile into every command, --help too."""
+
     active = True
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != _NAME or not self.active:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, cast("Loader", self))
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the default module
 
     def exec_module(self, module: types.ModuleType) -> None:
         vars(module)["main"] = _main

@@ -86,6 +86,8 @@ def test_fast_start_imports_nothing_heavy(args: list[str],
     loaded = loaded_by_help[HELP.index(args)]
     # pydantic too: its import is most of a slow sub-command --help (cli/_common.Group).
     assert not loaded & {*HEAVY, "pydantic"}, loaded & {*HEAVY, "pydantic"}
+    # nor importlib.abc's importlib.resources and tempfile (~25 ms a start, _httpx_cli.py)
+    assert "tempfile" not in loaded
 
 
 def test_httpx_comes_without_its_command_line_tool() -> None:
