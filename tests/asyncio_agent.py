@@ -36,11 +36,14 @@ class PrivateCA:
         self.cert = self.ca.issue_cert("127.0.0.1", "localhost")
         self.pem = folder / "private-ca.pem"
         self.ca.cert_pem.write_to_path(str(self.pem))
+        self._server_context: ssl.SSLContext | None = None
 
     def server_context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        self.cert.configure_cert(context)
-        return context
+        """One context per CA (configured once, then only read: safe to share)."""
+        if self._server_context is None:
+            self._server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            self.cert.configure_cert(self._server_context)
+        return self._server_context
 
 
 class EchoAgent:

@@ -39,6 +39,14 @@ def green_all(settings: GreenSettings) -> Iterator[tuple[str, GreenApp]]:
         yield base, holder["g"]
 
 
+@pytest.fixture(scope="module")
+def default_green(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, GreenApp]]:
+    """serve-green with default settings, shared by the tests whose requests are refused
+    before any assessment starts (a server on every binding per case cost more than it)."""
+    with green_all(GreenSettings(output_dir=tmp_path_factory.mktemp("default-green"))) as g:
+        yield g
+
+
 @contextlib.asynccontextmanager
 async def sdk_client_on(base: str, binding: str, version: str,
                         token: str | None = None) -> AsyncIterator[Client]:
@@ -58,9 +66,9 @@ async def sdk_client_on(base: str, binding: str, version: str,
         yield ClientFactory(config).create(card)
 
 
-def test_card_advertises_each_binding_in_1_0_and_0_3(tmp_path: Any) -> None:
-    with green_all(GreenSettings(output_dir=tmp_path)) as (base, _):
-        raw = httpx.get(base + "/.well-known/agent-card.json").json()
+def test_card_advertises_each_binding_in_1_0_and_0_3(default_green: tuple[str, GreenApp]) -> None:
+    base, _ = default_green
+    raw = httpx.get(base + "/.well-known/agent-card.json").json()
     pairs = [(i["protocolBinding"], i["protocolVersion"]) for i in raw["supportedInterfaces"]]
     assert pairs == CASES
     urls = {i["protocolBinding"]: i["url"] for i in raw["supportedInterfaces"]}
@@ -108,18 +116,18 @@ async def test_sdk_client_runs_an_assessment(tmp_path: Any, white: str, binding:
 
 
 @pytest.mark.parametrize(("binding", "version"), CASES)
-async def test_undeclared_media_type_is_refused(tmp_path: Any, binding: str,
-                                                version: str) -> None:
+async def test_undeclared_media_type_is_refused(default_green: tuple[str, GreenApp],
+                                                binding: str, version: str) -> None:
     """Parts whose media type the card does not declare: ContentTypeNotSupportedError."""
-    with green_all(GreenSettings(output_dir=tmp_path)) as (base, _):
-        async with A2AClient(A2AConfig.create(base)) as client:
-            fetched = await client.card()
-            choice = next(o for o in _options(fetched) if (o.binding, o.dialect) ==
-                          (binding, version))
-        async with A2AClient(A2AConfig.create(base), card=fetched, interface=choice) as client:
-            image = FilePart(uri="https://example.com/cat.png", mime_type="image/png")
-            with pytest.raises((JSONRPCError, A2AStatusError)) as info:
-                await client.conversation().send(image)
+    base, _ = default_green
+    async with A2AClient(A2AConfig.create(base)) as client:
+        fetched = await client.card()
+        choice = next(o for o in _options(fetched) if (o.binding, o.dialect) ==
+                      (binding, version))
+    async with A2AClient(A2AConfig.create(base), card=fetched, interface=choice) as client:
+        image = FilePart(uri="https://example.com/cat.png", mime_type="image/png")
+        with pytest.raises((JSONRPCError, A2AStatusError)) as info:
+            await client.conversation().send(image)
     error = info.value
     if version == "0.3":
         # a2a-sdk's 0.3 adapters check media types too, through the same 1.0 handler
@@ -154,22 +162,22 @@ async def test_grpc_needs_the_bearer_token(tmp_path: Any, white: str) -> None:
 
 @pytest.mark.parametrize(("version", "ok"), [("99.0", False), ("0.3", False), ("1.0", True),
                                              (None, True)])
-async def test_grpc_checks_the_a2a_version(tmp_path: Any, version: str | None,
-                                           ok: bool) -> None:
+async def test_grpc_checks_the_a2a_version(default_green: tuple[str, GreenApp],
+                                           version: str | None, ok: bool) -> None:
     """a2a-sdk's gRPC handler ignores `a2a-version`; serve-green refuses a wrong one with
     VersionNotSupported (FAILED_PRECONDITION + ErrorInfo), as its HTTP bindings do."""
     from a2a.types import GetTaskRequest, a2a_pb2_grpc
 
     from a2abench.a2a.grpc_binding import _reason
 
-    with green_all(GreenSettings(output_dir=tmp_path)) as (_, green):
-        target = next(i.url for i in green.card.supported_interfaces
-                      if i.protocol_binding == "GRPC")
-        metadata = (("a2a-version", version),) if version else ()
-        async with grpc.aio.insecure_channel(target) as channel:
-            stub = a2a_pb2_grpc.A2AServiceStub(channel)
-            with pytest.raises(grpc.aio.AioRpcError) as info:
-                await stub.GetTask(GetTaskRequest(id="nope"), metadata=metadata)
+    _, green = default_green
+    target = next(i.url for i in green.card.supported_interfaces
+                  if i.protocol_binding == "GRPC")
+    metadata = (("a2a-version", version),) if version else ()
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.GetTask(GetTaskRequest(id="nope"), metadata=metadata)
     if ok:  # the version passes; the task does not exist
         assert info.value.code() == grpc.StatusCode.NOT_FOUND
     else:

@@ -4,6 +4,7 @@ scripted benchmark (each task-trial echoes N turns) standing in for tau2 and CRM
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -25,6 +26,16 @@ from tests.green.helpers import (
     send,
 )
 from tests.servers import free_port
+
+
+@pytest.fixture(scope="module")
+def shared_green(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """serve-green's defaults, shared by the cases no assessment runs in (refused requests,
+    the card): one server for them all, not one each."""
+    settings = GreenSettings(output_dir=tmp_path_factory.mktemp("shared-green") / "runs",
+                             progress_interval_s=0)
+    with green_server(settings) as (base, _):
+        yield base
 
 
 def records(path: str) -> list[dict[str, object]]:
@@ -136,10 +147,9 @@ def test_rpc_path_answers_with_and_without_trailing_slash(settings: GreenSetting
      "<env_config> is not valid JSON"),
 ])
 async def test_an_invalid_request_is_rejected_with_the_accepted_formats(
-        settings: GreenSettings, payload: str | dict[str, object], problem: str) -> None:
-    with green_server(settings) as (base, _):
-        async with sdk_client(base) as client:
-            out = await send(client, payload)
+        shared_green: str, payload: str | dict[str, object], problem: str) -> None:
+    async with sdk_client(shared_green) as client:
+        out = await send(client, payload)
     assert out.state == STATE.TASK_STATE_REJECTED
     text = out.final_text()
     assert problem in text and all(fmt in text for fmt in ACCEPTED_FORMATS)
@@ -206,11 +216,10 @@ async def test_a_second_message_to_a_finished_assessment_is_an_error(
     assert r.json()["error"]["code"] == -32004  # UnsupportedOperation: terminal task
 
 
-def test_card_caching_headers(settings: GreenSettings) -> None:
-    with green_server(settings) as (base, _):
-        first = httpx.get(base + "/.well-known/agent-card.json")
-        again = httpx.get(base + "/.well-known/agent-card.json",
-                          headers={"If-None-Match": first.headers["etag"]})
+def test_card_caching_headers(shared_green: str) -> None:
+    first = httpx.get(shared_green + "/.well-known/agent-card.json")
+    again = httpx.get(shared_green + "/.well-known/agent-card.json",
+                      headers={"If-None-Match": first.headers["etag"]})
     assert first.headers["cache-control"] == "public, max-age=300"
     assert first.headers["last-modified"].endswith(" GMT")
     assert again.status_code == 304 and again.headers["last-modified"]
