@@ -197,11 +197,9 @@ def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
     files = data.resolve(spec.name, data_dir, solo=solo, progress=progress)
     with gc_paused():  # the tasks file and the DBs: large trees of new, acyclic objects
         ids = set(data.split_ids(files.data["split_tasks.json"], split))
-        raw_tasks = data.read_json(files.data["tasks.json"])
-        # Validate only the split's tasks: telecom's file holds 2,285 of them.
-        tasks = [_task(raw, files.data["tasks.json"]) for raw in raw_tasks
-                 if isinstance(raw, dict) and str(raw.get("id")) in ids]
-        del raw_tasks
+        # Parse and validate only the split's tasks: telecom's file holds 2,285 of them.
+        tasks = [_task(raw, files.data["tasks.json"])
+                 for raw in data.read_tasks(files, spec.name, ids)]
         base = _base(spec.db_model, files.data[spec.db_file], spec.model_db)
         user_base = None
         if spec.user_db_model is not None and spec.user_db_file is not None:
