@@ -4,6 +4,8 @@ fails at once with the fix, instead of spending most of a minute in the hub clie
 from __future__ import annotations
 
 import importlib.util
+import sys
+import types
 from typing import Any
 
 import pytest
@@ -15,16 +17,16 @@ from a2abench.benchmarks.crmarena.tasks import load_hub_rows
 from a2abench.errors import DataMissing
 from tests.servers import free_port, serve
 
-# Looked up, not imported: `datasets` costs ~1 s of CPU to import, which every test worker
-# would pay at collection; the tests that use it import it.
+# Looked up, not imported: `datasets` costs ~1.6 s of CPU to import (see `hub`).
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("datasets") is None,
                                 reason="the `hub` extra (datasets) is not installed")
 
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
-    """The hub client's calls, recorded instead of made."""
-    import datasets
+    """The hub client's calls, recorded instead of made. `datasets` is a stand-in: the product
+    reads offline mode without it and only calls its `load_dataset` (the real one runs in
+    test_tasks' slow hub test); importing the real package costs ~1.6 s of CPU."""
     from huggingface_hub import constants
 
     calls: list[tuple[Any, ...]] = []
@@ -33,8 +35,12 @@ def hub(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
         calls.append(args)
         return [{"idx": 0, "query": "q"}]
 
-    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
-    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    stand_in = types.ModuleType("datasets")
+    stand_in.__spec__ = importlib.util.find_spec("datasets")
+    stand_in.load_dataset = load_dataset  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "datasets", stand_in)
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{free_port()}")  # no one
     return calls
 
@@ -61,8 +67,8 @@ def test_a_hub_that_answers_is_used(hub: list[tuple[Any, ...]],
 
 def test_offline_mode_reads_the_cache_without_a_probe(hub: list[tuple[Any, ...]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    import datasets
+    from huggingface_hub import constants
 
-    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     assert load_hub_rows("Salesforce/CRMArenaPro", "CRMArenaPro", "b2b") == [
         {"idx": 0, "query": "q"}]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -211,13 +212,13 @@ def load_hub_rows(repo: str, config: str, split: str) -> list[dict[str, Any]]:
                              "loading CRMArena tasks from the Hugging Face hub")
     if refusal is not None:  # before `datasets` is imported (~1.6 s of CPU)
         raise DataMissing(refusal, hint="Pass --tasks-file PATH, or allow huggingface.co.")
-    import datasets
-
-    if not datasets.config.HF_HUB_OFFLINE:  # offline mode reads the cache at once
+    if not _hub_offline():  # offline mode reads the cache at once
         unreachable = _no_route(endpoint)
-        if unreachable is not None:
+        if unreachable is not None:  # also before `datasets` is imported
             raise DataMissing(f"the Hugging Face hub at {endpoint} cannot be reached from "
                               f"here ({unreachable})", hint=HUB_HINT)
+    import datasets
+
     try:
         data = datasets.load_dataset(repo, config, split=split)
     except Exception as exc:  # network, offline mode, missing config: all mean "not here"
@@ -231,6 +232,16 @@ HUB_HINT = ("Pass --tasks-file PATH (the tasks as JSON or JSON Lines in the Hugg
             "format), or set HF_HUB_OFFLINE=1 to read a copy the Hugging Face cache holds; "
             "with no network, the demo's synthetic org runs too (docs/crmarena.md, \"Offline: "
             "the demo's synthetic org\")")
+
+
+def _hub_offline() -> bool:
+    """`datasets.config.HF_HUB_OFFLINE` without importing `datasets`: its HF_DATASETS_OFFLINE
+    variable when set, else the hub client's HF_HUB_OFFLINE."""
+    from huggingface_hub import constants
+
+    flag = os.environ.get("HF_DATASETS_OFFLINE")
+    return constants.HF_HUB_OFFLINE if flag is None else \
+        flag.upper() in constants.ENV_VARS_TRUE_VALUES
 
 
 def _no_route(endpoint: str) -> str | None:

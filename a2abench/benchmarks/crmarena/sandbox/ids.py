@@ -7,16 +7,20 @@ filter; we normalise both to the 18-character form stored in the org tables.
 
 from __future__ import annotations
 
+import functools
+
 _SUFFIX_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
+@functools.lru_cache(maxsize=4096)
+def _chunk_char(chunk: str) -> str:
+    """The suffix character of one 5-character chunk (chunks repeat across an org's Ids)."""
+    return _SUFFIX_ALPHABET[sum(1 << i for i, ch in enumerate(chunk) if "A" <= ch <= "Z")]
+
+
 def _suffix(id15: str) -> str:
-    out = []
-    for chunk in (id15[0:5], id15[5:10], id15[10:15]):
-        bits = sum(1 << i for i, ch in enumerate(chunk) if "A" <= ch <= "Z")
-        out.append(_SUFFIX_ALPHABET[bits])
-    return "".join(out)
+    return _chunk_char(id15[0:5]) + _chunk_char(id15[5:10]) + _chunk_char(id15[10:15])
 
 
 def normalize_id(value: str) -> str | None:
@@ -42,12 +46,12 @@ def make_id(prefix: str, number: int, pod: str = "Sb") -> str:
     """A deterministic, well-formed 18-character Id: key prefix, pod, base-62 serial, suffix."""
     if len(prefix) != 3 or len(pod) != 2:
         raise ValueError("prefix must have 3 characters and pod 2")
+    if not 0 <= number < 62 ** 10:
+        raise ValueError("serial number too large for an Id")
     digits = []
     n = number
-    for _ in range(10):
+    while n:
         n, r = divmod(n, 62)
         digits.append(_BASE62[r])
-    if n:
-        raise ValueError("serial number too large for an Id")
-    id15 = prefix + pod + "".join(reversed(digits))
+    id15 = prefix + pod + "".join(reversed(digits)).rjust(10, "0")
     return id15 + _suffix(id15)

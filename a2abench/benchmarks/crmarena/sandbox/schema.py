@@ -8,6 +8,7 @@ relationships of the official schema and of our synthetic org come from one rule
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -178,8 +179,11 @@ class OrgSchema:
 
     @classmethod
     def builtin(cls, org: OrgKind) -> OrgSchema:
-        """Our own definitions of the objects and fields of `org` (see catalog.py)."""
-        return cls.from_records(org_schema_records(org))
+        """Our own definitions of the objects and fields of `org` (see catalog.py).
+
+        One shared instance per org (every sandbox opening starts from it): read it, `bind()`
+        it, never change it."""
+        return _builtin(org)
 
     # -- lookup -----------------------------------------------------------------------
     @property
@@ -239,6 +243,11 @@ class OrgSchema:
             objects[obj.name] = obj
         _link(objects)
         return OrgSchema(objects, self.records)
+
+
+@functools.cache
+def _builtin(org: OrgKind) -> OrgSchema:
+    return OrgSchema.from_records(org_schema_records(org))
 
 
 def _make_field(obj: str, fname: str, ftype: str, desc: str, objects: list[str]) -> Field:
