@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,6 @@ from pydantic import BaseModel, ValidationError
 from a2abench.benchmarks.tau2 import data
 from a2abench.benchmarks.tau2.db import BaseDB, ModelBase
 from a2abench.benchmarks.tau2.domain_core import DomainSpec, Tau2Domain, _task
-from a2abench.benchmarks.tau2.domains import (
-    airline,
-    mock,
-    retail,
-    telecom,
-    telecom_user,
-    telecom_user_models,
-)
 from a2abench.plugin import ConfigError, DataCorrupt
 from a2abench.plugin.provisional import gc_paused
 
@@ -80,8 +73,6 @@ _TELECOM = {
     "disable_roaming": "Disable international roaming on a line.",
     "refuel_data": "Add data to a line for a one-time charge.",
 }
-_PHONE = {name: f"Phone: {name.replace('_', ' ')}." for name in
-          telecom_user.TelecomUserTools.tool_defs()}
 _MOCK = {
     "create_task": "Create a task for a user.",
     "get_users": "List all users.",
@@ -90,25 +81,43 @@ _MOCK = {
     "dismiss_notification": "Mark a notification as read.",
 }
 
-SPECS: dict[str, DomainSpec] = {
-    "airline": DomainSpec("airline", airline.AirlineTools, airline.FlightDB, "db.json",
-                          _COMMON | _AIRLINE),
-    "retail": DomainSpec("retail", retail.RetailTools, retail.RetailDB, "db.json",
-                         _COMMON | _RETAIL),
-    "mock": DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
-                       mock.MockUserTools, mock.MockUserDB, "user_db.json",
-                       solo_policies={"manual": ("policy_solo.md",)}),
-    "telecom": DomainSpec(
+DOMAINS = ("airline", "retail", "mock", "telecom")  # and banking_knowledge, see _load_banking
+
+
+@cache
+def spec(name: str) -> DomainSpec:
+    """One of `DOMAINS`; its modules are imported on first use (a run of one domain skips the
+    others' ~20 ms each)."""
+    if name == "airline":
+        from a2abench.benchmarks.tau2.domains import airline
+
+        return DomainSpec("airline", airline.AirlineTools, airline.FlightDB, "db.json",
+                          _COMMON | _AIRLINE)
+    if name == "retail":
+        from a2abench.benchmarks.tau2.domains import retail
+
+        return DomainSpec("retail", retail.RetailTools, retail.RetailDB, "db.json",
+                          _COMMON | _RETAIL)
+    if name == "mock":
+        from a2abench.benchmarks.tau2.domains import mock
+
+        return DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
+                          mock.MockUserTools, mock.MockUserDB, "user_db.json",
+                          solo_policies={"manual": ("policy_solo.md",)})
+    from a2abench.benchmarks.tau2.domains import telecom, telecom_user, telecom_user_models
+
+    phone = {name: f"Phone: {name.replace('_', ' ')}." for name in
+             telecom_user.TelecomUserTools.tool_defs()}
+    return DomainSpec(
         "telecom", telecom.TelecomTools, telecom.TelecomDB, "db.toml",
-        _COMMON | _TELECOM | _PHONE, telecom_user.TelecomUserTools,
+        _COMMON | _TELECOM | phone, telecom_user.TelecomUserTools,
         telecom_user_models.TelecomUserDB,
         "user_db.toml", telecom.sync_tools,
         {"manual": ("main_policy.md", "tech_support_manual.md"),
          "workflow": ("main_policy.md", "tech_support_workflow.md")}, model_db=True,
         # upstream: solo mode keeps the manual (no solo variant) but not the workflow
         solo_policies={"manual": ("main_policy_solo.md", "tech_support_manual.md"),
-                       "workflow": ("main_policy_solo.md", "tech_support_workflow_solo.md")}),
-}
+                       "workflow": ("main_policy_solo.md", "tech_support_workflow_solo.md")})
 
 
 # --------------------------------------------------------------------------- loading
@@ -142,19 +151,19 @@ def load_domain(domain: str, *, data_dir: Path | None = None, split: str = "base
             raise ConfigError("tau2 banking_knowledge has no solo mode (upstream refuses it too)",
                               hint="Use --solo with --domain mock or --domain telecom.")
         return _load_banking(data_dir, split, retrieval_variant, embedding, reranker, progress)
-    if domain not in SPECS:
+    if domain not in DOMAINS:
         raise ConfigError(f"unknown tau2 domain {domain!r}",
-                          hint=f"Choose one of: {', '.join(SPECS)}, banking_knowledge")
+                          hint=f"Choose one of: {', '.join(DOMAINS)}, banking_knowledge")
     if retrieval_variant is not None:
         raise ConfigError("--retrieval-variant applies to banking_knowledge only",
                           hint=f"Drop it for {domain}")
-    if solo and not SPECS[domain].solo_policies:
+    if solo and not spec(domain).solo_policies:
         raise ConfigError(f"tau2 {domain} has no solo mode (upstream refuses it too)",
                           hint="Use --solo with --domain mock or --domain telecom.")
     key = (domain, str(Path(data_dir).absolute()) if data_dir else "", split, policy, solo)
     with _LOCK:
         if key not in _DOMAINS:
-            _DOMAINS[key] = _build(SPECS[domain], data_dir, split, policy, solo, progress)
+            _DOMAINS[key] = _build(spec(domain), data_dir, split, policy, solo, progress)
         return _DOMAINS[key]
 
 
@@ -197,11 +206,9 @@ def _build(spec: DomainSpec, data_dir: Path | None, split: str, policy: str,
     files = data.resolve(spec.name, data_dir, solo=solo, progress=progress)
     with gc_paused():  # the tasks file and the DBs: large trees of new, acyclic objects
         ids = set(data.split_ids(files.data["split_tasks.json"], split))
-        raw_tasks = data.read_json(files.data["tasks.json"])
-        # Validate only the split's tasks: telecom's file holds 2,285 of them.
-        tasks = [_task(raw, files.data["tasks.json"]) for raw in raw_tasks
-                 if isinstance(raw, dict) and str(raw.get("id")) in ids]
-        del raw_tasks
+        # Parse and validate only the split's tasks: telecom's file holds 2,285 of them.
+        tasks = [_task(raw, files.data["tasks.json"])
+                 for raw in data.read_tasks(files, spec.name, ids)]
         base = _base(spec.db_model, files.data[spec.db_file], spec.model_db)
         user_base = None
         if spec.user_db_model is not None and spec.user_db_file is not None:

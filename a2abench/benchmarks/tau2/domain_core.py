@@ -1,7 +1,7 @@
 """A loaded tau2 domain (`Tau2Domain`) and what describes one (`DomainSpec`): tasks, policy,
 tool schemas, shared base DBs and the environments made on them. `domain.py` lists the
-domains (`SPECS`) and loads them (`load_domain`); a domain with its own class (banking)
-subclasses `Tau2Domain` here without importing the list that names it."""
+domains (`DOMAINS`, `spec`) and loads them (`load_domain`); a domain with its own class
+(banking) subclasses `Tau2Domain` here without importing the list that names it."""
 
 from __future__ import annotations
 

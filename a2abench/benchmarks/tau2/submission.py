@@ -160,7 +160,7 @@ def raw_tasks(domain: Tau2Domain) -> list[dict[str, Any]]:
         keys = sorted(k for k in files if k.startswith("tasks/task_"))
         return [data.read_json(files[k]) for k in keys]
     wanted = {t.id for t in domain.tasks()}
-    return [t for t in data.read_json(files["tasks.json"]) if str(t.get("id")) in wanted]
+    return data.read_tasks(domain.files, domain.name, wanted)
 
 
 def pass_hat_ks(sims: list[dict[str, Any]], tasks: list[dict[str, Any]],
