@@ -178,24 +178,11 @@ def _resolve_local(domain: str, data_dir: Path, paths: list[str]) -> DomainFiles
                 hint=f"--data-dir must be laid out like upstream's data/ folder (holding "
                      f"tau2/domains/{domain}/...); drop --data-dir to download the pinned copy")
         data[_key(rel)] = path
-        if _sha256(path) != m.files[rel]:
+        if sha256_file(path) != m.files[rel]:
             unverified.append(rel)
     files = DomainFiles(data, None, "local", m.commit, unverified)
     files.sources, files.source_note = _local_sources(domain, data_dir)
     return files
-
-
-_SHA256: dict[tuple[str, int, int, int], str] = {}
-
-
-def _sha256(path: Path) -> str:
-    """sha256 of a local file, once per process while its inode, size and mtime stay: every
-    load of a domain checks its files (banking_knowledge's ~815 took ~0.1 s per variant)."""
-    st = path.stat()
-    key = (str(path.absolute()), st.st_ino, st.st_size, st.st_mtime_ns)
-    if key not in _SHA256:
-        _SHA256[key] = sha256_file(path)
-    return _SHA256[key]
 
 
 def _local_sources(domain: str, data_dir: Path) -> tuple[dict[str, Path] | None, str]:
@@ -205,7 +192,7 @@ def _local_sources(domain: str, data_dir: Path) -> tuple[dict[str, Path] | None,
         candidates = [data_dir.parent / rel,
                       cache_dir() / f"tau2/{m.commit}" / rel]
         found = next((c for c in candidates
-                      if c.is_file() and _sha256(c) == m.files[rel]), None)
+                      if c.is_file() and sha256_file(c) == m.files[rel]), None)
         if found is None:
             return None, (f"{rel} at the pinned commit not found beside --data-dir or in the "
                           "cache; fallback text used")
@@ -247,7 +234,7 @@ def optional_source(rel: str | PinnedFile, data_dir: Path | None = None, *,
         remote = _remote([rel], base_url)[0]
     if data_dir is not None:
         for candidate in (Path(data_dir).parent / path, cache_dir() / folder / path):
-            if candidate.is_file() and _sha256(candidate) == digest:
+            if candidate.is_file() and sha256_file(candidate) == digest:
                 return candidate, ""
         return None, f"{path} at the pinned commit not found beside --data-dir or in the cache"
     try:
