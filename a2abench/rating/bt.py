@@ -32,6 +32,7 @@ ELO = 400 / math.log(10)
 BASE = 1000.0
 FEW = 10  # comparisons below which a pair is flagged
 MAX_STEPS = 200  # Newton steps of a fit (it converges in under 20)
+MAX_HALVINGS = 60  # of one step's length in the line search (2^-60: no progress left)
 GTOL = 1e-10  # the largest gradient component at convergence
 MAX_CELLS = 20_000_000  # tasks x participants^2 of the win tables (160 MB of floats)
 
@@ -99,17 +100,19 @@ def fit(players: Sequence[str], anchor: str, wins: Any, start: Any = None) -> An
             return theta - theta[list(players).index(anchor)]
         step = np.linalg.solve(hessian(theta), grad)
         decrement = float(grad @ step)  # λ², > 0: the Hessian is positive definite
-        t = 1.0
-        while True:
+        for halving in range(MAX_HALVINGS + 1):  # bounded: a NaN never passes the test
+            t = 0.5 ** halving
             trial = theta - t * step
             trial_value, trial_grad = loss(trial)
             # Close to the optimum (λ² tiny) the full step is taken: the loss's change is
             # then below its rounding, which a sufficient-decrease test cannot see.
             if decrement < 1e-12 or trial_value <= value - 0.25 * t * decrement:
                 break
-            t /= 2
+        else:
+            break  # no step decreases the loss: not converging
         theta, value, grad = trial, trial_value, trial_grad
-    raise RuntimeError(f"the Bradley–Terry fit did not converge in {MAX_STEPS} Newton steps")
+    raise RuntimeError(f"the Bradley–Terry fit did not converge in {MAX_STEPS} Newton steps "
+                       "(or met a non-finite win count)")
 
 
 def connected(players: Sequence[str], anchor: str, played: set[tuple[str, str]]) -> set[str]:

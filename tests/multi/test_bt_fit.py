@@ -59,3 +59,9 @@ def test_a_fit_that_does_not_converge_says_so(monkeypatch: pytest.MonkeyPatch) -
     wins = np.array([[0.0, 3.0], [1.0, 0.0]])
     with pytest.raises(RuntimeError, match="did not converge in 1 Newton steps"):
         bt.fit(["a", "b"], "a", wins)
+
+
+def test_a_non_finite_win_table_ends_in_an_error_not_a_hang() -> None:
+    wins = np.array([[0.0, np.nan], [1.0, 0.0]])
+    with np.errstate(all="ignore"), pytest.raises(RuntimeError, match="non-finite win count"):
+        bt.fit(["a", "b"], "a", wins)
