@@ -47,7 +47,9 @@ _FINDER = _StandIn()
 def _real() -> types.ModuleType:
     """httpx's CLI module, loaded now (in place of the stand-in)."""
     _FINDER.active = False
-    sys.modules.pop(_NAME, None)  # the stand-in, if it is still there
+    loaded = sys.modules.get(_NAME)
+    if loaded is not None and getattr(loaded.__spec__, "loader", None) is _FINDER:
+        del sys.modules[_NAME]  # the stand-in: the real module takes its place once
     import httpx._main as real
 
     return real
