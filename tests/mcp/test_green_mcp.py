@@ -127,17 +127,11 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     assert set(holder["agent"].mcp_protocols.values()) == {"2026-07-28"}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("domain", ["banking_knowledge", "telecom"])
-async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_green(
-        tmp_path: Path, proxied: Any, domain: str,
-        tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Through serve-green, a client speaking only 2026-07-28 plays banking (its unlocked
-    tools by name) and telecom in solo mode (the user's tools too) with the scores the A2A
-    channel's gold agent gets (the session's A2A runs of the same tasks, test_tau2_gold's:
-    serve-green runs the engine `run` does). The controller buffers whole responses, so a
-    listen stream delivers nothing through it: the agent sees unlocked tools on its next
-    tools/list."""
+@pytest.fixture
+def over_a2a(domain: str, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[dict[str, Task], dict[str, float]]:
+    """The domain's tasks and their rewards over the A2A channel: the session's A2A runs of
+    them, test_tau2_gold's (made outside the test's event loop: `run` starts its own)."""
     from tests.mcp.test_tau2_gold import (
         CASES,
         domain_tasks,
@@ -147,15 +141,30 @@ async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_gree
     )
 
     if domain == "telecom":
-        tasks, a2a = solo_tasks(domain, 3), solo_over_a2a(domain, tmp_path_factory)
-        config: dict[str, Any] = {"solo": True}
-        mode = "mcp-solo@2026-07-28"
+        tasks, records = solo_tasks(domain, 3), solo_over_a2a(domain, tmp_path_factory)
     else:
         ids, count, _ = CASES[domain]
         tasks = domain_tasks(domain, ids, count, ("--retrieval-variant", "bm25"))
-        a2a, config = gold_over_a2a(domain, tmp_path_factory), {"retrieval_variant": "bm25"}
-        mode = "mcp-alias@2026-07-28"
-    over_a2a = {task_id: a2a[task_id]["reward"] for task_id in tasks}
+        records = gold_over_a2a(domain, tmp_path_factory)
+    return tasks, {task_id: records[task_id]["reward"] for task_id in tasks}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", ["banking_knowledge", "telecom"])
+async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_green(
+        tmp_path: Path, proxied: Any, domain: str,
+        over_a2a: tuple[dict[str, Task], dict[str, float]]) -> None:
+    """Through serve-green, a client speaking only 2026-07-28 plays banking (its unlocked
+    tools by name) and telecom in solo mode (the user's tools too) with the scores the A2A
+    channel's gold agent gets (the session's A2A runs of the same tasks: serve-green runs
+    the engine `run` does). The controller buffers whole responses, so a listen stream
+    delivers nothing through it: the agent sees unlocked tools on its next tools/list."""
+    tasks, a2a_scores = over_a2a
+    if domain == "telecom":
+        config: dict[str, Any] = {"solo": True}
+        mode = "mcp-solo@2026-07-28"
+    else:
+        config, mode = {"retrieval_variant": "bm25"}, "mcp-alias@2026-07-28"
     user = FakeLLMServer(handler=gold_agent.gold_user(tasks))
     holder: dict[str, Any] = {}
     with user.running():
@@ -175,8 +184,8 @@ async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_gree
                     user_llm="fake-user", tool_channel="mcp", **config))
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
     over_mcp = result_of(out.task)[1]["tasks"]  # type: ignore[arg-type]
-    assert over_mcp == over_a2a and set(over_a2a) == set(tasks)
-    assert any(over_a2a.values())
+    assert over_mcp == a2a_scores and set(a2a_scores) == set(tasks)
+    assert any(a2a_scores.values())
     mcp = holder["agent"].mcp
     assert set(mcp.protocols.values()) == {"2026-07-28"}
     if domain == "banking_knowledge":
