@@ -17,7 +17,7 @@ from a2abench.run.config import trial_seed
 from tests.clihelp import run_cli
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer, completion
-from tests.mcp.demo_run import mcp_demo
+from tests.mcp.demo_run import demo
 from tests.servers import serve
 
 TASK = "create_task_1"
@@ -76,14 +76,14 @@ def _llm(base_url: str) -> Any:
 # thread) is garbage-collected unclosed after a turn, probably its GET-stream retry after our
 # 405 cancelled mid-connect; it is not a2abench's endpoint and does not touch the scores.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_the_demo_over_mcp_scores_as_over_a2a(tmp_path: Path,
-                                              tmp_path_factory: pytest.TempPathFactory) -> None:
-    r = run_cli("demo", "--tool-channel", "a2a", "--output", str(tmp_path / "a2a"), "--json")
-    assert r.code == 0, r.err
-    mcp = mcp_demo(tmp_path_factory)  # the session's demo over MCP (test_viewer_mcp's too)
+def test_the_demo_over_mcp_scores_as_over_a2a(tmp_path_factory: pytest.TempPathFactory
+                                              ) -> None:
+    # The session's demos (the one over MCP is test_viewer_mcp's too).
+    a2a, mcp = demo(tmp_path_factory, "a2a"), demo(tmp_path_factory, "mcp")
     scores = {channel: [(d["benchmark"], d["score"], sorted(f["task_id"] for f in d["failed"]))
-                        for d in map(json.loads, out.splitlines()) if d.get("kind") == "report"]
-              for channel, out in (("a2a", r.out), ("mcp", (mcp / "stdout.jsonl").read_text()))}
+                        for d in map(json.loads, (out / "stdout.jsonl").read_text().splitlines())
+                        if d.get("kind") == "report"]
+              for channel, out in (("a2a", a2a), ("mcp", mcp))}
     assert scores["mcp"] == scores["a2a"]
     assert [s[0] for s in scores["mcp"]] == ["tau2", "crmarena"]
     run = json.loads((mcp / "tau2" / "metrics.jsonl").read_text().splitlines()[0])

@@ -127,49 +127,66 @@ async def test_crmarena_over_mcp_through_the_prefix_stripping_proxy(
     assert set(holder["agent"].mcp_protocols.values()) == {"2026-07-28"}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("domain", ["banking_knowledge", "telecom"])
-async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_green(
-        tmp_path: Path, proxied: Any, domain: str) -> None:
-    """Through serve-green, a client speaking only 2026-07-28 plays banking (its unlocked
-    tools by name) and telecom in solo mode (the user's tools too) with the scores the A2A
-    channel's gold agent gets. The controller buffers whole responses, so a listen stream
-    delivers nothing through it: the agent sees unlocked tools on its next tools/list."""
-    from tests.mcp.test_tau2_gold import CASES, domain_tasks, solo_tasks
+@pytest.fixture
+def over_a2a(domain: str, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[dict[str, Task], dict[str, float]]:
+    """The domain's tasks and their rewards over the A2A channel: the session's A2A runs of
+    them, test_tau2_gold's (made outside the test's event loop: `run` starts its own)."""
+    from tests.mcp.test_tau2_gold import (
+        CASES,
+        domain_tasks,
+        gold_over_a2a,
+        solo_over_a2a,
+        solo_tasks,
+    )
 
     if domain == "telecom":
-        tasks, modes = solo_tasks(domain, 3), ("solo", "mcp-solo@2026-07-28")
-        config: dict[str, Any] = {"solo": True}
+        tasks, records = solo_tasks(domain, 3), solo_over_a2a(domain, tmp_path_factory)
     else:
         ids, count, _ = CASES[domain]
         tasks = domain_tasks(domain, ids, count, ("--retrieval-variant", "bm25"))
-        modes, config = ("gold", "mcp-alias@2026-07-28"), {"retrieval_variant": "bm25"}
+        records = gold_over_a2a(domain, tmp_path_factory)
+    return tasks, {task_id: records[task_id]["reward"] for task_id in tasks}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", ["banking_knowledge", "telecom"])
+async def test_banking_and_solo_telecom_over_mcp_score_as_over_a2a_in_serve_green(
+        tmp_path: Path, proxied: Any, domain: str,
+        over_a2a: tuple[dict[str, Task], dict[str, float]]) -> None:
+    """Through serve-green, a client speaking only 2026-07-28 plays banking (its unlocked
+    tools by name) and telecom in solo mode (the user's tools too) with the scores the A2A
+    channel's gold agent gets (the session's A2A runs of the same tasks: serve-green runs
+    the engine `run` does). The controller buffers whole responses, so a listen stream
+    delivers nothing through it: the agent sees unlocked tools on its next tools/list."""
+    tasks, a2a_scores = over_a2a
+    if domain == "telecom":
+        config: dict[str, Any] = {"solo": True}
+        mode = "mcp-solo@2026-07-28"
+    else:
+        config, mode = {"retrieval_variant": "bm25"}, "mcp-alias@2026-07-28"
     user = FakeLLMServer(handler=gold_agent.gold_user(tasks))
-    scores, agents = [], []
+    holder: dict[str, Any] = {}
     with user.running():
         settings = GreenSettings(output_dir=tmp_path, presets={"tau2": {
             "data_dir": str(shared_data("tau2").parent), "user_llm": "fake-user",
             "user_llm_base_url": user.base_url}})
-        with proxied(settings) as (url, _green):
-            for mode in modes:
-                def agent(base: str, mode: str = mode) -> Any:
-                    app, executor = gold_agent.app(base, tasks, mode)
-                    executor.mcp.listen = False
-                    agents.append(executor)
-                    return app
 
-                extra = {"tool_channel": "mcp"} if mode.startswith("mcp") else {}
-                with serve(agent) as white:
-                    async with sdk_client(url) as client:
-                        out = await send(client, agentbeats(
-                            white, benchmark="tau2", domain=domain, task_ids=list(tasks),
-                            user_llm="fake-user", **config, **extra))
-                assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
-                scores.append(result_of(out.task)[1]["tasks"])  # type: ignore[arg-type]
-    over_a2a, over_mcp = scores
-    assert over_mcp == over_a2a and set(over_a2a) == set(tasks)
-    assert any(over_a2a.values())
-    mcp = agents[-1].mcp
+        def agent(base: str) -> Any:
+            app, holder["agent"] = gold_agent.app(base, tasks, mode)
+            holder["agent"].mcp.listen = False
+            return app
+
+        with proxied(settings) as (url, _green), serve(agent) as white:
+            async with sdk_client(url) as client:
+                out = await send(client, agentbeats(
+                    white, benchmark="tau2", domain=domain, task_ids=list(tasks),
+                    user_llm="fake-user", tool_channel="mcp", **config))
+    assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
+    over_mcp = result_of(out.task)[1]["tasks"]  # type: ignore[arg-type]
+    assert over_mcp == a2a_scores and set(a2a_scores) == set(tasks)
+    assert any(a2a_scores.values())
+    mcp = holder["agent"].mcp
     assert set(mcp.protocols.values()) == {"2026-07-28"}
     if domain == "banking_knowledge":
         for task_id, calls in mcp.calls.items():

@@ -123,6 +123,14 @@ def gold_over_a2a(name: str, factory: pytest.TempPathFactory) -> Records:
         name, domain_tasks(name, ids, count, flags), "gold", out, *flags)[0], factory)
 
 
+def solo_over_a2a(name: str, factory: pytest.TempPathFactory) -> Records:
+    """`run_solo` of `solo_tasks(name)` over the A2A channel, once per session. A task's
+    record does not depend on the others run with it: a test of fewer of them (its first
+    ones) compares its own."""
+    return once(f"a2a-solo-{name}", lambda out: run_solo(
+        name, solo_tasks(name), "solo", out)[0], factory)
+
+
 def comparable(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A transcript without what differs by construction: timestamps and call ids."""
     out = []
@@ -194,9 +202,10 @@ def test_banking_unlocked_tools_are_announced_and_listed(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["mock", "telecom"])
-def test_solo_over_mcp_scores_as_over_a2a(tmp_path: Path, name: str) -> None:
+def test_solo_over_mcp_scores_as_over_a2a(tmp_path: Path, name: str,
+                                          tmp_path_factory: pytest.TempPathFactory) -> None:
     tasks = solo_tasks(name)
-    over_a2a, _ = run_solo(name, tasks, "solo", tmp_path / "solo.jsonl")
+    over_a2a = solo_over_a2a(name, tmp_path_factory)
     over_mcp, agent = run_solo(name, tasks, f"mcp-solo@{MODERN}", tmp_path / "mcp.jsonl",
                                "--tool-channel", "mcp")
     assert set(over_a2a) == set(over_mcp) == set(tasks)

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib
 import json
+import ssl
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -28,6 +31,16 @@ from typing import Any
 
 MODERN = "2026-07-28"
 CHANGE_WAIT_S = 60.0  # a notification the list says is due; bounded so a bug fails, not hangs
+
+
+@functools.cache
+def tls(module: str) -> ssl.SSLContext:
+    """The HTTP client's own default TLS context, built once per process as an agent that
+    reuses it would (a client made without one loads the CA bundle anew: ~30 ms of CPU for
+    every connection, one a command here)."""
+    context: ssl.SSLContext = importlib.import_module(module).create_ssl_context(
+        verify=True, trust_env=True)
+    return context
 
 
 @dataclass
@@ -60,7 +73,7 @@ async def handshake(pointer: dict[str, Any], on_change: Callable[[], None]
         result = await session.call_tool(name, arguments)
         return "".join(getattr(c, "text", "") for c in result.content), bool(result.isError)
 
-    async with httpx.AsyncClient(headers=pointer["headers"],
+    async with httpx.AsyncClient(headers=pointer["headers"], verify=tls("httpx"),
                                  timeout=httpx.Timeout(30.0, read=300.0)) as http, \
             streamable_http_client(pointer["url"], http_client=http) as (read, write, _), \
             ClientSession(read, write, message_handler=on_message) as session:
@@ -92,7 +105,7 @@ async def stateless(pointer: dict[str, Any], on_change: Callable[[], None]
         result = await client.call_tool(name, arguments)
         return "".join(getattr(c, "text", "") for c in result.content), bool(result.is_error)
 
-    async with httpx2.AsyncClient(headers=pointer["headers"],
+    async with httpx2.AsyncClient(headers=pointer["headers"], verify=tls("httpx2"),
                                   timeout=httpx2.Timeout(30.0, read=300.0)) as http, \
             Client(streamable_http_client(pointer["url"], http_client=http), mode=MODERN,
                    message_handler=on_message) as client:
