@@ -112,6 +112,7 @@ class Stratum:
         self._alike = runs > 1
         self._work: list[Array] | None = None  # add()'s scratch arrays (_work_arrays)
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
+        self._window_rows: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
 
     def variance(self) -> Array:
         """The plug-in's variance of the known draws (one pseudo-observation of 1/4)."""
@@ -161,7 +162,7 @@ class Stratum:
         lin = self._lin[rows]  # a view: updated in place
         work = self._work_arrays(lin.shape)
         if known and self._exact:  # nothing unresolved: one mean left, one gap (fast path)
-            left, floor, cap = self._left(self.low[rows], rest, top, work[3:])
+            left, floor, cap = self._left(self.low[rows], rest, top, work[3:], work[:3])
             gap = np.subtract(estimate, left, out=work[0])
             np.maximum(gap, -reach, out=gap)
             np.minimum(gap, reach, out=gap)
@@ -238,12 +239,13 @@ class Stratum:
             self._work = [np.empty(shape) for _ in range(6)]
         return self._work
 
-    def _left(self, sums: Array, rest: int, top: float,
-              out: list[Array]) -> tuple[Array, Array, Array]:
+    def _left(self, sums: Array, rest: int, top: float, out: list[Array],
+              scratch: list[Array]) -> tuple[Array, Array, Array]:
         """Where nothing is unresolved: the mean left under each m, (N·m − sum drawn)/rest
         clipped to [0, 1], and the bets' truncation there, in `out`'s three arrays. Runs
         that drew the same sum share one row (a paired run's ties draw 0.5 each time):
-        computed once, then repeated or broadcast."""
+        computed once (in the first rows of `scratch`, arrays of `out`'s shape: fresh ones
+        cost more in page faults than the rows saved), then repeated or broadcast."""
         rows = None
         if sums.ndim == 1 and len(sums) > 1:
             distinct, index = np.unique(sums, return_inverse=True)
@@ -256,12 +258,16 @@ class Stratum:
             left /= rest
             _unit(left)
             return (left, *_truncation(left, top, out[1], out[2]))
-        left = np.subtract(self._base, sums[..., None])
+        if rows is None:  # one row, broadcast
+            left = np.subtract(self._base, sums[..., None])
+            left /= rest
+            _unit(left)
+            return (left, *_truncation(left, top, np.empty_like(left), np.empty_like(left)))
+        k = len(sums)
+        left = np.subtract(self._base, sums[..., None], out=scratch[0][:k])
         left /= rest
         _unit(left)
-        floor, cap = _truncation(left, top, np.empty_like(left), np.empty_like(left))
-        if rows is None:
-            return left, floor, cap
+        floor, cap = _truncation(left, top, scratch[1][:k], scratch[2][:k])
         # mode="clip": the indices are valid, and "raise" would buffer `out` anew
         left, floor, cap = (np.take(part, rows, axis=0, out=into, mode="clip")
                             for part, into in zip((left, floor, cap), out, strict=True))
@@ -334,13 +340,21 @@ class Stratum:
         first_cell = np.searchsorted(self._high_slack, lower, side="left")
         end_cell = np.where(lower <= top, np.searchsorted(self.grid[:-1], top, side="right"),
                             0)
-        cells = np.arange(ends.shape[-1])
-        inside = ends & (cells >= first_cell[..., None]) & (cells < end_cell[..., None])
+        from_cell, before_cell = self._windows()
+        inside = ends & from_cell[first_cell] & before_cell[end_cell]
         first = inside.argmax(axis=-1)
         last = ends.shape[-1] - 1 - inside[..., ::-1].argmax(axis=-1)
-        none = ~np.take_along_axis(inside, first[..., None], axis=-1)[..., 0]
+        none = ~inside.any(axis=-1)
         return (np.where(none, lower, np.maximum(self.grid[first], lower)),
                 np.where(none, upper, np.minimum(self.grid[last + 1], upper)))
+
+    def _windows(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Row k: the cells from k on, and the cells before k (k = 0 … cells): bounds()
+        picks each run's window by row, instead of comparing every cell per run."""
+        if self._window_rows is None:
+            cells, ks = np.arange(len(self.grid) - 1), np.arange(len(self.grid))[:, None]
+            self._window_rows = (cells >= ks, cells < ks)
+        return self._window_rows
 
     def interval(self, alpha: float | None = None) -> Interval:
         lower, upper = self.bounds(alpha)

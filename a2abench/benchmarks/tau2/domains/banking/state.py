@@ -152,7 +152,7 @@ class Records(MutableMapping[str, Any]):
             if not layer.own:
                 return layer.base.items()
             own = layer.own  # base keys in order, then added ones (each in `own`)
-            return ([(key, own[key] if key in own else record)
+            return ([(key, own.get(key, record))
                      for key, record in layer.base.items()]
                     + [(key, own[key]) for key in layer.added])
         return super().items()
