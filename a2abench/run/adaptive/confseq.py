@@ -48,7 +48,6 @@ _NU = np.geomspace(1e-4, 1e3, 40)  # Lagrange multipliers tried for stratified b
 
 Array = npt.NDArray[np.float64]
 Value = float | Array  # one run's value, or one per run (simulations)
-DualTerms = tuple[Array, Array, Array, tuple[float, float]]
 
 
 @dataclass(frozen=True)
@@ -400,42 +399,60 @@ def stratified_interval(strata: list[Stratum], weights: list[float],
         return Interval(w * one.lower, w * one.upper)
     threshold = math.log(1 / alpha)
     terms = [_dual_terms(s, w) for s, w in used]
-    floors = [float(t[0][0]) if len(t[0]) else math.inf for t in terms]
+    floors = [float(t.proxy[0]) if len(t.proxy) else math.inf for t in terms]
     total = sum(floors)
     lows, highs = np.zeros(len(_NU)), np.zeros(len(_NU))
     lower = upper = 0.0
-    for (proxy, low_min, high_max, logical), floor in zip(terms, floors, strict=True):
-        lower += logical[0]
-        upper += logical[1]
+    for t, floor in zip(terms, floors, strict=True):
+        lower += t.logical[0]
+        upper += t.logical[1]
         # A mean whose capital alone exceeds what the other strata can lose is impossible
         # in every feasible combination: leaving it out keeps the bound valid and tighter.
-        kept = int(proxy.searchsorted(threshold - (total - floor), side="right"))
+        kept = int(t.proxy.searchsorted(threshold - (total - floor), side="right"))
         if kept == 0:  # no candidate survives (chance ≤ α): only the logical bounds
             return _logical(used)
-        lows += low_min[:, kept - 1]
-        highs += high_max[:, kept - 1]
+        low_min, high_max = t.first(kept)
+        lows += low_min
+        highs += high_max
     lows -= _NU * threshold
     highs += _NU * threshold
     return Interval(max(lower, float(lows.max())), min(upper, float(highs.min())))
 
 
+class DualTerms:
+    """A stratum's cells sorted by log-capital (`proxy`), their weighted ends w·low and
+    w·high in that order, and its weighted logical bounds."""
+
+    __slots__ = ("_at", "high", "logical", "low", "proxy")
+
+    def __init__(self, proxy: Array, low: Array, high: Array,
+                 logical: tuple[float, float]) -> None:
+        self.proxy, self.low, self.high, self.logical = proxy, low, high, logical
+        self._at: tuple[int, Array, Array] | None = None
+
+    def first(self, kept: int) -> tuple[Array, Array]:
+        """Per ν, the minimum of w·low + ν·log K and the maximum of w·high − ν·log K over
+        the first `kept` cells; the last answer is kept (the other strata's next results
+        seldom move where this one's pruning falls)."""
+        if self._at is None or self._at[0] != kept:
+            nu = _NU[:, None] * self.proxy[None, :kept]
+            self._at = (kept, (self.low[None, :kept] + nu).min(axis=1),
+                        (self.high[None, :kept] - nu).max(axis=1))
+        return self._at[1], self._at[2]
+
+
 def _dual_terms(s: Stratum, w: float) -> DualTerms:
-    """A stratum's cells sorted by log-capital, with the running minimum of w·low + ν·log K
-    and maximum of w·high − ν·log K over them, per ν (the terms of every pruning at once),
-    and its weighted logical bounds. Kept until the stratum's next draw (a run changes one
-    stratum at a time)."""
+    """A stratum's cells sorted by log-capital, for the dual bounds of every pruning. Kept
+    until the stratum's next draw (a run changes one stratum at a time)."""
     key = (s.n, w)
     if s.dual is not None and s.dual[0] == key:
         return s.dual[1]
     low, high, proxy = s.cells()
     finite = np.isfinite(proxy)
     order = np.argsort(proxy[finite], kind="stable")
-    sorted_proxy = proxy[finite][order]
-    nu = _NU[:, None] * sorted_proxy[None, :]
-    low_min = np.minimum.accumulate(w * low[finite][order][None, :] + nu, axis=1)
-    high_max = np.maximum.accumulate(w * high[finite][order][None, :] - nu, axis=1)
     logical = s.logical()
-    terms = (sorted_proxy, low_min, high_max, (w * logical.lower, w * logical.upper))
+    terms = DualTerms(proxy[finite][order], w * low[finite][order], w * high[finite][order],
+                      (w * logical.lower, w * logical.upper))
     s.dual = (key, terms)
     return terms
 
