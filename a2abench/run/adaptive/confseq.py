@@ -48,7 +48,6 @@ _NU = np.geomspace(1e-4, 1e3, 40)  # Lagrange multipliers tried for stratified b
 
 Array = npt.NDArray[np.float64]
 Value = float | Array  # one run's value, or one per run (simulations)
-DualTerms = tuple[Array, Array, Array, tuple[float, float]]
 
 
 @dataclass(frozen=True)
@@ -112,6 +111,7 @@ class Stratum:
         self._alike = runs > 1
         self._work: list[Array] | None = None  # add()'s scratch arrays (_work_arrays)
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
+        self._window_rows: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
 
     def variance(self) -> Array:
         """The plug-in's variance of the known draws (one pseudo-observation of 1/4)."""
@@ -161,7 +161,7 @@ class Stratum:
         lin = self._lin[rows]  # a view: updated in place
         work = self._work_arrays(lin.shape)
         if known and self._exact:  # nothing unresolved: one mean left, one gap (fast path)
-            left, floor, cap = self._left(self.low[rows], rest, top, work[3:])
+            left, floor, cap = self._left(self.low[rows], rest, top, work[3:], work[:3])
             gap = np.subtract(estimate, left, out=work[0])
             np.maximum(gap, -reach, out=gap)
             np.minimum(gap, reach, out=gap)
@@ -238,12 +238,13 @@ class Stratum:
             self._work = [np.empty(shape) for _ in range(6)]
         return self._work
 
-    def _left(self, sums: Array, rest: int, top: float,
-              out: list[Array]) -> tuple[Array, Array, Array]:
+    def _left(self, sums: Array, rest: int, top: float, out: list[Array],
+              scratch: list[Array]) -> tuple[Array, Array, Array]:
         """Where nothing is unresolved: the mean left under each m, (N·m − sum drawn)/rest
         clipped to [0, 1], and the bets' truncation there, in `out`'s three arrays. Runs
         that drew the same sum share one row (a paired run's ties draw 0.5 each time):
-        computed once, then repeated or broadcast."""
+        computed once (in the first rows of `scratch`, arrays of `out`'s shape: fresh ones
+        cost more in page faults than the rows saved), then repeated or broadcast."""
         rows = None
         if sums.ndim == 1 and len(sums) > 1:
             distinct, index = np.unique(sums, return_inverse=True)
@@ -256,12 +257,16 @@ class Stratum:
             left /= rest
             _unit(left)
             return (left, *_truncation(left, top, out[1], out[2]))
-        left = np.subtract(self._base, sums[..., None])
+        if rows is None:  # one row, broadcast
+            left = np.subtract(self._base, sums[..., None])
+            left /= rest
+            _unit(left)
+            return (left, *_truncation(left, top, np.empty_like(left), np.empty_like(left)))
+        k = len(sums)
+        left = np.subtract(self._base, sums[..., None], out=scratch[0][:k])
         left /= rest
         _unit(left)
-        floor, cap = _truncation(left, top, np.empty_like(left), np.empty_like(left))
-        if rows is None:
-            return left, floor, cap
+        floor, cap = _truncation(left, top, scratch[1][:k], scratch[2][:k])
         # mode="clip": the indices are valid, and "raise" would buffer `out` anew
         left, floor, cap = (np.take(part, rows, axis=0, out=into, mode="clip")
                             for part, into in zip((left, floor, cap), out, strict=True))
@@ -334,13 +339,21 @@ class Stratum:
         first_cell = np.searchsorted(self._high_slack, lower, side="left")
         end_cell = np.where(lower <= top, np.searchsorted(self.grid[:-1], top, side="right"),
                             0)
-        cells = np.arange(ends.shape[-1])
-        inside = ends & (cells >= first_cell[..., None]) & (cells < end_cell[..., None])
+        from_cell, before_cell = self._windows()
+        inside = ends & from_cell[first_cell] & before_cell[end_cell]
         first = inside.argmax(axis=-1)
         last = ends.shape[-1] - 1 - inside[..., ::-1].argmax(axis=-1)
-        none = ~np.take_along_axis(inside, first[..., None], axis=-1)[..., 0]
+        none = ~inside.any(axis=-1)
         return (np.where(none, lower, np.maximum(self.grid[first], lower)),
                 np.where(none, upper, np.minimum(self.grid[last + 1], upper)))
+
+    def _windows(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Row k: the cells from k on, and the cells before k (k = 0 … cells): bounds()
+        picks each run's window by row, instead of comparing every cell per run."""
+        if self._window_rows is None:
+            cells, ks = np.arange(len(self.grid) - 1), np.arange(len(self.grid))[:, None]
+            self._window_rows = (cells >= ks, cells < ks)
+        return self._window_rows
 
     def interval(self, alpha: float | None = None) -> Interval:
         lower, upper = self.bounds(alpha)
@@ -386,42 +399,60 @@ def stratified_interval(strata: list[Stratum], weights: list[float],
         return Interval(w * one.lower, w * one.upper)
     threshold = math.log(1 / alpha)
     terms = [_dual_terms(s, w) for s, w in used]
-    floors = [float(t[0][0]) if len(t[0]) else math.inf for t in terms]
+    floors = [float(t.proxy[0]) if len(t.proxy) else math.inf for t in terms]
     total = sum(floors)
     lows, highs = np.zeros(len(_NU)), np.zeros(len(_NU))
     lower = upper = 0.0
-    for (proxy, low_min, high_max, logical), floor in zip(terms, floors, strict=True):
-        lower += logical[0]
-        upper += logical[1]
+    for t, floor in zip(terms, floors, strict=True):
+        lower += t.logical[0]
+        upper += t.logical[1]
         # A mean whose capital alone exceeds what the other strata can lose is impossible
         # in every feasible combination: leaving it out keeps the bound valid and tighter.
-        kept = int(proxy.searchsorted(threshold - (total - floor), side="right"))
+        kept = int(t.proxy.searchsorted(threshold - (total - floor), side="right"))
         if kept == 0:  # no candidate survives (chance ≤ α): only the logical bounds
             return _logical(used)
-        lows += low_min[:, kept - 1]
-        highs += high_max[:, kept - 1]
+        low_min, high_max = t.first(kept)
+        lows += low_min
+        highs += high_max
     lows -= _NU * threshold
     highs += _NU * threshold
     return Interval(max(lower, float(lows.max())), min(upper, float(highs.min())))
 
 
+class DualTerms:
+    """A stratum's cells sorted by log-capital (`proxy`), their weighted ends w·low and
+    w·high in that order, and its weighted logical bounds."""
+
+    __slots__ = ("_at", "high", "logical", "low", "proxy")
+
+    def __init__(self, proxy: Array, low: Array, high: Array,
+                 logical: tuple[float, float]) -> None:
+        self.proxy, self.low, self.high, self.logical = proxy, low, high, logical
+        self._at: tuple[int, Array, Array] | None = None
+
+    def first(self, kept: int) -> tuple[Array, Array]:
+        """Per ν, the minimum of w·low + ν·log K and the maximum of w·high − ν·log K over
+        the first `kept` cells; the last answer is kept (the other strata's next results
+        seldom move where this one's pruning falls)."""
+        if self._at is None or self._at[0] != kept:
+            nu = _NU[:, None] * self.proxy[None, :kept]
+            self._at = (kept, (self.low[None, :kept] + nu).min(axis=1),
+                        (self.high[None, :kept] - nu).max(axis=1))
+        return self._at[1], self._at[2]
+
+
 def _dual_terms(s: Stratum, w: float) -> DualTerms:
-    """A stratum's cells sorted by log-capital, with the running minimum of w·low + ν·log K
-    and maximum of w·high − ν·log K over them, per ν (the terms of every pruning at once),
-    and its weighted logical bounds. Kept until the stratum's next draw (a run changes one
-    stratum at a time)."""
+    """A stratum's cells sorted by log-capital, for the dual bounds of every pruning. Kept
+    until the stratum's next draw (a run changes one stratum at a time)."""
     key = (s.n, w)
     if s.dual is not None and s.dual[0] == key:
         return s.dual[1]
     low, high, proxy = s.cells()
     finite = np.isfinite(proxy)
     order = np.argsort(proxy[finite], kind="stable")
-    sorted_proxy = proxy[finite][order]
-    nu = _NU[:, None] * sorted_proxy[None, :]
-    low_min = np.minimum.accumulate(w * low[finite][order][None, :] + nu, axis=1)
-    high_max = np.maximum.accumulate(w * high[finite][order][None, :] - nu, axis=1)
     logical = s.logical()
-    terms = (sorted_proxy, low_min, high_max, (w * logical.lower, w * logical.upper))
+    terms = DualTerms(proxy[finite][order], w * low[finite][order], w * high[finite][order],
+                      (w * logical.lower, w * logical.upper))
     s.dual = (key, terms)
     return terms
 

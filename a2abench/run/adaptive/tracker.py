@@ -237,19 +237,16 @@ class Tracker:
         next result: the stratum choice and each bet's margin ask for it many times)."""
         share = self._shares.get(name)
         if share is None:
-            share = self._shares[name] = self._share(name)
+            if self.settings.allocate != "neyman":
+                share = self._shares[name] = self.sizes[name] / self.units
+            else:  # every stratum's at once: each needs all the spreads
+                spread = {n: (self.weights[n] or self.sizes[n] / self.units)  # apart: by size
+                          * max(math.sqrt(float(s.variance())), MIN_SPREAD)
+                          for n, s in self.strata.items()}
+                total = sum(spread.values())
+                self._shares.update((n, own / total) for n, own in spread.items())
+                share = self._shares[name]
         return share
-
-    def _share(self, name: str) -> float:
-        size = self.sizes[name]
-        if self.settings.allocate != "neyman":
-            return size / self.units
-        weight = self.weights[name] or size / self.units  # scored-apart strata: by size
-        spread = {n: (self.weights[n] or self.sizes[n] / self.units)
-                  * max(math.sqrt(float(s.variance())), MIN_SPREAD)
-                  for n, s in self.strata.items()}
-        own = weight * max(math.sqrt(float(self.strata[name].variance())), MIN_SPREAD)
-        return own / sum(spread.values())
 
     def _check(self) -> None:
         now = stratified_interval(list(self.strata.values()),

@@ -38,6 +38,7 @@ def is_literal(query: str) -> bool:
 
 
 _ASCII = "".join(map(chr, range(128)))
+_NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
 def foldable(text: str) -> bool:
@@ -45,8 +46,10 @@ def foldable(text: str) -> bool:
     matches an ASCII one case-insensitively (as U+212A KELVIN SIGN matches `k` in `re`)."""
     if text.isascii():  # the common case, at C speed
         return True
+    # the non-ASCII characters found by a regex: a set of every character costs a fresh
+    # worker ~8 ms on the banking KB
     return all(ch.lower() == ch and not re.search(re.escape(ch), _ASCII, re.IGNORECASE)
-               for ch in set(text) if not ch.isascii())
+               for ch in set(_NON_ASCII.findall(text)))
 
 
 class Corpus:

@@ -151,8 +151,10 @@ class Records(MutableMapping[str, Any]):
         if not self._write:  # the common read: no Python-level iteration, or one
             if not layer.own:
                 return layer.base.items()
-            own, base = layer.own, layer.base
-            return [(key, own[key] if key in own else base[key]) for key in self]
+            own = layer.own  # base keys in order, then added ones (each in `own`)
+            return ([(key, own.get(key, record))
+                     for key, record in layer.base.items()]
+                    + [(key, own[key]) for key in layer.added])
         return super().items()
 
     def values(self) -> Any:
@@ -288,7 +290,14 @@ class BankingDB(StateDB):
         if table not in QUERYABLE:
             return []
         tests = _tests(constraints)
-        return [(rid, rec) for rid, rec in self.data(table).items() if _matches(rec, tests)]
+        rows = self.data(table).items()
+        if len(tests) == 1 and tests[0][1] is operator.eq:  # one `field=value` (the tools')
+            field, _, expected = tests[0]
+            try:
+                return [(rid, rec) for rid, rec in rows if rec.get(field) == expected]
+            except (TypeError, ValueError):
+                pass  # an incomparable value: _matches gives it upstream's meaning
+        return [(rid, rec) for rid, rec in rows if _matches(rec, tests)]
 
     def query_text(self, table: str, constraints: str = "{}") -> str:
         """`query_database_tool`: the formatted result text (errors as text, never raised)."""
