@@ -88,10 +88,16 @@ def completion(content: str | None = None, tool_calls: list[dict[str, Any]] | No
 
 def word_vector(text: str, dim: int = 64) -> list[float]:
     """A deterministic stand-in embedding: counts of hashed lower-cased words."""
+    return list(_text_vector(text, dim))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _text_vector(text: str, dim: int) -> tuple[float, ...]:
+    # Kept per text: every load of the banking KB embeds its ~700 documents again.
     out = [0.0] * dim
     for word in text.lower().split():
         out[_word_slot(word, dim)] += 1.0
-    return out
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1 << 16)
