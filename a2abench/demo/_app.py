@@ -3,6 +3,7 @@ JSON-RPC routes on `/` and `/a2a`, each with and without the trailing slash."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -53,18 +54,39 @@ def jsonrpc_app(base_url: str, executor: Any, *, name: str, description: str,
 
 def message_parts(context: Any) -> tuple[list[str], list[dict[str, Any]]]:
     """An a2a-sdk request's text parts and data parts (as dicts), in order."""
-    from google.protobuf.json_format import MessageToDict
-
     texts: list[str] = []
     data: list[dict[str, Any]] = []
     for part in context.message.parts if context.message else []:
         if part.HasField("text"):
             texts.append(part.text)
         elif part.HasField("data"):
-            value = MessageToDict(part.data)
+            value = plain(part.data)
             if isinstance(value, dict):
                 data.append(value)
     return texts, data
+
+
+def plain(value: Any) -> Any:
+    """A protobuf `Value` as JSON data: what `json_format.MessageToDict` gives (keys in the
+    map's order, numbers as floats, unset as None; an infinite or NaN number a ValueError),
+    without its generic walk over descriptors (most of a specialist's CPU per turn: a first
+    message carries the run's tool schemas)."""
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        fields = value.struct_value.fields
+        return {key: plain(fields[key]) for key in fields}
+    if kind == "list_value":
+        return [plain(v) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if math.isinf(number) or math.isnan(number):
+            what = "Infinity" if math.isinf(number) else "NaN"
+            raise ValueError(f"Fail to serialize {what} for Value.number_value, which would "
+                             "parse as string_value")
+        return number
+    if kind in ("string_value", "bool_value"):
+        return getattr(value, kind)
+    return None  # null_value or unset
 
 
 Turn = Callable[[str, list[str], list[dict[str, Any]]],

@@ -214,7 +214,8 @@ def raw_decode(text: str, start: int, max_depth: int, *, what: str) -> tuple[Any
         value, stop = _DECODER.raw_decode(text, start)
     except RecursionError:
         raise _too_deep(what, max_depth) from None
-    check_depth(value, max_depth, what=what)
+    check_depth(value, max_depth, what=what, brackets=text.count("[", start, stop)
+                + text.count("{", start, stop))
     return value, stop
 
 
@@ -233,16 +234,14 @@ def check_depth(value: Any, max_depth: int, *, what: str, brackets: int | None =
     skips the walk when it cannot reach the limit (every normal reply)."""
     if brackets is not None and brackets <= max_depth:
         return
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth + 1 > max_depth:
-                    raise _too_deep(what, max_depth)
-                stack.append((child, depth + 1))
-    return
+    level, depth = [value], 1   # level by level: the containers at `depth`
+    while level:
+        level = [child for item in level
+                 for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, dict | list)]
+        depth += 1
+        if level and depth > max_depth:
+            raise _too_deep(what, max_depth)
 
 
 def lone_surrogate(value: Any) -> str | None:

@@ -151,23 +151,32 @@ _VALUES = ["'Closed'", "'x'", "5", "5.5", "-3", "true", "null", "TODAY", "LAST_N
 _OPS = ["=", "!=", "<", ">=", "LIKE", "IN", "NOT IN", "INCLUDES"]
 
 
+# The strategies are built once: hypothesis validates and caches a strategy object, so one
+# built inside the composite at every draw cost most of the test's time.
+_SELECTED = st.lists(st.sampled_from(
+    [*_FIELDS, "COUNT(Id)", "COUNT()", "MAX(Amount)", "CALENDAR_YEAR(CreatedDate)"]),
+    min_size=1, max_size=4)
+_OBJECT = st.sampled_from(_OBJECTS)
+_CONDS = st.lists(st.tuples(st.sampled_from(_FIELDS), st.sampled_from(_OPS),
+                            st.sampled_from(_VALUES)), max_size=3)
+_JOINER = st.sampled_from([" AND ", " OR ", " AND NOT "])
+_FIELD = st.sampled_from(_FIELDS)
+_DIRECTION = st.sampled_from(["", "DESC", "ASC NULLS LAST"])
+_LIMIT = st.integers(0, 50)
+
+
 @st.composite
 def soql_like(draw: st.DrawFn) -> str:
-    choices = [*_FIELDS, "COUNT(Id)", "COUNT()", "MAX(Amount)", "CALENDAR_YEAR(CreatedDate)"]
-    fields = draw(st.lists(st.sampled_from(choices), min_size=1, max_size=4))
-    text = f"SELECT {', '.join(fields)} FROM {draw(st.sampled_from(_OBJECTS))}"
-    conds = draw(st.lists(st.tuples(st.sampled_from(_FIELDS), st.sampled_from(_OPS),
-                                    st.sampled_from(_VALUES)), max_size=3))
+    text = f"SELECT {', '.join(draw(_SELECTED))} FROM {draw(_OBJECT)}"
+    conds = draw(_CONDS)
     if conds:
-        joiner = draw(st.sampled_from([" AND ", " OR ", " AND NOT "]))
-        text += " WHERE " + joiner.join(f"{f} {o} {v}" for f, o, v in conds)
+        text += " WHERE " + draw(_JOINER).join(f"{f} {o} {v}" for f, o, v in conds)
     if draw(st.booleans()):
-        text += f" GROUP BY {draw(st.sampled_from(_FIELDS))}"
+        text += f" GROUP BY {draw(_FIELD)}"
     if draw(st.booleans()):
-        text += f" ORDER BY {draw(st.sampled_from(_FIELDS))} " + draw(
-            st.sampled_from(["", "DESC", "ASC NULLS LAST"]))
+        text += f" ORDER BY {draw(_FIELD)} " + draw(_DIRECTION)
     if draw(st.booleans()):
-        text += f" LIMIT {draw(st.integers(0, 50))}"
+        text += f" LIMIT {draw(_LIMIT)}"
     return text
 
 

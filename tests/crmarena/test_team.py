@@ -6,6 +6,7 @@ specialist that never gives an answer forfeits, and the attribution moves to it.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -16,19 +17,28 @@ from a2abench.benchmarks.crmarena.synthetic import generate_org
 from a2abench.report import build_report
 from tests.clihelp import run_cli
 from tests.crmarena import crm_agent
-from tests.crmarena.test_oracle import reference, sample
+from tests.crmarena.test_oracle import reference as _reference
+from tests.crmarena.test_oracle import sample
 from tests.multi.team_world import specialist
 from tests.servers import serve
 
 pytestmark = pytest.mark.slow
 
+reference = functools.cache(_reference)  # the b2b tasks file, parsed once per process
 
-def _run(tmp_path: Path, spec_mode: str | None, *flags: str,
+
+@pytest.fixture(scope="module")
+def org(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The b2b org every run here queries (read-only: the sandbox opens it `mode=ro`)."""
+    db = tmp_path_factory.mktemp("org") / "b2b.db"
+    generate_org(db, org="b2b", seed=0, scale="tiny")
+    return db
+
+
+def _run(tmp_path: Path, db: Path, spec_mode: str | None, *flags: str,
          categories: int | None = None) -> tuple[Any, Path, list[Any]]:
     path, tasks = reference("b2b")
     chosen = sample(tasks, 1)[:categories]  # one task of every category (or of the first few)
-    db = tmp_path / "b2b.db"
-    generate_org(db, org="b2b", seed=0, scale="tiny")
     ids = [a for i in chosen for a in ("--task-ids", str(i))]
     out = tmp_path / "team.jsonl"
     with serve(lambda base: crm_agent.app(base, tasks, "team")[0]) as front, \
@@ -44,10 +54,11 @@ def _run(tmp_path: Path, spec_mode: str | None, *flags: str,
 
 
 @pytest.fixture(scope="module")
-def reference_team(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path, list[Any]]:
+def reference_team(tmp_path_factory: pytest.TempPathFactory, org: Path
+                   ) -> tuple[Any, Path, list[Any]]:
     """The reference partners' run over A2A, once: what the first test checks and what the
     run over MCP must equal."""
-    return _run(tmp_path_factory.mktemp("reference-team"), None)
+    return _run(tmp_path_factory.mktemp("reference-team"), org, None)
 
 
 def test_the_reference_partners_score_the_gold_on_every_category(
@@ -74,9 +85,10 @@ def test_the_reference_partners_score_the_gold_on_every_category(
     assert report.score == 1.0
 
 
-def test_a_specialist_that_never_answers_forfeits_and_takes_the_blame(tmp_path: Path) -> None:
+def test_a_specialist_that_never_answers_forfeits_and_takes_the_blame(tmp_path: Path,
+                                                                     org: Path) -> None:
     # Three categories: what a silent specialist does to a match is the same in every one.
-    r, out, found = _run(tmp_path, "silent", "--max-specialist-turns", "3", categories=3)
+    r, out, found = _run(tmp_path, org, "silent", "--max-specialist-turns", "3", categories=3)
     assert r.code == 0, r.err
     records = found[:-1]
     team = [x for x in records if x["match"]["pairing"] == "agent+specialist"]
@@ -96,17 +108,17 @@ def _by_pairing(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str
 
 
 def test_over_mcp_the_front_agent_delegates_and_the_team_scores_as_over_a2a(
-        tmp_path: Path, reference_team: tuple[Any, Path, list[Any]]) -> None:
+        tmp_path: Path, org: Path, reference_team: tuple[Any, Path, list[Any]]) -> None:
     """--tool-channel mcp: the front agent's only MCP tool is `delegate` (no query tool:
     the solo baseline alone gets them), the specialist queries the org on an MCP session
     of its own, and every pairing scores what the same scripted participants score over
     A2A: the gold reward on one task of every category."""
-    r, a2a_out, found = reference_team
+    r, _, found = reference_team
     assert r.code == 0, r.err
     over_a2a = _by_pairing(found[:-1])
     path, tasks = reference("b2b")
     chosen = found[-1]
-    db = a2a_out.parent / "b2b.db"  # the org the run over A2A queried
+    db = org  # the org the run over A2A queried
     ids = [a for i in chosen for a in ("--task-ids", str(i))]
     out = tmp_path / "mcp.jsonl"
     holders: dict[str, Any] = {}  # mode -> its executor, to see what it was offered

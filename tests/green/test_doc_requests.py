@@ -64,15 +64,24 @@ def white() -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def operator(tmp_path: Path, llm: FakeLLMServer) -> tuple[GreenSettings, list[str]]:
-    """Settings with an operator-only value of every kind; returns them and those values."""
+@pytest.fixture(scope="module")
+def crm_org(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny org and its tasks file (only read by the runs): built once for the module."""
     from a2abench.benchmarks.crmarena.synthetic import generate_org, generate_tasks
 
-    db = tmp_path / "org-b2b.db"
+    root = tmp_path_factory.mktemp("crm-operator")
+    db = root / "org-b2b.db"
     generate_org(db, org="b2b", scale="tiny")
-    tasks_file = tmp_path / "crm-tasks.json"
+    tasks_file = root / "crm-tasks.json"
     tasks_file.write_text(json.dumps(generate_tasks(db, org="b2b", per_category=1)))
+    return db, tasks_file
+
+
+@pytest.fixture
+def operator(tmp_path: Path, llm: FakeLLMServer, crm_org: tuple[Path, Path]
+             ) -> tuple[GreenSettings, list[str]]:
+    """Settings with an operator-only value of every kind; returns them and those values."""
+    db, tasks_file = crm_org
     data_dir = str(shared_data("tau2").parent)
     settings = GreenSettings(
         output_dir=tmp_path / "operator-runs", allow_hosts=("127.0.0.0/8",),
@@ -82,7 +91,7 @@ def operator(tmp_path: Path, llm: FakeLLMServer) -> tuple[GreenSettings, list[st
             "crmarena": {"tasks_file": str(tasks_file), "crm_db": str(db), "org": "b2b",
                          "judge_llm": "offline"}})
     secret_values = [data_dir, llm.base_url, llm.base_url.split("//")[1], str(tasks_file),
-                     str(db), str(tmp_path), "operator-runs", "127.0.0.0/8",
+                     str(db), str(db.parent), str(tmp_path), "operator-runs", "127.0.0.0/8",
                      "operator-token-123", "metrics.jsonl"]
     return settings, secret_values
 

@@ -25,16 +25,17 @@ def _tables(count: int) -> list[Any]:
         n = int(rng.integers(2, 16))
         wins = np.zeros((n, n))
         strength = rng.normal(0, rng.choice([0.5, 2.0, 6.0]), n)
-        for _ in range(int(rng.integers(1, 60))):
-            i, j = rng.choice(n, 2, replace=False)
-            r = rng.random()
-            if r < 0.1:
-                wins[i, j] += 0.5
-                wins[j, i] += 0.5
-            elif r < 1 / (1 + np.exp(strength[j] - strength[i])):
-                wins[i, j] += 1
-            else:
-                wins[j, i] += 1
+        games = int(rng.integers(1, 60))  # drawn at once: a draw per game cost ~40 µs
+        i = rng.integers(n, size=games)
+        j = (i + rng.integers(1, n, size=games)) % n  # any other player, uniformly
+        r = rng.random(games)
+        draw = r < 0.1
+        i_won = ~draw & (r < 1 / (1 + np.exp(strength[j] - strength[i])))
+        j_won = ~draw & ~i_won
+        np.add.at(wins, (i[draw], j[draw]), 0.5)
+        np.add.at(wins, (j[draw], i[draw]), 0.5)
+        np.add.at(wins, (i[i_won], j[i_won]), 1)
+        np.add.at(wins, (j[j_won], i[j_won]), 1)
         if rng.random() < 0.3:
             wins[:, int(rng.integers(n))] = 0  # one player never lost
         out.append(wins)

@@ -30,7 +30,9 @@ def write_run(path: Path, run_id: str, passed: list[bool], *, shard: list[int] |
 def write_grid(path: Path, tasks: int, trials: int, *, categories: list[str] | None = None
                ) -> Path:
     """One run of `tasks` × `trials` task-trials with a deterministic mix of passes (task i
-    passes a trial with probability about (i % 10) / 10), in `categories` round robin."""
+    passes a trial with probability about (i % 10) / 10), in `categories` round robin. Task
+    lines are laid out as `run` writes them (compact, the transcript and timestamps last), so
+    the HTML page reads them as it reads a real run's."""
     key = {"benchmark": "crmarena", "domain": "b2b", "num_trials": trials, "shard": None}
     lines = [json.dumps({"type": "run", "schema_version": 1, "run_id": "grid00000000",
                          "benchmark": "crmarena", "domain": "b2b", "compat_key": key,
@@ -42,6 +44,8 @@ def write_grid(path: Path, tasks: int, trials: int, *, categories: list[str] | N
                 "type": "task", "run_id": "grid00000000", "benchmark": "crmarena",
                 "domain": "b2b", "category": categories[i % len(categories)] if categories
                 else None, "task_id": str(i), "trial": trial, "status": "ok", "success": ok,
-                "reward": 1.0 if ok else 0.0, "latency_ms": 100.0 + (i * trial) % 900}))
+                "reward": 1.0 if ok else 0.0, "latency_ms": 100.0 + (i * trial) % 900,
+                "transcript": [], "started_at": "2026-11-26T07:00:00.000+00:00",
+                "finished_at": "2026-11-26T07:00:01.000+00:00"}, separators=(",", ":")))
     path.write_text("\n".join(lines) + "\n")
     return path

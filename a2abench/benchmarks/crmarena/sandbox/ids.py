@@ -19,7 +19,15 @@ def _chunk_char(chunk: str) -> str:
     return _SUFFIX_ALPHABET[sum(1 << i for i, ch in enumerate(chunk) if "A" <= ch <= "Z")]
 
 
+# ASCII letters A-Z to "1", every other ASCII character to "0": an Id's upper-case mask.
+_UPPER_BITS = str.maketrans({chr(c): "1" if 65 <= c <= 90 else "0" for c in range(128)})
+
+
 def _suffix(id15: str) -> str:
+    if id15.isascii():   # the common case, in C: bit i of the mask is character i
+        mask = int(id15.translate(_UPPER_BITS)[::-1], 2)
+        return (_SUFFIX_ALPHABET[mask & 31] + _SUFFIX_ALPHABET[mask >> 5 & 31]
+                + _SUFFIX_ALPHABET[mask >> 10 & 31])
     return _chunk_char(id15[0:5]) + _chunk_char(id15[5:10]) + _chunk_char(id15[10:15])
 
 

@@ -255,7 +255,8 @@ def build_cases(b: OrgBuilder, pairs: list[tuple[Row, Row]], contacts: list[Row]
         month = b.when(START + dt.timedelta(days=200), END - dt.timedelta(days=40))
         for _ in range(b.count(4, 3)):
             moment = month.replace(day=b.rng.randrange(1, 28))
-            before = [p for p in mine if p[0]["EffectiveDate"] < sf_date(moment)] or mine
+            day = sf_date(moment)
+            before = [p for p in mine if p[0]["EffectiveDate"] < day] or mine
             plans.append((b.rng.choice(before), moment, weights[prod["Id"]][0]))
     plans.sort(key=lambda p: p[1])
     for (order, item), created, issue_ix in plans:
