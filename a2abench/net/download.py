@@ -107,6 +107,19 @@ def git_blob_sha1_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def matches(item: RemoteFile, path: Path) -> bool:
+    """Whether the file at `path` has every digest `item` pins, in one reading of it."""
+    sha = hashlib.sha256() if item.sha256 else None
+    blob = hashlib.sha1(b"blob %d\0" % path.stat().st_size) if item.git_blob_sha1 else None
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            for digest in (sha, blob):
+                if digest is not None:
+                    digest.update(chunk)
+    return item.mismatch(sha.hexdigest() if sha is not None else None,
+                         blob.hexdigest() if blob is not None else None) is None
+
+
 def git_blob_sha1(body: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
 
@@ -187,10 +200,7 @@ def _check_egress_url(url: str) -> None:
 
 
 def _cached(item: RemoteFile, target: Path) -> bool:
-    if not target.is_file():
-        return False
-    return item.mismatch(sha256_file(target) if item.sha256 else None,
-                         git_blob_sha1_file(target) if item.git_blob_sha1 else None) is None
+    return target.is_file() and matches(item, target)
 
 
 def _ensure_one(item: RemoteFile, root: Path, http: httpx.Client, hint: str | None

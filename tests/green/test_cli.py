@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,11 +13,14 @@ import httpx
 import pytest
 
 from tests.clihelp import run_cli
-from tests.test_cli import HEAVY
+from tests.test_cli import HELP
 from tests.waits import HANG_S
 
 
-def test_help_lists_the_flags_and_imports_nothing_heavy() -> None:
+def test_help_lists_the_flags() -> None:
+    # That `serve-green --help` imports nothing heavy (pydantic included) is proved in a fresh
+    # interpreter by tests/test_cli.py::test_fast_start_imports_nothing_heavy[serve-green
+    # --help], on a superset of what it loads: a second child here proved no more.
     r = run_cli("serve-green", "--help")
     assert r.code == 0
     for flag in ("--host", "--port", "--card-url", "--auth-token", "--max-concurrent-",
@@ -26,13 +28,7 @@ def test_help_lists_the_flags_and_imports_nothing_heavy() -> None:
                  "--option", "A2ABENCH_OUTPUT_DIR"):
         assert flag in r.out, flag
     assert "--tck" not in r.out  # test-only, hidden
-    code = ("import sys\nfrom a2abench.cli import main\ntry:\n    main(['serve-green', "
-            "'--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    loaded = set(json.loads(proc.stderr.strip().replace("'", '"')))
-    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+    assert ["serve-green", "--help"] in HELP
 
 
 def test_bad_settings_are_usage_errors() -> None:
