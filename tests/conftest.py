@@ -14,21 +14,45 @@ from __future__ import annotations
 import gc
 import itertools
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from tests import bytecode, refdata, shared_tls  # noqa: F401 (bytecode: imported for its effect, first)
 
-# Property tests check properties, not speed: no per-example deadline (200 ms by default) and
-# no "too slow" health check, both of which failed under a loaded machine (issue 35). A test's
-# own @settings still sets what it names.
-settings.register_profile("a2abench", deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("a2abench")
+_PROFILE: list[bool] = []
+
+
+def _hypothesis_profile() -> None:
+    """Property tests check properties, not speed: no per-example deadline (200 ms by default)
+    and no "too slow" health check, both of which failed under a loaded machine (issue 35). A
+    test's own @settings still sets what it names. Loaded before the first test module that
+    names hypothesis is imported (its @settings inherit the profile then), not here: a process
+    that collects no property test (the xdist controller, a fresh clone's nested run) does not
+    import hypothesis (~0.3 s)."""
+    if not _PROFILE:
+        from hypothesis import HealthCheck, settings
+
+        settings.register_profile("a2abench", deadline=None,
+                                  suppress_health_check=[HealthCheck.too_slow])
+        settings.load_profile("a2abench")
+        _PROFILE.append(True)
+
+
+def pytest_pycollect_makemodule(module_path: Path) -> None:
+    if not _PROFILE and ("hypothesis" in sys.modules
+                         or "hypothesis" in module_path.read_text(encoding="utf-8")):
+        _hypothesis_profile()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if "hypothesis" in sys.modules:  # imported by a module that does not name it
+        _hypothesis_profile()
+
+
 shared_tls.share_default_contexts()
 # a2a-sdk wraps each step of a request in an OpenTelemetry span, 70 of them per request its
 # servers answer (the tests' agents, serve-green): no-ops with no tracing SDK configured, but
