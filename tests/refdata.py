@@ -65,9 +65,11 @@ class Resolver:
                 return candidate
         if benchmark not in NEEDED:
             return None
-        if not self._cached(benchmark) and not self.pulled:
+        cached = self._cached(benchmark)  # reads and hashes every file: once, unless pulled
+        if not cached and not self.pulled:
             self._pull()
-        return self._linked(benchmark) if self._cached(benchmark) else None
+            cached = self._cached(benchmark)
+        return self._linked(benchmark) if cached else None
 
     def _sets(self, benchmarks: tuple[str, ...]) -> list[data.FileSet]:
         wanted = [b for b in data.benchmarks() if b in benchmarks]
