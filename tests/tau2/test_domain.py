@@ -123,14 +123,15 @@ def test_read_tasks_parses_only_the_wanted_tasks_as_the_whole_file_has_them(
     from a2abench.benchmarks.tau2 import data
 
     tasks = [{"id": "0", "x": {"y": [1, {"z": "}\\n  },\\n  {"}]}}, {"id": 7, "x": None},
-             {"id": "a\"b", "x": []}, {"id": "last", "x": {"id": "0"}}]
+             {"id": "a\"b", "x": []}, {"id": "", "x": 0}, {"id": "last", "x": {"id": "0"}}]
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(tasks, indent=indent))
     files = data.DomainFiles({"tasks.json": path}, None, "local", "c")
-    for ids in ({"0", "7", "a\"b", "last"}, {"7", "last"}, {"0"}, set()):
+    for ids in ({"0", "7", "a\"b", "", "last"}, {"7", "last"}, {"0"}, {""}, set()):
         expected = [t for t in tasks if str(t["id"]) in ids]
         assert data.read_tasks(files, "x", ids) == expected
     plain = json.dumps([t for t in tasks if t["id"] != "a\"b"], indent=indent).encode()
     # The fast path takes pretty-printed lists; an escaped id or other layouts parse whole.
     assert data._pick_tasks(plain, {"7"}) == ([tasks[1]] if indent else None)
+    assert data._pick_tasks(plain, {""}) == ([tasks[3]] if indent else None)  # an empty id
     assert data._pick_tasks(path.read_bytes(), {"7"}) is None

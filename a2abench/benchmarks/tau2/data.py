@@ -293,7 +293,8 @@ def _pick_tasks(text: bytes, ids: set[str]) -> list[Any] | None:
         found = _TASK_ID.match(chunk)
         if found is None:
             return None
-        if (found.group(1) or found.group(2)).decode() in ids:
+        quoted, number = found.groups()
+        if (quoted if quoted is not None else number).decode() in ids:
             close = b"" if i == last else b"\n" + pad + b"}"
             task = json.loads((b"" if i == 0 else b"{") + chunk + close)
             if str(task.get("id")) not in ids:  # a repeated "id" key: let the full parse say
