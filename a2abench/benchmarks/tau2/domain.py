@@ -104,6 +104,8 @@ def spec(name: str) -> DomainSpec:
         return DomainSpec("mock", mock.MockTools, mock.MockDB, "db.json", _COMMON | _MOCK,
                           mock.MockUserTools, mock.MockUserDB, "user_db.json",
                           solo_policies={"manual": ("policy_solo.md",)})
+    if name != "telecom":
+        raise KeyError(name)
     from a2abench.benchmarks.tau2.domains import telecom, telecom_user, telecom_user_models
 
     phone = {name: f"Phone: {name.replace('_', ' ')}." for name in
