@@ -7,15 +7,12 @@ filter; we normalise both to the 18-character form stored in the org tables.
 
 from __future__ import annotations
 
-import functools
-
 _SUFFIX_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
-@functools.lru_cache(maxsize=4096)
 def _chunk_char(chunk: str) -> str:
-    """The suffix character of one 5-character chunk (chunks repeat across an org's Ids)."""
+    """The suffix character of one 5-character chunk (an Id with non-ASCII text: rare)."""
     return _SUFFIX_ALPHABET[sum(1 << i for i, ch in enumerate(chunk) if "A" <= ch <= "Z")]
 
 
