@@ -4,39 +4,29 @@ CPU. Any test that reads a plain `demo --json` may share the A2A one."""
 
 from __future__ import annotations
 
-import fcntl
-import os
 from pathlib import Path
 
 import pytest
 
 from tests.clihelp import run_cli
-
-
-def shared_dir(factory: pytest.TempPathFactory) -> Path:
-    """A folder of this session's, the same for all its xdist workers."""
-    base = factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+from tests.session_once import once_per_session
 
 
 def demo(factory: pytest.TempPathFactory, channel: str) -> Path:
     """The output folder of the demo over `channel` ("a2a" or "mcp"), its `--json` stdout
     in `stdout.jsonl`: made by the first xdist worker that needs it (in a cache of its
     own), read by the others."""
-    shared = shared_dir(factory)
-    done = shared / f"{channel}-demo.path"  # names the output folder, left where it is
-    with (shared / f"{channel}-demo.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
-        if not done.exists():
-            root = factory.mktemp(f"{channel}-demo")
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setenv("A2ABENCH_CACHE_DIR", str(root / "cache"))
-                r = run_cli("demo", "--tool-channel", channel, "--output", str(root / "demo"),
-                            "--json")
-            assert r.code == 0, r.err
-            (root / "demo" / "stdout.jsonl").write_text(r.out)
-            done.write_text(str(root / "demo"))
-    return Path(done.read_text())
+    def make() -> str:
+        root = factory.mktemp(f"{channel}-demo")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("A2ABENCH_CACHE_DIR", str(root / "cache"))
+            r = run_cli("demo", "--tool-channel", channel, "--output", str(root / "demo"),
+                        "--json")
+        assert r.code == 0, r.err
+        (root / "demo" / "stdout.jsonl").write_text(r.out)
+        return str(root / "demo")
+
+    return Path(once_per_session(factory, f"{channel}-demo", make))
 
 
 def mcp_demo(factory: pytest.TempPathFactory) -> Path:

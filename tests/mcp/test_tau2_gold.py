@@ -7,9 +7,7 @@ replays the same through the SDKs of both eras in environments of their own."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from tests.clihelp import run_cli
 from tests.conftest import shared_data
 from tests.fakes.llm_server import FakeLLMServer
 from tests.servers import serve
+from tests.session_once import once_per_session
 from tests.tau2 import gold_agent
 from tests.tau2.test_run_mock import PLANS
 
@@ -105,14 +104,9 @@ def once(key: str, make: Callable[[Path], Records], factory: pytest.TempPathFact
     that needs them, read from a file by the others (an A2A gold run is deterministic but for
     timestamps and ids, which the comparisons drop)."""
     if key not in _made:
-        base = factory.getbasetemp()
-        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-        path = shared / f"mcp-gold-{key}.json"
-        with (shared / f"mcp-gold-{key}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
-            if not path.exists():
-                path.write_text(json.dumps(make(factory.mktemp(key) / "a2a.jsonl")))
-        _made[key] = json.loads(path.read_text())
+        _made[key] = json.loads(once_per_session(
+            factory, f"mcp-gold-{key}",
+            lambda: json.dumps(make(factory.mktemp(key) / "a2a.jsonl"))))
     return _made[key]
 
 

@@ -3,9 +3,7 @@ trajectory viewer marks them (in a real browser when Chromium is installed)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +11,9 @@ import pytest
 
 from tests.browser import Chromium, find_chromium
 from tests.clihelp import run_cli
-from tests.mcp.demo_run import mcp_demo, shared_dir
+from tests.mcp.demo_run import mcp_demo
 from tests.report.pagedata import page_data
+from tests.session_once import once_per_session
 
 
 @pytest.fixture(scope="module")
@@ -22,20 +21,17 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The report page of the demo over MCP (demo_run.py's): made by the first xdist worker
     that needs it and read by this session's others (two workers running one test each made
     two demos)."""
-    shared = shared_dir(tmp_path_factory)
-    html = shared / "mcp-viewer-tau2.html"
-    with (shared / "mcp-viewer.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker making it: wait for it
-        if not html.exists():
-            demo = mcp_demo(tmp_path_factory)
-            root = tmp_path_factory.mktemp("mcp-viewer")
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setenv("A2ABENCH_CACHE_DIR", str(root / "cache"))
-                r = run_cli("report", str(demo / "tau2" / "metrics.jsonl"),
-                            "--format", "html", "--output", str(root / "tau2.html"))
-            assert r.code == 0, r.err
-            os.replace(root / "tau2.html", html)
-    return html
+    def make() -> str:
+        demo = mcp_demo(tmp_path_factory)
+        root = tmp_path_factory.mktemp("mcp-viewer")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("A2ABENCH_CACHE_DIR", str(root / "cache"))
+            r = run_cli("report", str(demo / "tau2" / "metrics.jsonl"),
+                        "--format", "html", "--output", str(root / "tau2.html"))
+        assert r.code == 0, r.err
+        return str(root / "tau2.html")
+
+    return Path(once_per_session(tmp_path_factory, "mcp-viewer-tau2", make))
 
 
 @pytest.mark.slow
