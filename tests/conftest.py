@@ -43,9 +43,12 @@ def _hypothesis_profile() -> None:
         _PROFILE.append(True)
 
 
-def pytest_pycollect_makemodule(module_path: Path) -> None:
-    if not _PROFILE and ("hypothesis" in sys.modules
-                         or "hypothesis" in module_path.read_text(encoding="utf-8")):
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    # Before a module is imported (pytest makes a Module node for every file of a folder it
+    # walks, even those a path argument leaves out, and imports only those it collects).
+    if (not _PROFILE and isinstance(collector, pytest.Module)
+            and ("hypothesis" in sys.modules
+                 or "hypothesis" in collector.path.read_text(encoding="utf-8"))):
         _hypothesis_profile()
 
 
