@@ -110,6 +110,7 @@ class Stratum:
         # only the first row of _log/_lin/_limit is kept up to date (`_rows`) until they part.
         self._alike = runs > 1
         self._work: list[Array] | None = None  # add()'s scratch arrays (_work_arrays)
+        self._buffers: list[Array] | None = None  # ... and the memory they view
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
         self._window_rows: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
 
@@ -240,10 +241,13 @@ class Stratum:
     def _work_arrays(self, shape: tuple[int, ...]) -> list[Array]:
         """Six arrays of `shape` (at most the capital's), kept for add()'s intermediate steps:
         200 runs' are 640 kB each, and fresh ones cost page faults on every draw."""
+        if self._work is not None and self._work[0].shape == shape:
+            return self._work  # one run's every time: the views as they were
         size = math.prod(shape)
-        if self._work is None or self._work[0].size < size:
-            self._work = [np.empty(size) for _ in range(6)]
-        return [w[:size].reshape(shape) for w in self._work]
+        if self._buffers is None or self._buffers[0].size < size:
+            self._buffers = [np.empty(size) for _ in range(6)]
+        self._work = [w[:size].reshape(shape) for w in self._buffers]
+        return self._work
 
     def _window(self, low: Array, high: Array, rest: int) -> tuple[int, int]:
         """Side-by-side runs: the grid columns [start, stop) add() computes. Before them every
