@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+
+import pytest
+
 import a2abench.llm
 from a2abench.llm import LLMConfig
 
@@ -15,9 +19,13 @@ EXPECTED = [
 
 
 def test_public_names() -> None:
+    """Each name loads on first use (a2abench/llm/__init__.py) as its module's own object."""
     assert sorted(a2abench.llm.__all__) == sorted(EXPECTED)
     for name in EXPECTED:
-        assert getattr(a2abench.llm, name) is not None
+        home = importlib.import_module(a2abench.llm._HOME[name])
+        assert getattr(a2abench.llm, name) is getattr(home, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = a2abench.llm.nope
 
 
 def test_config_is_hashable_and_compares_by_value() -> None:
@@ -28,7 +36,6 @@ def test_config_is_hashable_and_compares_by_value() -> None:
 
 
 def test_llm_args_accept_json_text_or_a_dict() -> None:
-    import pytest
     from pydantic import TypeAdapter, ValidationError
 
     from a2abench.llm import LLMArgs
