@@ -210,6 +210,8 @@ class Tau2Environment:
             return False
         if self.user_tools is None or other.user_tools is None:
             return self.user_tools is other.user_tools
+        if self.user_tools.db is self.tools.db and other.user_tools.db is other.tools.db:
+            return True  # one DB per side (banking's toolkits share it): compared above
         return same_state(self.user_tools.db, other.user_tools.db)
 
     def views(self) -> tuple[StateDB, StateDB | None]:
