@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,3 +155,19 @@ def test_banking_views_diff_as_their_whole_dumps_do(left_edits: Any, right_edits
                                                            "truncated": walk.truncated}
     assert same_state(final, gold) == (final.db_hash() == gold.db_hash())
     assert final.db_hash() == dict_hash(final.dump())
+
+
+@pytest.mark.parametrize("limit", [60, 4, 3, 2])
+def test_one_db_per_side_lists_its_entries_for_both_sides_as_two_walks_do(
+        limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Banking's toolkits share one DB: the user side's entries are the agent side's, within
+    # the same bound, without walking the DBs again.
+    monkeypatch.setattr(dbdiff, "MAX_ENTRIES", limit)
+    base = BankingBase(_BANK)
+    final, gold = BankingDB(base), BankingDB(base)
+    _bank_apply(final, [("users", "u1", 0), ("users", "new", 2), ("accounts", "a1", "s")])
+    walks = dbdiff._Diff()
+    dbdiff._compare(walks, "agent", final, gold)
+    dbdiff._compare(walks, "user", final, gold)
+    assert dbdiff.db_diff((final, final), (gold, gold)) == {"entries": walks.entries,
+                                                            "truncated": walks.truncated}

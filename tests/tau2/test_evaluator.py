@@ -124,3 +124,14 @@ def test_compare_args() -> None:
     assert not Action(action_id="x", name="f", arguments={"a": 1}).compare_with_tool_call(call)
     assert not Action(action_id="x", name="g", arguments={}, compare_args=[]
                       ).compare_with_tool_call(call)
+
+
+def test_replayed_results_compare_as_upstreams_json_loads() -> None:
+    from a2abench.benchmarks.tau2.environment import _same_result
+
+    assert _same_result(None, None) and _same_result("Error: x", "Error: x")
+    assert _same_result('{"a":1}', '{"a": 1.0}')  # parsed values, not texts
+    assert not _same_result('{"a": 1}', '{"a": 2}') and not _same_result("1", None)
+    # As upstream's parsed comparison: NaN is unequal to itself, but json's one NaN object
+    # inside a list is the same object on both sides
+    assert not _same_result("NaN", "NaN") and _same_result("[NaN]", "[NaN]")

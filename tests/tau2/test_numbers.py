@@ -233,6 +233,18 @@ PROTOBUF_LOSSES = {"airline": {"probe:4:calculate", "probe:14:flights"},
                    "mock": {"probe:4:tasks"}, "telecom": set()}
 
 
+# Corpus runs by domain and sequence (its calls as JSON, which tells 2 from 2.0): a sequence
+# protobuf leaves as it was sent is the same deterministic run, so it runs once.
+_RUNS: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def _run_once(d: Any, name: str, seq: dict[str, Any]) -> dict[str, Any]:
+    key = (name, json.dumps(seq))
+    if key not in _RUNS:
+        _RUNS[key] = harness.run_sequence(d, seq)
+    return _RUNS[key]
+
+
 def _through_datapart(name: str, protobuf: bool) -> set[str]:
     """Sequence ids of the golden corpus whose outputs or DB hashes differ from upstream's when
     every call arrives as a DataPart (numbers as sent, or as protobuf makes them)."""
@@ -251,7 +263,7 @@ def _through_datapart(name: str, protobuf: bool) -> set[str]:
             parsed = parse_reply(AgentReply(message=Message(role="agent", parts=[part],
                                                             message_id="m")), tools=tools)
             calls.append({**c, "arguments": parsed.tool_calls[0].arguments})  # type: ignore[index]
-        got, want = harness.run_sequence(d, {**seq, "calls": calls}), expected[seq["id"]]
+        got, want = _run_once(d, name, {**seq, "calls": calls}), expected[seq["id"]]
         outputs = all(theirs[1] is None or mine[1:] == theirs[1:]
                       for mine, theirs in zip(got["calls"], want["calls"], strict=True))
         if not outputs or any(want[k] is not None and got[k] != want[k]

@@ -116,6 +116,12 @@ def db_diff(final: tuple[StateDB, StateDB | None], gold: tuple[StateDB, StateDB 
     """The differing fields of (agent DB, user DB) pairs: the trajectory's final state vs gold."""
     diff = _Diff()
     _compare(diff, "agent", final[0], gold[0])
-    if final[1] is not None and gold[1] is not None:
+    if final[1] is final[0] and gold[1] is gold[0]:  # one DB per side (banking): its entries
+        for entry in list(diff.entries):  # again, as a second walk would add them
+            if len(diff.entries) >= MAX_ENTRIES:
+                diff.truncated = True
+                break
+            diff.entries.append({**entry, "db": "user"})
+    elif final[1] is not None and gold[1] is not None:
         _compare(diff, "user", final[1], gold[1])
     return {"entries": diff.entries, "truncated": diff.truncated}

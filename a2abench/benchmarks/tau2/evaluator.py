@@ -238,11 +238,13 @@ def _action_component(task: Task, messages: Sequence[Any], domain: Tau2Domain
     gold = (task.evaluation_criteria.actions if task.evaluation_criteria else None) or []
     if not gold:
         return 1.0, None
-    calls = tool_calls(messages)
+    by_name: dict[str, list[ToolCall]] = {}  # compare_with_tool_call is False across names
+    for call in tool_calls(messages):
+        by_name.setdefault(call.name, []).append(call)
     types = domain.tool_types()
     checks = []
     for action in gold:
-        found = any(action.compare_with_tool_call(call) for call in calls)
+        found = any(action.compare_with_tool_call(call) for call in by_name.get(action.name, ()))
         checks.append(ActionCheck(action=action, action_match=found,
                                   action_reward=1.0 if found else 0.0,
                                   tool_type=types.get(action.name)))

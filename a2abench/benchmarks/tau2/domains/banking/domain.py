@@ -65,6 +65,7 @@ class BankingDomain(Tau2Domain):
         self.variant = variant
         self.policy_kind = variant.name
         self.solo_policy = None  # upstream refuses solo mode for banking_knowledge
+        self._tool_types: dict[str, str] | None = None
         self.prompts = folder / "prompts"
         shared = _shared(files)
         self.kb = shared.kb
@@ -111,8 +112,11 @@ class BankingDomain(Tau2Domain):
         return self.user_guidelines_tools if env.user_tool_schemas() else self.user_guidelines
 
     def tool_types(self) -> dict[str, str]:
-        return {name: d.tool_type.value for kit in (self.kit, KnowledgeUserTools)
-                for name, d in kit.tool_defs().items()}
+        # Built once, as Tau2Domain's: the evaluator asks for every scored task-trial.
+        if self._tool_types is None:
+            self._tool_types = {name: d.tool_type.value for kit in (self.kit, KnowledgeUserTools)
+                                for name, d in kit.tool_defs().items()}
+        return dict(self._tool_types)
 
     def fresh_environment(self, task: Task | None = None) -> Tau2Environment:
         assert isinstance(self.base_db, BankingBase)  # set in __init__

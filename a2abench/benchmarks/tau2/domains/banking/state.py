@@ -30,6 +30,14 @@ TABLES = (
     "credit_card_closure_reasons", "credit_card_account_flags", "credit_limit_increase_requests",
     "payment_history", "debit_card_disputes",
 )
+HASH_ORDER = tuple(sorted(TABLES))  # the tables' order in the hashed sorted-key JSON
+
+
+def _part(index: int, name: str, text: str) -> str:
+    """One table's piece of the whole-DB hash text `{"a": ..., "b": ...}`."""
+    return f"{', ' if index else ''}{json.dumps(name)}: {text}"
+
+
 # Upstream `_load_databases` order: the queryable tables, as listed in its error messages.
 QUERYABLE = (
     "users", "accounts", "referrals", "credit_card_applications", "user_discoverable_tools",
@@ -74,6 +82,18 @@ class BankingBase:
         self.tables = validate(raw, source)
         self._texts: dict[str, str] = {}
         self._entries: dict[str, tuple[list[str], dict[str, str]]] = {}
+        self._prefixes: list[Any] = []
+
+    def prefix(self, count: int) -> Any:
+        """A sha256 fed the start of the whole-DB hash text up to the first `count` tables
+        (in hash order) as the base has them: views hash only from their first touched one."""
+        if not self._prefixes:
+            digest, states = hashlib.sha256(b"{"), []
+            for i, name in enumerate(HASH_ORDER):
+                states.append(digest.copy())
+                digest.update(_part(i, name, self.text(name)).encode())
+            self._prefixes = [*states, digest]
+        return self._prefixes[count].copy()
 
     def text(self, name: str) -> str:
         if name not in self._texts:
@@ -199,13 +219,23 @@ class BankingDB(StateDB):
         """Upstream `get_db_hash()`: SHA-256 of the sorted-key JSON of the whole DB, built
         from cached texts of untouched tables and records (byte-identical to one
         `json.dumps(..., sort_keys=True)`)."""
-        parts = [f"{json.dumps(name)}: {self._text(name)}" for name in sorted(TABLES)]
-        return hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest()
+        start = next((i for i, name in enumerate(HASH_ORDER) if not self._as_base(name)),
+                     len(HASH_ORDER))
+        digest = self.base.prefix(start)
+        for i in range(start, len(HASH_ORDER)):
+            digest.update(_part(i, HASH_ORDER[i], self._text(HASH_ORDER[i])).encode())
+        digest.update(b"}")
+        return str(digest.hexdigest())
+
+    def _as_base(self, name: str) -> bool:
+        """Whether this view's table `name` is the base's, untouched."""
+        layer = self._layers.get(name)
+        return layer is None or (layer.shared and not layer.own)
 
     def _text(self, name: str) -> str:
-        layer = self._layers.get(name)
-        if layer is None or (layer.shared and not layer.own):
+        if self._as_base(name):
             return self.base.text(name)
+        layer = self._layers[name]
         keys, entries = self.base.entries(name)
         own = layer.own
         if layer.added:
