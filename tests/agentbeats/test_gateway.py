@@ -41,14 +41,15 @@ def airline() -> dict[str, Task]:
 
 
 def _user(seeds: dict[int, tuple[str, int]], delay_s: float = 0.0) -> FakeLLMServer:
-    """First turn names the task (the gold agent then acts); next turn stops."""
+    """First turn (answered after `delay_s`) names the task (the gold agent then acts); next
+    turn stops."""
 
     def handler(body: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(delay_s)
         task_id, trial = seeds[body["seed"]]
         if (task_id, trial) == SPOILED:
             return completion("###STOP###")
         if not [m for m in body["messages"][1:] if m["role"] == "assistant"]:
+            time.sleep(delay_s)
             return completion(f"TASK:{task_id} I need help with my booking.")
         return completion("Thanks, that is all. ###STOP###")
 
@@ -149,7 +150,7 @@ def test_tau2_two_shards_through_the_gateway_then_the_leaderboard_queries(
 def test_heartbeats_carry_a_slow_task_trial_past_the_gateways_timeout(
         tmp_path: Path, gateway: Gateway, airline: dict[str, Task]) -> None:
     """The gateway's client gives up after its read timeout (300 s there, 2 s here) without a
-    byte; the user simulator answers in 3 s. With heartbeats every 0.5 s the assessment
+    byte; the user simulator's first answer takes 3 s. With heartbeats every 0.5 s the assessment
     completes; without them the same shard fails with no results."""
     seeds = {trial_seed(300, "3", 0): ("3", 0)}
     user = _user(seeds, delay_s=3.0)

@@ -48,7 +48,7 @@ def _run(tmp_path: Path, db: Path, spec_mode: str | None, *flags: str,
         r = run_cli("run", "crmarena", "--white-agent-url", front, "--specialist-url", spec,
                     "--org", "b2b", "--tasks-file", str(path), "--crm-db", str(db),
                     "--judge-llm", "offline", "--output", str(out), "--concurrency", "8",
-                    "--pairing", "vs_reference", *flags, *ids)
+                    "--pairing", "vs_reference", "--json", *flags, *ids)  # tables unread
     found = [json.loads(line) for line in out.read_text().splitlines()]
     return r, out, [x for x in found if x["type"] == "task"] + [chosen]
 
@@ -133,7 +133,7 @@ def test_over_mcp_the_front_agent_delegates_and_the_team_scores_as_over_a2a(
         r = run_cli("run", "crmarena", "--white-agent-url", front, "--specialist-url", spec,
                     "--org", "b2b", "--tasks-file", str(path), "--crm-db", str(db),
                     "--judge-llm", "offline", "--output", str(out), "--concurrency", "8",
-                    "--pairing", "vs_reference", "--tool-channel", "mcp", *ids)
+                    "--pairing", "vs_reference", "--tool-channel", "mcp", "--json", *ids)
     assert r.code == 0, r.err
     over_mcp = _by_pairing([x for x in map(json.loads, out.read_text().splitlines())
                             if x["type"] == "task"])

@@ -78,11 +78,15 @@ def gold(tasks: dict[str, Task], mode: str = "gold",
         yield url
 
 
-def run_tau2(domain: str, agent: str, out: Path, ids: list[str], *flags: str) -> Result:
+def run_tau2(domain: str, agent: str, out: Path, ids: list[str], *flags: str,
+             tables: bool = False) -> Result:
+    """`a2abench run tau2`; its stdout is JSON lines (--json) unless the test reads the
+    report's tables (`tables`): a multi-party report's Rich tables cost ~60 ms a run."""
     task_flags = [arg for i in ids for arg in ("--task-ids", i)]
     return run_cli("run", "tau2", "--white-agent-url", agent, "--domain", domain,
                    "--data-dir", str(shared_data("tau2").parent), "--output", str(out),
-                   "--retry-delay", "0.01", "--no-llm-cache", *task_flags, *flags)
+                   "--retry-delay", "0.01", "--no-llm-cache", *task_flags, *flags,
+                   *(() if tables else ("--json",)))
 
 
 def records(path: Path, kind: str = "task") -> list[dict[str, Any]]:

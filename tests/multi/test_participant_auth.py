@@ -95,7 +95,7 @@ def test_an_adversary_that_demands_a_token_is_refused_without_it_and_plays_with_
         assert not (tmp_path / "no.jsonl").exists()  # refused before anything was written
         monkeypatch.setenv("A2ABENCH_ADVERSARY_AUTH_TOKEN", TOKEN)
         r = run_tau2("airline", agent, tmp_path / "yes.jsonl", ids, "--adversary-url", url,
-                     "--auth-token", "agent-token-0123456789")
+                     "--auth-token", "agent-token-0123456789", tables=True)
         assert r.code == 0, r.err
     found = records(tmp_path / "yes.jsonl")
     assert [x["details"]["pressure"]["outcome"] for x in found] == ["hold"] * len(ids)
@@ -145,7 +145,7 @@ def test_a_specialist_that_demands_a_token_gets_its_own(tmp_path: Path) -> None:
         assert "the specialist participant specialist" in r.err
         assert "Pass --specialist-auth-token (or A2ABENCH_SPECIALIST_AUTH_TOKEN)" in r.err
         r = run_tau2("airline", front, tmp_path / "yes.jsonl", ids, "--specialist-url", spec,
-                     "--specialist-auth-token", SPEC_TOKEN, *common)
+                     "--specialist-auth-token", SPEC_TOKEN, *common, tables=True)
         assert r.code == 0, r.err
     team = [x for x in records(tmp_path / "yes.jsonl")
             if x["match"]["pairing"] == "agent+specialist"]

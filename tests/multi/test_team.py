@@ -33,13 +33,15 @@ def by_pairing(found: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def team_run(tmp_path: Path, ids: list[str], mode: str = "gold", *flags: str,
-             name: str = "team.jsonl", front_mode: str = "team") -> tuple[Path, Any]:
+             name: str = "team.jsonl", front_mode: str = "team",
+             tables: bool = False) -> tuple[Path, Any]:
     tasks = tasks_of("airline", ids)
     llm = FakeLLMServer(handler=user_llm(tasks))
     out = tmp_path / name
     with llm.running(), gold(tasks, front_mode) as front, specialist(mode) as (spec, _):
         r = run_tau2("airline", front, out, ids, "--specialist-url", spec,
-                     "--user-llm", "fake-user", "--user-llm-base-url", llm.base_url, *flags)
+                     "--user-llm", "fake-user", "--user-llm-base-url", llm.base_url, *flags,
+                     tables=tables)
     return out, r
 
 
@@ -75,7 +77,7 @@ def _entry(roles: dict[str, Any], role: str, pid: str) -> dict[str, Any]:
 @pytest.mark.parametrize("mode", ["wrong-arguments", "silent"])
 def test_a_broken_specialist_lowers_the_score_and_takes_the_blame(
         tmp_path: Path, mode: str) -> None:
-    out, r = team_run(tmp_path, IDS[:3], mode, "--pairing", "vs_reference")
+    out, r = team_run(tmp_path, IDS[:3], mode, "--pairing", "vs_reference", tables=True)
     assert r.code == 0, r.err
     by = by_pairing(records(out))
     team = by["agent+specialist"]
