@@ -8,10 +8,13 @@ from pathlib import Path
 import pytest
 
 from tests.clihelp import run_cli
+from tests.mcp.demo_run import demo
 
 
 @pytest.mark.slow
-def test_demo_runs_offline_and_is_deterministic(tmp_path: Path) -> None:
+def test_demo_runs_offline_and_is_deterministic(tmp_path: Path,
+                                                tmp_path_factory: pytest.TempPathFactory
+                                                ) -> None:
     first = run_cli("demo", "--output", str(tmp_path / "a"))
     assert first.code == 0, first.err
     assert "Score 0.8333" in first.out and "failed task-trials: 2" in first.out
@@ -19,8 +22,9 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path: Path) -> None:
     assert "Why: 10/12 is the expected score" in first.out
     assert "Why: 4/21 is the expected score" in first.out and "not a baseline" in first.out
     assert "download" not in first.err and "unavailable" not in first.err, first.err
-    second = run_cli("demo", "--output", str(tmp_path / "b"), "--json")
-    reports = [json.loads(line) for line in second.out.splitlines()
+    # The second run: the session's `demo --json` (tests/mcp/demo_run.py), a demo of its own.
+    second = (demo(tmp_path_factory, "a2a") / "stdout.jsonl").read_text()
+    reports = [json.loads(line) for line in second.splitlines()
                if json.loads(line).get("kind") == "report"]
     assert [r["benchmark"] for r in reports] == ["tau2", "crmarena"]
     tau2, crm = reports

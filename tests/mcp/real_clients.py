@@ -19,6 +19,7 @@ test that the gold agent asks to make a turn's calls while its A2A request is in
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import shutil
@@ -53,10 +54,13 @@ def _python_env(client: str) -> Path:
     spec = PYTHON_SPECS[client]
     where = cache_dir() / f"mcp-{client}-{spec.split('==')[1]}-py{sys.version_info.major}." \
                           f"{sys.version_info.minor}"
-    python = where / "bin" / "python"
+    python, marker = where / "bin" / "python", where / "a2abench-probed.txt"
+    if python.exists() and marker.exists() and marker.read_text() == spec:
+        return python  # probed once already: another interpreter start-up is ~0.1 s of CPU
     probe = [str(python), "-c", "from importlib.metadata import version; "
              f"assert version('mcp') == {spec.split('==')[1]!r}"]
     if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        marker.write_text(spec)
         return python
     try:
         venv.EnvBuilder(with_pip=True, clear=True).create(where)
@@ -68,9 +72,11 @@ def _python_env(client: str) -> Path:
                            f"{exc} {detail.strip()[-300:]}") from None
     if subprocess.run(probe, capture_output=True).returncode != 0:
         raise RuntimeError(f"{where}: {spec} installed but does not import")
+    marker.write_text(spec)
     return python
 
 
+@functools.cache
 def _node() -> str:
     node = shutil.which("node")
     if node is None:

@@ -110,6 +110,7 @@ class Stratum:
         # only the first row of _log/_lin/_limit is kept up to date (`_rows`) until they part.
         self._alike = runs > 1
         self._work: list[Array] | None = None  # add()'s scratch arrays (_work_arrays)
+        self._buffers: list[Array] | None = None  # ... and the memory they view
         self.dual: tuple[tuple[int, float], DualTerms] | None = None  # stratified_interval
         self._window_rows: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
 
@@ -159,17 +160,19 @@ class Stratum:
         estimate = ((PRIOR_MEAN + self._ysum) / (self.resolved + 1))[rows][..., None]
         reach = (reach * self.size / rest)[rows][..., None]
         lin = self._lin[rows]  # a view: updated in place
-        work = self._work_arrays(lin.shape)
+        low, high = self.low[rows], self.high[rows]
+        start, stop = self._window(low, high, rest) if lin.ndim > 1 else (0, lin.shape[-1])
+        base = self._base[start:stop]
+        work = self._work_arrays((*lin.shape[:-1], stop - start))
         if known and self._exact:  # nothing unresolved: one mean left, one gap (fast path)
-            left, floor, cap = self._left(self.low[rows], rest, top, work[3:], work[:3])
+            left, floor, cap = self._left(low, rest, top, base, work[3:], work[:3])
             gap = np.subtract(estimate, left, out=work[0])
             np.maximum(gap, -reach, out=gap)
             np.minimum(gap, reach, out=gap)
             seen = np.subtract((lo * scale)[rows][..., None], left, out=work[1])
         else:  # also right where nothing is unresolved (then both lefts are one)
             # The mean left under each m, from the lowest and from the highest sum so far.
-            low, high = self.low[rows], self.high[rows]
-            up_left = np.subtract(self._base, low[..., None], out=work[3])
+            up_left = np.subtract(base, low[..., None], out=work[3])
             up_left /= rest
             left = np.subtract(up_left, ((high - low) / rest)[..., None], out=work[4])
             _unit(left)  # down
@@ -193,7 +196,11 @@ class Stratum:
         np.minimum(bet, cap, out=bet)
         seen *= bet
         seen += 1.0
-        lin *= seen
+        lin[..., start:stop] *= seen
+        if start:  # the columns outside the window bet as its first and last
+            lin[..., :start] *= seen[..., :1]
+        if stop < lin.shape[-1]:
+            lin[..., stop:] *= seen[..., -1:]
         self.n += 1
         if self.n % RENORM == 0:
             log = self._log[rows]
@@ -232,16 +239,33 @@ class Stratum:
         self._alike = False
 
     def _work_arrays(self, shape: tuple[int, ...]) -> list[Array]:
-        """Six arrays of the capital's shape, kept for add()'s intermediate steps: 200 runs'
-        are 640 kB each, and fresh ones cost page faults on every draw."""
-        if self._work is None or self._work[0].shape != shape:
-            self._work = [np.empty(shape) for _ in range(6)]
+        """Six arrays of `shape` (at most the capital's), kept for add()'s intermediate steps:
+        200 runs' are 640 kB each, and fresh ones cost page faults on every draw."""
+        if self._work is not None and self._work[0].shape == shape:
+            return self._work  # one run's every time: the views as they were
+        size = math.prod(shape)
+        if self._buffers is None or self._buffers[0].size < size:
+            self._buffers = [np.empty(size) for _ in range(6)]
+        self._work = [w[:size].reshape(shape) for w in self._buffers]
         return self._work
 
-    def _left(self, sums: Array, rest: int, top: float, out: list[Array],
+    def _window(self, low: Array, high: Array, rest: int) -> tuple[int, int]:
+        """Side-by-side runs: the grid columns [start, stop) add() computes. Before them every
+        run's mean left is 0 (N·m <= every lowest sum), after them 1 (checked with add()'s
+        own float steps), so those columns bet exactly as the window's first and last: late
+        in a run, when few units are left, most of the grid."""
+        base = self._base
+        below = int(np.searchsorted(base, low.min(), side="right"))
+        above = int(np.searchsorted(base, high.max() + rest, side="left"))
+        drop = (high - low) / rest
+        while above < len(base) and not (((base[above] - low) / rest - drop) >= 1.0).all():
+            above += 1
+        return max(below - 1, 0), min(above + 1, len(base))
+
+    def _left(self, sums: Array, rest: int, top: float, base: Array, out: list[Array],
               scratch: list[Array]) -> tuple[Array, Array, Array]:
-        """Where nothing is unresolved: the mean left under each m, (N·m − sum drawn)/rest
-        clipped to [0, 1], and the bets' truncation there, in `out`'s three arrays. Runs
+        """Where nothing is unresolved: the mean left under each m (`base`: N·m), (N·m − sum
+        drawn)/rest clipped to [0, 1], and the bets' truncation there, in `out`'s three arrays. Runs
         that drew the same sum share one row (a paired run's ties draw 0.5 each time):
         computed once (in the first rows of `scratch`, arrays of `out`'s shape: fresh ones
         cost more in page faults than the rows saved), then repeated or broadcast."""
@@ -252,18 +276,18 @@ class Stratum:
                 sums = distinct
             elif 2 * len(distinct) <= len(sums):
                 sums, rows = distinct, index
-        if rows is None and sums.shape + self.grid.shape == out[0].shape:
-            left = np.subtract(self._base, sums[..., None], out=out[0])
+        if rows is None and sums.shape + base.shape == out[0].shape:
+            left = np.subtract(base, sums[..., None], out=out[0])
             left /= rest
             _unit(left)
             return (left, *_truncation(left, top, out[1], out[2]))
         if rows is None:  # one row, broadcast
-            left = np.subtract(self._base, sums[..., None])
+            left = np.subtract(base, sums[..., None])
             left /= rest
             _unit(left)
             return (left, *_truncation(left, top, np.empty_like(left), np.empty_like(left)))
         k = len(sums)
-        left = np.subtract(self._base, sums[..., None], out=scratch[0][:k])
+        left = np.subtract(base, sums[..., None], out=scratch[0][:k])
         left /= rest
         _unit(left)
         floor, cap = _truncation(left, top, scratch[1][:k], scratch[2][:k])
@@ -295,11 +319,14 @@ class Stratum:
             self._part()
         return self._log + np.log(self._lin)
 
-    def _plausible(self, alpha: float | None) -> npt.NDArray[np.bool_]:
-        """Grid means whose capital is below 1/α (never rejected at this level)."""
+    def _plausible(self, alpha: float | None, means: slice = slice(None)
+                   ) -> npt.NDArray[np.bool_]:
+        """Grid means (those of `means`) whose capital is below 1/α (never rejected at this
+        level)."""
         if alpha is None or alpha == self.alpha:  # alike runs: the first row, broadcast
-            return self._lin[self._rows()] < self._limit[self._rows()]
-        return self.log_capital() < math.log(1 / alpha)
+            rows = self._rows()
+            return self._lin[rows][..., means] < self._limit[rows][..., means]
+        return self.log_capital()[..., means] < math.log(1 / alpha)
 
     def cells(self) -> tuple[Array, Array, Array]:
         """Cells [low, high] of candidate means clipped to the logical bounds, each with the
@@ -322,12 +349,12 @@ class Stratum:
         cell's low end to the last one's high end: found with two searches and a scan of
         booleans instead of the cells' floats (this runs after every result)."""
         lower, upper = self.logical_bounds()
-        point = self._plausible(alpha)
-        ends = point[..., :-1] | point[..., 1:]
         # max(g_i, lower) <= min(g_i+1, upper) + 1e-15, term by term: rounding is monotone,
         # so (min(a, b) + 1e-15) == min(a + 1e-15, b + 1e-15) exactly
         top = upper + 1e-15
-        if ends.ndim == 1:  # one run: the same searches on lists (numpy's cost more here)
+        if lower.ndim == 0:  # one run: the same searches on lists (numpy's cost more here)
+            point = self._plausible(alpha)
+            ends = point[..., :-1] | point[..., 1:]
             start = bisect.bisect_left(self._cell_highs, lower)
             stop = bisect.bisect_right(self._cell_lows, top) if lower <= top else 0
             found = np.flatnonzero(ends[start:stop])
@@ -339,10 +366,16 @@ class Stratum:
         first_cell = np.searchsorted(self._high_slack, lower, side="left")
         end_cell = np.where(lower <= top, np.searchsorted(self.grid[:-1], top, side="right"),
                             0)
+        # only the cells some run's window holds (late in a run, a few of the grid's)
+        start, stop = int(first_cell.min()), int(end_cell.max())
+        if stop <= start:
+            return lower, upper
+        point = self._plausible(alpha, slice(start, stop + 1))
+        ends = point[..., :-1] | point[..., 1:]
         from_cell, before_cell = self._windows()
-        inside = ends & from_cell[first_cell] & before_cell[end_cell]
-        first = inside.argmax(axis=-1)
-        last = ends.shape[-1] - 1 - inside[..., ::-1].argmax(axis=-1)
+        inside = ends & from_cell[:, start:stop][first_cell] & before_cell[:, start:stop][end_cell]
+        first = start + inside.argmax(axis=-1)
+        last = stop - 1 - inside[..., ::-1].argmax(axis=-1)
         none = ~inside.any(axis=-1)
         return (np.where(none, lower, np.maximum(self.grid[first], lower)),
                 np.where(none, upper, np.minimum(self.grid[last + 1], upper)))

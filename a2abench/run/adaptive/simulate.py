@@ -10,6 +10,7 @@ saved and gate decisions.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -22,6 +23,7 @@ from a2abench.run.adaptive.confseq import Stratum
 from a2abench.run.adaptive.sequence import Sequence, units_of
 from a2abench.run.adaptive.tracker import GATE_FLOOR, MIN_MARGIN, STALL_RUN, Settings
 from a2abench.run.driver import TaskSpec
+from a2abench.run.plan import Item
 
 Array = npt.NDArray[np.float64]
 
@@ -45,8 +47,7 @@ class Scenario:
     shift: float | None = None  # paired: the new agent's probabilities, p + shift
 
     def tasks(self) -> list[TaskSpec]:
-        return [TaskSpec(task_id=f"t{i}", domain="sim", category=c)
-                for i, c in enumerate(self.categories)]
+        return _tasks(self.categories)
 
     def scoring(self) -> dict[str, Any]:
         return {"headline": self.headline, "separate": self.separate}
@@ -125,6 +126,17 @@ def full_score(values: dict[tuple[str, int], float], sc: Scenario) -> float:
     return sum(kept) / len(kept)
 
 
+@functools.lru_cache(maxsize=8)
+def _units(categories: tuple[str, ...], num_trials: int) -> tuple[Item, ...]:
+    """A scenario's task-trials (the same for every seed: a hash per unit, once)."""
+    return tuple(units_of(_tasks(categories), num_trials, 0))
+
+
+def _tasks(categories: tuple[str, ...]) -> list[TaskSpec]:
+    return [TaskSpec(task_id=f"t{i}", domain="sim", category=c)
+            for i, c in enumerate(categories)]
+
+
 def simulate(sc: Scenario, settings: Settings, seed: int, *,
              to_end: bool = False) -> Outcome:
     """One seeded run through the engine's Sequence: outcomes drawn up front (the finite
@@ -137,7 +149,7 @@ def simulate(sc: Scenario, settings: Settings, seed: int, *,
     outcomes = dict(zip(keys, flat.tolist(), strict=True))
     errors = dict(zip(keys, errs.tolist(), strict=True))
     truth = full_score(outcomes, sc)
-    units = units_of(sc.tasks(), sc.num_trials, 0)
+    units = list(_units(sc.categories, sc.num_trials))
     baseline = None
     if base is not None:
         values = dict(zip(keys, base.tolist(), strict=True))
