@@ -56,10 +56,11 @@ def preprocess_soql(text: str) -> str:
 
 def detect_org(tables: dict[str, list[str]]) -> OrgKind:
     """Which CRMArena org a database looks like (decides the default schema descriptions)."""
-    lower = {t.lower(): [c.lower() for c in cols] for t, cols in tables.items()}
+    lower = {t.lower(): t for t in tables}   # a later spelling wins, as it always did
     if "opportunity" not in lower:
         return "original"
-    return "b2c" if "personemail" in lower.get("account", []) else "b2b"
+    account = tables[lower["account"]] if "account" in lower else []
+    return "b2c" if any(c.lower() == "personemail" for c in account) else "b2b"
 
 
 class OrgSandbox:

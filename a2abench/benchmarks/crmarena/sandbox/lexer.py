@@ -20,6 +20,7 @@ _TOKEN = re.compile(r"""
   | (?P<op><=|>=|!=|<>|[=<>(),.:;*+\-\[\]{}|!&/])
 """, re.VERBOSE)
 
+_PLAIN = re.compile(r"[^'\\]+")   # a string literal's characters up to a quote or an escape
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "'": "'", '"': '"',
             "\\": "\\"}
 
@@ -46,12 +47,19 @@ def _read_string(query: str, start: int) -> tuple[str, int]:
     """
     out: list[str] = []
     i = start + 1
-    while i < len(query):
+    n = len(query)
+    while i < n:
+        plain = _PLAIN.match(query, i)
+        if plain:   # a run of ordinary characters at once, not one by one
+            out.append(plain.group())
+            i = plain.end()
+            if i >= n:
+                break
         ch = query[i]
         if ch == "'":
             return "".join(out), i + 1
         if ch == "\\":
-            if i + 1 >= len(query):
+            if i + 1 >= n:
                 break
             nxt = query[i + 1]
             if nxt in _ESCAPES:
@@ -62,9 +70,6 @@ def _read_string(query: str, start: int) -> tuple[str, int]:
                 raise malformed(query, i, f"Invalid string literal '{query[start:i + 2]}'. "
                                 "Illegal character sequence '\\" + nxt + "' in string literal.")
             i += 2
-            continue
-        out.append(ch)
-        i += 1
     raise malformed(query, start, "line 1:" + str(start) + " mismatched character '<EOF>' "
                     "expecting '''")
 

@@ -312,16 +312,18 @@ def _build(db_path: Path, schema: OrgSchema, target: Path) -> None:
                 continue
             select = ", ".join('"' + c.replace('"', '""') + '"' for c in ["Id", *wanted])
             table = '"' + (obj.table or obj.name).replace('"', '""') + '"'
+            docs: list[tuple[int, str, str]] = []
+            texts: list[tuple[Any, ...]] = []
             for row in src.execute(f"SELECT {select} FROM {table}"):
                 rowid += 1
                 values = dict(zip(["Id", *wanted], row, strict=True))
-                doc = [_text(values, groups[g], phone=g == "phone")
-                       for g in ("name", "email", "phone", "other")]
-                out.execute("INSERT INTO docs VALUES (?, ?, ?)", (rowid, obj.name, row[0]))
-                out.execute("INSERT INTO fts_stem(rowid, name, email, phone, other) "
-                            "VALUES (?, ?, ?, ?, ?)", (rowid, *doc))
-                out.execute("INSERT INTO fts_exact(rowid, name, email, phone, other) "
-                            "VALUES (?, ?, ?, ?, ?)", (rowid, *doc))
+                docs.append((rowid, obj.name, row[0]))
+                texts.append((rowid, *(_text(values, groups[g], phone=g == "phone")
+                                       for g in ("name", "email", "phone", "other"))))
+            out.executemany("INSERT INTO docs VALUES (?, ?, ?)", docs)
+            for fts in ("fts_stem", "fts_exact"):  # one statement per table: fewer round trips
+                out.executemany(f"INSERT INTO {fts}(rowid, name, email, phone, other) "
+                                "VALUES (?, ?, ?, ?, ?)", texts)
         out.commit()
     except sqlite3.OperationalError as exc:
         out.close()

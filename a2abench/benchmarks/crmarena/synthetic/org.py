@@ -42,11 +42,13 @@ PREFIXES = {
 
 
 def sf_datetime(value: dt.datetime) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%S.000+0000")
+    # isoformat, in C, spells what strftime("%Y-%m-%dT%H:%M:%S") does for years 1000-9999
+    # (the generator's dates are 2020-2030): a few times faster, on ~30,000 rows.
+    return value.isoformat(timespec="seconds")[:19] + ".000+0000"
 
 
 def sf_date(value: dt.date | dt.datetime) -> str:
-    return value.strftime("%Y-%m-%d")
+    return value.isoformat()[:10]
 
 
 class OrgBuilder:
