@@ -234,7 +234,9 @@ def check_depth(value: Any, max_depth: int, *, what: str, brackets: int | None =
     skips the walk when it cannot reach the limit (every normal reply)."""
     if brackets is not None and brackets <= max_depth:
         return
-    level, depth = [value], 1   # level by level: the containers at `depth`
+    # level by level: the containers at `depth` (a scalar holds none: a top-level string
+    # of brackets is not walked character by character)
+    level, depth = ([value] if isinstance(value, dict | list) else []), 1
     while level:
         level = [child for item in level
                  for child in (item.values() if isinstance(item, dict) else item)
