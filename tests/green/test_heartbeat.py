@@ -49,6 +49,7 @@ async def test_heartbeats_keep_a_short_timeout_client_alive(settings: GreenSetti
             green_server(dataclasses.replace(settings, heartbeat_s=0)) as (silent, _):
         out, control = await asyncio.gather(_assess(beating, sluggish),
                                             _assess(silent, sluggish), return_exceptions=True)
+    assert isinstance(control, BaseException), control  # the control failed, and by timing out
     assert isinstance(control, httpx.ReadTimeout) or "timeout" in repr(control).lower(), control
     assert isinstance(out, Outcome), out
     assert out.state == STATE.TASK_STATE_COMPLETED, out.final_text()
